@@ -1,0 +1,104 @@
+//! Packet sources for shrike: capture files (pcap, pcapng) now, live rings later.
+//!
+//! Every source hands out [`RawPacket`]s that borrow the source's buffer until the next call
+//! (a lending iterator), so reading costs no allocation per packet.
+
+use std::fmt;
+
+/// Nanoseconds since the Unix epoch.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Timestamp(pub u64);
+
+impl Timestamp {
+    pub const fn from_secs_nanos(secs: u64, nanos: u32) -> Self {
+        Timestamp(secs * 1_000_000_000 + nanos as u64)
+    }
+    pub const fn secs(self) -> u64 {
+        self.0 / 1_000_000_000
+    }
+    pub const fn subsec_nanos(self) -> u32 {
+        (self.0 % 1_000_000_000) as u32
+    }
+    pub const fn subsec_micros(self) -> u32 {
+        self.subsec_nanos() / 1000
+    }
+    pub const fn as_millis(self) -> u64 {
+        self.0 / 1_000_000
+    }
+}
+
+/// Link-layer header types shrike decodes (tcpdump.org LINKTYPE_* values).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LinkType {
+    /// LINKTYPE_NULL (0): BSD loopback, 4-byte host-order address family.
+    Null,
+    /// LINKTYPE_ETHERNET (1).
+    Ethernet,
+    /// LINKTYPE_RAW (101) and DLT_RAW (12/14): a raw IPv4 or IPv6 packet.
+    Raw,
+    /// LINKTYPE_LOOP (108): OpenBSD loopback, 4-byte network-order address family.
+    Loop,
+    /// LINKTYPE_LINUX_SLL (113).
+    LinuxSll,
+    /// LINKTYPE_IPV4 (228).
+    Ipv4,
+    /// LINKTYPE_IPV6 (229).
+    Ipv6,
+    /// LINKTYPE_LINUX_SLL2 (276).
+    LinuxSll2,
+    /// Anything else; the value is the raw LINKTYPE number.
+    Other(u32),
+}
+
+impl LinkType {
+    pub fn from_linktype(v: u32) -> LinkType {
+        match v {
+            0 => LinkType::Null,
+            1 => LinkType::Ethernet,
+            12 | 14 | 101 => LinkType::Raw,
+            108 => LinkType::Loop,
+            113 => LinkType::LinuxSll,
+            228 => LinkType::Ipv4,
+            229 => LinkType::Ipv6,
+            276 => LinkType::LinuxSll2,
+            other => LinkType::Other(other),
+        }
+    }
+    pub fn is_supported(self) -> bool {
+        !matches!(self, LinkType::Other(_))
+    }
+    /// Stable short name used in stats and logs.
+    pub fn name(self) -> &'static str {
+        match self {
+            LinkType::Null => "null",
+            LinkType::Ethernet => "ethernet",
+            LinkType::Raw => "raw",
+            LinkType::Loop => "loop",
+            LinkType::LinuxSll => "sll",
+            LinkType::Ipv4 => "ipv4",
+            LinkType::Ipv6 => "ipv6",
+            LinkType::LinuxSll2 => "sll2",
+            LinkType::Other(_) => "other",
+        }
+    }
+}
+
+impl fmt::Display for LinkType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LinkType::Other(v) => write!(f, "linktype {v}"),
+            t => f.write_str(t.name()),
+        }
+    }
+}
+
+/// One captured frame, borrowed from the source until its next call.
+#[derive(Clone, Copy, Debug)]
+pub struct RawPacket<'a> {
+    pub ts: Timestamp,
+    pub link: LinkType,
+    /// Captured bytes (caplen).
+    pub data: &'a [u8],
+    /// Length of the frame on the wire (>= data.len()).
+    pub orig_len: u32,
+}
