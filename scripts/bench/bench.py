@@ -1,0 +1,338 @@
+#!/usr/bin/env python3
+"""shrike vs Suricata 7, side by side in one run.
+
+Generates the inputs (../shared/tools/gen-traffic.py: HTTP/TLS/DNS mix, 64-byte and
+1460-byte UDP; a merge of ../shared/corpus/pcaps), runs both engines on the same inputs and
+rules several times, and reports per-core packets/s and Gbit/s, CPU seconds, peak RSS,
+start-up time and alert counts (medians) with the shrike/Suricata ratio.
+
+Per-core rates divide by the CPU time spent processing: the CPU seconds (user+sys, all
+threads) of the run minus the median CPU seconds of a start-up run on a 20-packet capture
+with the same rules. That makes a 24 s rule-loading start-up not count as packet work, and
+makes a two-thread run pay for both threads.
+
+Writes <out>/results.json, <out>/results.md and, when matplotlib is present, PNG charts.
+"""
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SHARED = ROOT.parent / "shared"
+GEN = SHARED / "tools" / "gen-traffic.py"
+ET_OPEN = SHARED / "corpus" / "rules" / "et-open"
+SURICATA_YAML = Path("/etc/suricata/suricata.yaml")
+
+
+def log(*a):
+    print(*a, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------- inputs
+
+def pcap_stats(path):
+    """(packets, frame bytes) of a classic pcap file."""
+    pkts = nbytes = 0
+    with open(path, "rb") as f:
+        hdr = f.read(24)
+        magic = struct.unpack("<I", hdr[:4])[0]
+        endian = "<" if magic in (0xA1B2C3D4, 0xA1B23C4D) else ">"
+        rec = struct.Struct(endian + "IIII")
+        while True:
+            h = f.read(16)
+            if len(h) < 16:
+                break
+            _, _, incl, orig = rec.unpack(h)
+            f.seek(incl, 1)
+            pkts += 1
+            nbytes += orig
+    return pkts, nbytes
+
+
+def truncate_pcap(src, dst, count):
+    with open(src, "rb") as f, open(dst, "wb") as o:
+        hdr = f.read(24)
+        o.write(hdr)
+        magic = struct.unpack("<I", hdr[:4])[0]
+        endian = "<" if magic in (0xA1B2C3D4, 0xA1B23C4D) else ">"
+        rec = struct.Struct(endian + "IIII")
+        for _ in range(count):
+            h = f.read(16)
+            if len(h) < 16:
+                break
+            incl = rec.unpack(h)[2]
+            o.write(h + f.read(incl))
+
+
+def merge_corpus(dst):
+    """Concatenate the Ethernet pcaps of the corpus into one pcap (pcapng and other link
+    types are left out: one classic pcap has one link type)."""
+    files = sorted(p for p in (SHARED / "corpus" / "pcaps").rglob("*") if p.is_file())
+    with open(dst, "wb") as o:
+        o.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 262144, 1))
+        n = 0
+        for p in files:
+            try:
+                with open(p, "rb") as f:
+                    hdr = f.read(24)
+                    if len(hdr) < 24:
+                        continue
+                    magic = struct.unpack("<I", hdr[:4])[0]
+                    if magic == 0xA1B2C3D4:
+                        e = "<"
+                    elif magic == 0xD4C3B2A1:
+                        e = ">"
+                    else:
+                        continue
+                    if struct.unpack(e + "I", hdr[20:24])[0] & 0x0FFFFFFF != 1:
+                        continue
+                    rec = struct.Struct(e + "IIII")
+                    while True:
+                        h = f.read(16)
+                        if len(h) < 16:
+                            break
+                        s, us, incl, orig = rec.unpack(h)
+                        data = f.read(incl)
+                        if len(data) < incl or incl > 262144:
+                            break
+                        o.write(struct.pack("<IIII", s, us, incl, orig) + data)
+                        n += 1
+            except OSError:
+                continue
+    return n
+
+
+def make_inputs(out, quick):
+    inp = out / "inputs"
+    inp.mkdir(parents=True, exist_ok=True)
+    size = "30" if quick else "200"
+    specs = {
+        "mix": ["--mode", "mix", "--size-mb", size, "--seed", "2"],
+        "udp64": ["--mode", "udp", "--udp-payload", "64", "--count", "300000" if quick else "1200000"],
+        "udp1460": ["--mode", "udp", "--udp-payload", "1460", "--size-mb", size],
+    }
+    paths = {}
+    for name, args in specs.items():
+        p = inp / f"{name}.pcap"
+        if not p.exists():
+            log(f"generating {p}")
+            subprocess.run([sys.executable, str(GEN), *args, "-o", str(p)], check=True,
+                           stdout=subprocess.DEVNULL)
+        paths[name] = p
+    corpus = inp / "corpus.pcap"
+    if not corpus.exists() and (SHARED / "corpus" / "pcaps").is_dir():
+        log(f"merging corpus into {corpus}")
+        merge_corpus(corpus)
+    if corpus.exists():
+        paths["corpus"] = corpus
+    tiny = inp / "tiny.pcap"
+    if not tiny.exists():
+        truncate_pcap(paths["mix"], tiny, 20)
+    return paths, tiny
+
+
+def make_rules(out, which):
+    if which == "none":
+        p = out / "empty.rules"
+        p.write_text("")
+        return p
+    if which == "etopen":
+        p = out / "et-open-all.rules"
+        if not p.exists():
+            with open(p, "w") as o:
+                for f in sorted(ET_OPEN.glob("*.rules")):
+                    o.write(f.read_text(errors="replace"))
+                    o.write("\n")
+        return p
+    return Path(which)
+
+
+# ---------------------------------------------------------------- engines
+
+def shrike_cmd(binary, pcap, rules, outdir, workers, mode):
+    cmd = [str(binary), "-q", "-k", "none", "-r", str(pcap), "-l", str(outdir), "-S", str(rules)]
+    if mode == "single":
+        cmd += ["--runmode", "single"]
+    else:
+        cmd += ["--workers", str(workers)]
+    return cmd
+
+
+def suricata_cmd(pcap, rules, outdir, workers, mode):
+    cmd = ["suricata", "-c", str(SURICATA_YAML), "-k", "none", "-r", str(pcap), "-l", str(outdir),
+           "-S", str(rules), "--set", "classification-file=" + str(ET_OPEN / "classification.config"),
+           "--set", "reference-config-file=" + str(ET_OPEN / "reference.config")]
+    if workers == 1:
+        cmd += ["--runmode", "single"]
+    else:
+        cmd += ["--runmode", "autofp", "--set", "threading.set-cpu-affinity=no",
+                "--set", f"threading.detect-thread-ratio={workers / max(1, os.cpu_count()):.2f}"]
+    return cmd
+
+
+def run_once(cmd, outdir):
+    if outdir.exists():
+        shutil.rmtree(outdir)
+    outdir.mkdir(parents=True)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    # /usr/bin/time -f %M gives this child's own peak RSS (RUSAGE_CHILDREN keeps the max of all).
+    t0 = time.perf_counter()
+    p = subprocess.run(["/usr/bin/time", "-f", "MAXRSS %M", *cmd], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, text=True)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    rss_kb = 0
+    for line in p.stderr.splitlines():
+        if line.startswith("MAXRSS "):
+            rss_kb = int(line.split()[1])
+    if p.returncode != 0:
+        log(f"  command failed ({p.returncode}): {' '.join(cmd)}\n{p.stderr[-2000:]}")
+    alerts = 0
+    eve = outdir / "eve.json"
+    if eve.exists():
+        with open(eve, "rb") as f:
+            for line in f:
+                if b'"event_type":"alert"' in line:
+                    alerts += 1
+    return {"wall": wall, "cpu": cpu, "rss_mb": rss_kb / 1024, "alerts": alerts, "rc": p.returncode}
+
+
+def med(values):
+    return statistics.median(values) if values else float("nan")
+
+
+# ---------------------------------------------------------------- main
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", default=str(ROOT / "bench-out"))
+    ap.add_argument("--binary", default=str(ROOT / "target" / "release" / "shrike"))
+    ap.add_argument("--inputs", default="mix,udp64,udp1460,corpus")
+    ap.add_argument("--rules", default="none,etopen", help="none, etopen, or rule file paths")
+    ap.add_argument("--workers", default="1,2")
+    ap.add_argument("--engines", default="shrike,suricata")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--quick", action="store_true", help="smaller inputs")
+    ap.add_argument("--shrike-mode", default="dispatch", choices=["dispatch", "single"],
+                    help="shrike runmode for the 1-worker rows")
+    a = ap.parse_args()
+
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    inputs, tiny = make_inputs(out, a.quick)
+    chosen = [i for i in a.inputs.split(",") if i in inputs]
+    engines = a.engines.split(",")
+    if "suricata" in engines and not shutil.which("suricata"):
+        log("suricata not found: run ../shared/tools/install-suricata.sh; continuing without it")
+        engines.remove("suricata")
+    rows = []
+    scratch = Path(tempfile.mkdtemp(prefix="shrike-bench-"))
+    try:
+        for rules_name in a.rules.split(","):
+            rules = make_rules(out, rules_name)
+            for workers in [int(w) for w in a.workers.split(",")]:
+                for engine in engines:
+                    mode = a.shrike_mode if workers == 1 else "dispatch"
+
+                    def cmd(pcap, od, engine=engine, workers=workers, mode=mode):
+                        if engine == "shrike":
+                            return shrike_cmd(a.binary, pcap, rules, od, workers, mode)
+                        return suricata_cmd(pcap, rules, od, workers, mode)
+
+                    starts = [run_once(cmd(tiny, scratch / "s"), scratch / "s") for _ in range(a.runs)]
+                    start_wall = med([s["wall"] for s in starts])
+                    start_cpu = med([s["cpu"] for s in starts])
+                    for name in chosen:
+                        pcap = inputs[name]
+                        pkts, nbytes = pcap_stats(pcap)
+                        runs = []
+                        for r in range(a.runs):
+                            res = run_once(cmd(pcap, scratch / "o"), scratch / "o")
+                            log(f"{engine:8} w={workers} rules={rules_name:6} {name:8} run {r + 1}: "
+                                f"wall {res['wall']:.2f}s cpu {res['cpu']:.2f}s rss {res['rss_mb']:.0f}MB "
+                                f"alerts {res['alerts']}")
+                            runs.append(res)
+                        proc_cpu = max(1e-6, med([x["cpu"] for x in runs]) - start_cpu)
+                        rows.append({
+                            "engine": engine, "workers": workers, "rules": rules_name, "input": name,
+                            "packets": pkts, "bytes": nbytes,
+                            "wall_s": med([x["wall"] for x in runs]),
+                            "cpu_s": med([x["cpu"] for x in runs]),
+                            "startup_wall_s": start_wall, "startup_cpu_s": start_cpu,
+                            "pps_per_core": pkts / proc_cpu,
+                            "gbps_per_core": nbytes * 8 / proc_cpu / 1e9,
+                            "peak_rss_mb": med([x["rss_mb"] for x in runs]),
+                            "alerts": int(med([x["alerts"] for x in runs])),
+                            "failed_runs": sum(1 for x in runs if x["rc"] != 0),
+                            "runs": len(runs),
+                        })
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+    write_reports(out, rows, a)
+
+
+def write_reports(out, rows, a):
+    by = {(r["engine"], r["workers"], r["rules"], r["input"]): r for r in rows}
+    lines = [
+        "| input | rules | workers | engine | pkts/s per core | Gbit/s per core | CPU s | peak RSS MB | start-up s | alerts | ratio (pkts/s per core) |",
+        "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        other = by.get(("suricata", r["workers"], r["rules"], r["input"]))
+        ratio = ""
+        if r["engine"] == "shrike" and other and other["pps_per_core"] > 0:
+            ratio = f"{r['pps_per_core'] / other['pps_per_core']:.2f}x"
+        lines.append(
+            f"| {r['input']} | {r['rules']} | {r['workers']} | {r['engine']} | {r['pps_per_core']:,.0f} | "
+            f"{r['gbps_per_core']:.3f} | {r['cpu_s']:.2f} | {r['peak_rss_mb']:.0f} | {r['startup_wall_s']:.2f} | "
+            f"{r['alerts']} | {ratio} |")
+    cmdline = "scripts/bench/run.sh " + " ".join(sys.argv[1:])
+    md = (f"# shrike vs Suricata: benchmark results\n\nCommand: `{cmdline}`  \n"
+          f"Medians of {a.runs} runs. Per-core rates = packets / (CPU seconds of the run minus the "
+          f"CPU seconds of a 20-packet start-up run with the same rules).\n\n" + "\n".join(lines) + "\n")
+    (out / "results.md").write_text(md)
+    (out / "results.json").write_text(json.dumps({"command": cmdline, "rows": rows}, indent=1))
+    print(md)
+    charts(out, rows)
+
+
+def charts(out, rows):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        log("matplotlib not installed: no charts")
+        return
+    for rules in sorted({r["rules"] for r in rows}):
+        fig, ax = plt.subplots(figsize=(7, 4))
+        for engine in sorted({r["engine"] for r in rows}):
+            for inp in sorted({r["input"] for r in rows}):
+                pts = sorted((r["workers"], r["pps_per_core"] * r["workers"]) for r in rows
+                             if r["engine"] == engine and r["input"] == inp and r["rules"] == rules)
+                if pts:
+                    ax.plot([p[0] for p in pts], [p[1] / 1e6 for p in pts], marker="o",
+                            label=f"{engine} {inp}")
+        ax.set_xlabel("workers")
+        ax.set_ylabel("Mpps (per-core rate x workers)")
+        ax.set_title(f"throughput vs workers, rules: {rules}")
+        ax.legend(fontsize=7)
+        fig.tight_layout()
+        fig.savefig(out / f"throughput-{rules}.png", dpi=110)
+        plt.close(fig)
+
+
+if __name__ == "__main__":
+    main()
