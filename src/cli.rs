@@ -102,7 +102,12 @@ pub struct Cli {
     pub eve_stdout: bool,
 
     /// Progress reporting on stderr.
-    #[arg(long = "progress", value_enum, value_name = "auto|json|none", default_value = "auto")]
+    #[arg(
+        long = "progress",
+        value_enum,
+        value_name = "auto|json|none",
+        default_value = "auto"
+    )]
     pub progress: ProgressMode,
 
     /// Accepted for Suricata compatibility: IPS simulation (drop actions are logged as alerts).

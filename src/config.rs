@@ -206,8 +206,8 @@ pub fn load(path: Option<&Path>, sets: &[(String, String)]) -> Result<Loaded, Co
             })?;
         }
         let base = path.parent().unwrap_or(Path::new("."));
-        let (config, ignored) = suricata_yaml::translate(&tree, base)
-            .map_err(|message| ConfigError::Yaml {
+        let (config, ignored) =
+            suricata_yaml::translate(&tree, base).map_err(|message| ConfigError::Yaml {
                 path: path.to_path_buf(),
                 message,
             })?;
@@ -237,12 +237,15 @@ pub fn parse_native(text: &str) -> Result<SensorConfig, String> {
     serde_saphyr::from_str_with_options::<SensorConfig>(text, options).map_err(|e| e.to_string())
 }
 
-fn apply_native_sets(config: &mut SensorConfig, sets: &[(String, String)]) -> Result<(), ConfigError> {
+fn apply_native_sets(
+    config: &mut SensorConfig,
+    sets: &[(String, String)],
+) -> Result<(), ConfigError> {
     if sets.is_empty() {
         return Ok(());
     }
-    let mut tree = serde_json::to_value(&*config)
-        .map_err(|e| ConfigError::Invalid(format!("config: {e}")))?;
+    let mut tree =
+        serde_json::to_value(&*config).map_err(|e| ConfigError::Invalid(format!("config: {e}")))?;
     for (k, v) in sets {
         set_path(&mut tree, k, v).map_err(|message| ConfigError::Set {
             key: k.clone(),
@@ -409,7 +412,8 @@ mod tests {
 
     #[test]
     fn set_path_indexes_lists() {
-        let mut v: Value = serde_json::json!({"outputs": [{"fast": {}}, {"eve-log": {"enabled": true}}]});
+        let mut v: Value =
+            serde_json::json!({"outputs": [{"fast": {}}, {"eve-log": {"enabled": true}}]});
         set_path(&mut v, "outputs.1.eve-log.enabled", "no").unwrap();
         assert_eq!(v["outputs"][1]["eve-log"]["enabled"], Value::Bool(false));
         assert!(set_path(&mut v, "outputs.7.x", "1").is_err());

@@ -205,7 +205,11 @@ impl<M: Copy> Dispatcher<M> {
     /// Send every partially filled batch (end of input, or a live idle timeout).
     pub fn flush_all(&mut self) {
         for w in 0..self.lanes.len() {
-            if self.lanes[w].current.as_ref().is_some_and(|b| !b.is_empty()) {
+            if self.lanes[w]
+                .current
+                .as_ref()
+                .is_some_and(|b| !b.is_empty())
+            {
                 self.send(w);
             }
         }
@@ -365,7 +369,10 @@ mod tests {
         let mut all = Vec::new();
         for h in handles {
             let seen = h.join().unwrap();
-            assert!(seen.windows(2).all(|w| w[0] < w[1]), "order kept per worker");
+            assert!(
+                seen.windows(2).all(|w| w[0] < w[1]),
+                "order kept per worker"
+            );
             all.extend(seen);
         }
         all.sort_unstable();

@@ -79,8 +79,7 @@ pub fn looks_like_suricata(text: &str) -> bool {
 /// Parse a Suricata YAML document into a JSON tree (YAML 1.1 booleans accepted).
 pub fn parse_tree(text: &str) -> Result<Value, String> {
     let options = serde_saphyr::options! { emit_comments: false };
-    let v: Value =
-        serde_saphyr::from_str_with_options(text, options).map_err(|e| e.to_string())?;
+    let v: Value = serde_saphyr::from_str_with_options(text, options).map_err(|e| e.to_string())?;
     Ok(match v {
         Value::Null => Value::Object(Map::new()),
         v => v,
@@ -193,8 +192,13 @@ pub fn translate(tree: &Value, base: &Path) -> Result<(SensorConfig, Vec<String>
         }
     }
     if let Some(Value::Array(files)) = get(tree, "rule-files") {
-        out["rules"]["rule-files"] =
-            Value::Array(files.iter().filter_map(as_string).map(Value::String).collect());
+        out["rules"]["rule-files"] = Value::Array(
+            files
+                .iter()
+                .filter_map(as_string)
+                .map(Value::String)
+                .collect(),
+        );
     }
     for key in [
         "classification-file",
@@ -260,7 +264,10 @@ mod tests {
             cfg.vars.address_groups.get("HOME_NET").map(String::as_str),
             Some("[192.168.0.0/16,10.0.0.0/8,172.16.0.0/12]")
         );
-        assert_eq!(cfg.vars.port_groups.get("ORACLE_PORTS").map(String::as_str), Some("1521"));
+        assert_eq!(
+            cfg.vars.port_groups.get("ORACLE_PORTS").map(String::as_str),
+            Some("1521")
+        );
         assert_eq!(cfg.stats.interval, 8);
     }
 }
