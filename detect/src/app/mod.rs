@@ -12,6 +12,7 @@
 //!   app-layer events (Suricata's names) and never panics.
 
 pub mod dns;
+pub mod tls;
 
 /// Direction of data on a flow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

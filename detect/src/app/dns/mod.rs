@@ -14,6 +14,7 @@
 //! [`DnsConfig::max_txs`] transactions are held; every limit hit is counted in [`DnsStats`].
 
 pub mod consts;
+pub mod eve;
 pub mod message;
 mod state;
 
