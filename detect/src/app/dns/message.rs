@@ -261,6 +261,17 @@ pub enum DecodeError {
     TooLarge,
 }
 
+/// Which sections [`DnsMessage::decode_sections`] decodes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sections {
+    /// The question section only.
+    Questions,
+    /// Questions, answers and authorities.
+    NoAdditionals,
+    /// Every section.
+    All,
+}
+
 /// A decoded message. Reusable: [`DnsMessage::decode`] clears it first.
 #[derive(Clone, Debug, Default)]
 pub struct DnsMessage {
@@ -601,6 +612,17 @@ impl DnsMessage {
     /// keeping at most `max_arena` bytes of names and data. Trailing bytes are ignored.
     /// On error the message holds whatever was decoded before the error.
     pub fn decode(&mut self, msg: &[u8], max_arena: usize) -> Result<(), DecodeError> {
+        self.decode_sections(msg, max_arena, Sections::All)
+    }
+
+    /// Decode only the given sections (Suricata 7 decodes a request's questions only, and a
+    /// response's questions, answers and authorities).
+    pub fn decode_sections(
+        &mut self,
+        msg: &[u8],
+        max_arena: usize,
+        sections: Sections,
+    ) -> Result<(), DecodeError> {
         self.clear();
         self.header = DnsHeader::parse(msg).ok_or(DecodeError::Short)?;
         let mut ctx = Ctx {
@@ -622,9 +644,14 @@ impl DnsMessage {
                 });
                 pos = p + 4;
             }
+            if sections == Sections::Questions {
+                return Ok(());
+            }
             pos = ctx.records(pos, self.header.ancount, &mut self.answers)?;
             pos = ctx.records(pos, self.header.nscount, &mut self.authorities)?;
-            ctx.records(pos, self.header.arcount, &mut self.additionals)?;
+            if sections == Sections::All {
+                ctx.records(pos, self.header.arcount, &mut self.additionals)?;
+            }
             Ok(())
         })();
         self.name_flags = ctx.flags;

@@ -18,7 +18,7 @@ pub mod eve;
 pub mod message;
 mod state;
 
-pub use message::{DnsHeader, DnsMessage, NameFlags, Query, RData, Record, Soa, Span};
+pub use message::{DnsHeader, DnsMessage, NameFlags, Query, RData, Record, Sections, Soa, Span};
 pub use state::{DnsState, DnsTx, ParseResult};
 
 use crate::app::Dir;
@@ -31,6 +31,9 @@ pub struct DnsConfig {
     pub max_message_arena: usize,
     /// Most transactions held per flow; the oldest is dropped (and counted) past this.
     pub max_txs: usize,
+    /// Decode every section of every message. Off (Suricata 7): requests are decoded up to
+    /// their questions, responses up to their authorities.
+    pub parse_additionals: bool,
 }
 
 impl Default for DnsConfig {
@@ -38,6 +41,7 @@ impl Default for DnsConfig {
         DnsConfig {
             max_message_arena: 256 * 1024,
             max_txs: 512,
+            parse_additionals: false,
         }
     }
 }

@@ -6,7 +6,7 @@
 
 use std::collections::VecDeque;
 
-use super::message::{DecodeError, DnsMessage, NameFlags, HEADER_LEN};
+use super::message::{DecodeError, DnsMessage, NameFlags, Sections, HEADER_LEN};
 use super::{DnsConfig, DnsEvent, DnsEvents, DnsStats};
 use crate::app::Dir;
 
@@ -231,7 +231,12 @@ impl DnsState {
             return false;
         }
         let mut m = self.spare.pop().unwrap_or_default();
-        match m.decode(msg, self.cfg.max_message_arena) {
+        let sections = match (dir, self.cfg.parse_additionals) {
+            (_, true) => Sections::All,
+            (Dir::ToServer, false) => Sections::Questions,
+            (Dir::ToClient, false) => Sections::NoAdditionals,
+        };
+        match m.decode_sections(msg, self.cfg.max_message_arena, sections) {
             Ok(()) => {}
             Err(e) => {
                 if e == DecodeError::TooLarge {
