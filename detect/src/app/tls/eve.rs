@@ -87,7 +87,8 @@ impl TlsField {
 pub struct TlsLogConfig {
     /// Fields written, from `extended` / `custom` (see [`TlsLogConfig::new`]).
     pub fields: Vec<TlsField>,
-    /// `session-resumption`: log resumed sessions without a certificate.
+    /// `session-resumption`: log resumed sessions without a certificate (Suricata's default
+    /// when the key is absent is on).
     pub session_resumption: bool,
 }
 
@@ -135,7 +136,7 @@ impl TlsLogConfig {
         };
         TlsLogConfig {
             fields,
-            session_resumption: false,
+            session_resumption: true,
         }
     }
 }

@@ -79,9 +79,18 @@ impl Hello {
             random: b.get(2..34)?.to_vec(),
             ..Hello::default()
         };
-        let (sid, mut p) = vec_at(b, 34, 1)?;
-        h.session_id = sid.to_vec();
-        if client {
+        // TLS 1.3 drafts before 22 dropped the session id and compression from ServerHello.
+        let early_draft = !client && (0x7f00..0x7f16).contains(&h.version);
+        let mut p = 34;
+        if !early_draft {
+            let (sid, np) = vec_at(b, 34, 1)?;
+            h.session_id = sid.to_vec();
+            p = np;
+        }
+        if early_draft {
+            h.ciphers.push(be16(b, p)?);
+            p += 2;
+        } else if client {
             let (cs, np) = vec_at(b, p, 2)?;
             h.ciphers.extend(u16s(cs).take(MAX_ITEMS));
             let (comp, np) = vec_at(b, np, 1)?;
