@@ -102,7 +102,7 @@ struct Interface {
 pub(crate) struct NgReader {
     big_endian: bool,
     interfaces: Vec<Interface>,
-    /// Timestamp of the last EPB/PB, for SPBs (which have none).
+    /// Timestamp of the last packet delivered, for SPBs (which have none).
     last_ts: Timestamp,
     /// Unsupported LINKTYPE values whose packets were skipped, each listed once.
     unsupported: Vec<u32>,
@@ -280,6 +280,8 @@ impl NgReader {
                         input.take(blen);
                         continue;
                     };
+                    // SPBs take the time of the last packet delivered.
+                    self.last_ts = pkt.ts;
                     stats.packets += 1;
                     stats.bytes += pkt.caplen as u64;
                     if let Some(n) = stats.link_packets.get_mut(idx) {
@@ -344,9 +346,6 @@ impl NgReader {
                 offset,
                 format!("packet caplen {caplen} is larger than its block ({space} bytes of data)"),
             ));
-        }
-        if btype != BT_SPB {
-            self.last_ts = ts;
         }
         Ok(PacketInfo {
             ts,
