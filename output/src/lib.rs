@@ -15,13 +15,17 @@ pub mod eve;
 pub mod fast;
 pub mod json;
 pub mod output;
+pub mod pipeline;
 pub mod sink;
+pub mod sinks;
 pub mod stats;
+pub mod statslog;
 
 pub use buffer::{EveBuffer, EventKind, Record, DEFAULT_BUFFER_SIZE};
 pub use config::{EveConfig, FastConfig, Layout, OutputConfig, StatsLogConfig};
 pub use error::OutputError;
 pub use json::{JsonError, JsonWriter, Mark};
 pub use output::EveOutput;
+pub use pipeline::EvePipeline;
 pub use sink::{EveSink, FileWriter};
 pub use stats::OutputStats;

@@ -18,12 +18,14 @@ use std::time::Instant;
 
 use crate::buffer::{EveBuffer, EventKind, Record};
 use crate::config::OverloadPolicy;
+use crate::pipeline::WorkerLink;
 use crate::sink::FileWriter;
 use crate::stats::OutputStats;
 
 #[derive(Debug)]
 enum Backend {
     Direct(FileWriter),
+    Pipelined(WorkerLink),
 }
 
 /// A worker's EVE output: its buffer plus the way full buffers leave it.
@@ -44,6 +46,19 @@ impl EveOutput {
             backend: Backend::Direct(writer),
             stats: OutputStats::default(),
             policies: [OverloadPolicy::Block; EventKind::COUNT],
+        }
+    }
+
+    pub(crate) fn pipelined(
+        buf: EveBuffer,
+        link: WorkerLink,
+        policies: [OverloadPolicy; EventKind::COUNT],
+    ) -> Self {
+        EveOutput {
+            buf,
+            backend: Backend::Pipelined(link),
+            stats: OutputStats::default(),
+            policies,
         }
     }
 
@@ -72,6 +87,9 @@ impl EveOutput {
     pub fn close(mut self) -> OutputStats {
         if !self.buf.is_empty() {
             let _ = self.hand_off(EventKind::Alert);
+        }
+        if let Backend::Pipelined(link) = &mut self.backend {
+            link.close();
         }
         self.stats()
     }
@@ -111,6 +129,14 @@ impl EveOutput {
                 self.buf.clear();
                 true
             }
+            Backend::Pipelined(link) => {
+                if link.try_send(&mut self.buf) {
+                    self.stats.buffers += 1;
+                    true
+                } else {
+                    false
+                }
+            }
         }
     }
 
@@ -131,6 +157,7 @@ impl EveOutput {
                 let t0 = Instant::now();
                 self.stats.blocked += 1;
                 let ok = match &mut self.backend {
+                    Backend::Pipelined(link) => link.send_blocking(&mut self.buf),
                     Backend::Direct(_) => false,
                 };
                 self.stats.blocked_ns += t0.elapsed().as_nanos() as u64;
@@ -139,6 +166,15 @@ impl EveOutput {
                 }
                 ok
             }
+        }
+    }
+}
+
+impl Drop for EveOutput {
+    /// Best effort: hand on buffered records without waiting (use `close()` to be sure).
+    fn drop(&mut self) {
+        if !self.buf.is_empty() {
+            let _ = self.try_hand_off();
         }
     }
 }
