@@ -3,6 +3,8 @@
 //! Every source hands out [`RawPacket`]s that borrow the source's buffer until the next call
 //! (a lending iterator), so reading costs no allocation per packet.
 
+#![warn(missing_docs)]
+
 use std::fmt;
 
 mod buf;
@@ -153,7 +155,9 @@ impl fmt::Display for LinkType {
 /// One captured frame, borrowed from the source until its next call.
 #[derive(Clone, Copy, Debug)]
 pub struct RawPacket<'a> {
+    /// Capture time.
     pub ts: Timestamp,
+    /// Link-layer type of `data`.
     pub link: LinkType,
     /// Captured bytes (caplen).
     pub data: &'a [u8],

@@ -307,7 +307,7 @@ impl NgReader {
     #[inline]
     fn packet(&mut self, offset: u64, btype: u32, b: &[u8]) -> Result<PacketInfo, ReadError> {
         let be = self.big_endian;
-        let body_end = b.len() - 4;
+        let body_end = b.len().saturating_sub(4);
         let (iface, data_off) = match btype {
             BT_EPB => (u32_at(b, 8, be), 28),
             BT_PB => (u32::from(u16_at(b, 8, be)), 28),
@@ -322,7 +322,7 @@ impl NgReader {
                 ),
             ));
         };
-        let space = body_end - data_off;
+        let space = body_end.saturating_sub(data_off);
         let (ts, caplen, orig_len) = if btype == BT_SPB {
             let orig_len = u32_at(b, 8, be);
             let mut caplen = (orig_len as usize).min(space);

@@ -176,3 +176,54 @@ proptest! {
         while let Ok(Some(_)) = src.next_packet() {}
     }
 }
+
+#[test]
+fn real_pipe_from_a_child_process() {
+    // A real pipe (not seekable): `cat FILE | reader`, for a whole and a cut file.
+    let mut b = small_pcapng();
+    for i in 0..200u8 {
+        b.epb(
+            0,
+            u64::from(i) * 1000,
+            &payload(i, 300 + usize::from(i)),
+            2000,
+        );
+    }
+    let (full, _) = read_ok(&b.buf);
+    assert_eq!(full.len(), 203);
+    let path = std::env::temp_dir().join(format!("shrike-pipe-{}.pcapng", std::process::id()));
+    for cut in [b.buf.len(), b.buf.len() - 5] {
+        std::fs::write(&path, &b.buf[..cut]).unwrap();
+        let mut child = std::process::Command::new("cat")
+            .arg(&path)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("spawn cat");
+        let out = child.stdout.take().unwrap();
+        let mut src = FileSource::from_reader("pipe", out).unwrap();
+        assert_eq!(src.total_bytes(), None);
+        let (pkts, err) = drain(&mut src);
+        assert!(err.is_none(), "{err:?}");
+        let want = if cut == b.buf.len() { 203 } else { 202 };
+        assert_eq!(pkts, full[..want].to_vec());
+        assert_eq!(src.is_truncated(), cut != b.buf.len());
+        assert_eq!(
+            src.bytes_read(),
+            *b.ends
+                .iter()
+                .map(|(e, _)| e)
+                .filter(|e| **e <= cut)
+                .max()
+                .unwrap() as u64
+        );
+        child.wait().unwrap();
+    }
+    std::fs::remove_file(&path).unwrap();
+}
+
+#[test]
+fn file_source_is_send() {
+    fn assert_send<T: Send>() {}
+    assert_send::<FileSource>();
+    assert_send::<CaptureError>();
+}
