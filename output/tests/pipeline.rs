@@ -339,3 +339,28 @@ fn unix_stream_delivers_everything() {
     pipe.join(); // the writer exits and closes the connection
     assert_eq!(reader.join().unwrap(), 2_000);
 }
+
+#[test]
+fn segments_rotate_by_age() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cfg = EveConfig {
+        layout: Layout::PerWorker,
+        buffer_size: 1024,
+        ..EveConfig::default()
+    };
+    cfg.rotate.max_age = 1;
+    let (pipe, mut outs) = EvePipeline::start(&cfg, dir.path(), 1).unwrap();
+    let mut out = outs.pop().unwrap();
+    write_n(&mut out, 0, EventKind::Alert, 100, 0);
+    out.flush();
+    std::thread::sleep(Duration::from_millis(1300));
+    write_n(&mut out, 0, EventKind::Alert, 100, 100);
+    out.close();
+    let ws = pipe.join();
+    assert!(ws.rotations >= 1);
+    let (seen, files) = read_dir_all(dir.path());
+    assert_eq!(seen.len(), 200);
+    assert!(files >= 2);
+    let first = std::fs::read_to_string(dir.path().join("eve.0.0.json")).unwrap();
+    assert!(first.lines().count() >= 100);
+}
