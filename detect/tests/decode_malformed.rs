@@ -830,6 +830,20 @@ fn cases() -> Vec<Case> {
             true,
         ),
         cl(
+            "chdlc short",
+            LinkType::Other(104),
+            vec![0x0f, 0],
+            E::ChdlcPktTooSmall,
+            true,
+        ),
+        cl(
+            "ppp link short",
+            LinkType::Other(9),
+            vec![0xff, 0x03],
+            E::PppPktTooSmall,
+            true,
+        ),
+        cl(
             "raw version",
             LinkType::Raw,
             vec![0x50; 40],
@@ -935,7 +949,6 @@ const NOT_RAISED: &[E] = &[
     E::ErspanUnsupportedVersion,
     E::ErspanTooManyVlanLayers,
     E::DcePktTooSmall,
-    E::ChdlcPktTooSmall,
     E::NshHeaderTooSmall,
     E::NshUnsupportedVersion,
     E::NshBadHeaderLength,

@@ -78,6 +78,18 @@ impl Ctx<'_, '_> {
         }
     }
 
+    /// Cisco HDLC: address, control, ethertype.
+    pub(crate) fn chdlc(&mut self, off: usize, end: usize) {
+        self.stats.chdlc += 1;
+        if end.saturating_sub(off) < 4 {
+            self.inv(E::ChdlcPktTooSmall);
+            return;
+        }
+        self.meta.l2_off = off as u16;
+        let et = be16(self.data, off + 2);
+        self.network(et, off + 4, end);
+    }
+
     /// Raw IPv4/IPv6, told apart by the version nibble.
     pub(crate) fn raw(&mut self, off: usize, end: usize) {
         self.stats.raw += 1;

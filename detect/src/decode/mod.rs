@@ -14,7 +14,7 @@
 //! session and discovery, PPP (in PPPoE and PPTP GRE), IPv4 (options, header checksum),
 //! IPv6 (extension-header chain), TCP, UDP, SCTP, ESP, ICMPv4, ICMPv6 (with the original
 //! packet of ICMP errors), GRE v0/v1, VXLAN, IP-in-IP (4in4, 6in4, 4in6, 6in6), Linux SLL and
-//! SLL2, raw IP, BSD NULL and LOOP. ERSPAN is counted only.
+//! SLL2, raw IP, BSD NULL and LOOP, PPP and Cisco HDLC link types. ERSPAN is counted only.
 
 mod bytes;
 pub mod checksum;
@@ -188,6 +188,9 @@ pub fn decode(
         LinkType::Loop => cx.null(0, end, true),
         LinkType::LinuxSll => cx.sll(0, end),
         LinkType::LinuxSll2 => cx.sll2(0, end),
+        // LINKTYPE_PPP and LINKTYPE_C_HDLC, which the capture crate does not name.
+        LinkType::Other(9) => cx.ppp(0, end),
+        LinkType::Other(104) => cx.chdlc(0, end),
         LinkType::Other(_) => cx.meta.flags |= flags::INVALID,
     }
     finish(cx)

@@ -1,6 +1,8 @@
 //! Packet builders for decoder and flow tests (checksums filled in).
 #![allow(dead_code)]
 
+pub mod pcap;
+
 use shrike_detect::decode::checksum;
 
 pub const MAC_A: [u8; 6] = [0x00, 0x11, 0x22, 0x33, 0x44, 0x55];
