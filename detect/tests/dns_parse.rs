@@ -462,3 +462,20 @@ proptest! {
         prop_assert_eq!(a, b);
     }
 }
+
+#[test]
+fn dns_eve_through_output_jsonwriter() {
+    let (_, flows) = run_fixture("a-aaaa-mx", 0);
+    let st = flows.get(&1).unwrap();
+    let tx = st.txs().find(|t| t.response().is_some()).unwrap();
+    let mut w = shrike_output::json::JsonWriter::new();
+    w.start_object();
+    eve::write_answer(&mut w, tx, &DnsLogConfig::default(), true);
+    w.close();
+    let v: serde_json::Value = serde_json::from_slice(w.as_bytes()).unwrap();
+    assert_eq!(
+        v["grouped"]["AAAA"][0],
+        "2607:f8b0:400f:0801:0000:0000:0000:200e"
+    );
+    schema_check("dns", &v);
+}

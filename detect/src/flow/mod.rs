@@ -1,0 +1,1 @@
+//! Flow tracking: keys, the per-worker flow table and its timer wheel.
