@@ -19,6 +19,8 @@ pub struct Entry<M> {
     pub ts: Timestamp,
     pub link: LinkType,
     pub hash: u64,
+    /// Packet number in the input (Suricata's `pcap_cnt`), 1-based.
+    pub seq: u64,
     pub meta: M,
 }
 
@@ -328,6 +330,7 @@ mod tests {
             ts: Timestamp(hash),
             link: LinkType::Ethernet,
             hash,
+            seq: hash,
             meta: hash as u32,
         }
     }

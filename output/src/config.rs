@@ -6,12 +6,12 @@
 //! `stats.{enabled,filename,append,totals,threads,null-values}`. shrike adds `layout`
 //! (`shared` | `per-worker`, Suricata's `threaded: yes` is `per-worker`) and `flush-interval`.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::buffer::DEFAULT_BUFFER_SIZE;
 
 /// How workers share EVE files.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, Default)]
 #[serde(rename_all = "kebab-case")]
 pub enum Layout {
     /// One file opened with `O_APPEND` by all workers; each write is one buffer of whole records.
@@ -22,7 +22,7 @@ pub enum Layout {
 }
 
 /// Where EVE records go (Suricata's `filetype`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, Default)]
 pub enum FileType {
     /// A regular file (`regular`; `file` is accepted too).
     #[default]
@@ -40,7 +40,7 @@ pub enum FileType {
 }
 
 /// Redis mode (Suricata's `redis.mode`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, Default)]
 pub enum RedisMode {
     /// `LPUSH` onto a list (`list` and `lpush`).
     #[default]
@@ -55,7 +55,7 @@ pub enum RedisMode {
 }
 
 /// Redis output settings.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
 pub struct RedisConfig {
     /// Server address (default `127.0.0.1`).
@@ -80,7 +80,7 @@ impl Default for RedisConfig {
 }
 
 /// What a worker does with a record when the sink is stalled and no free buffer is left.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum OverloadPolicy {
     /// Drop the record and count it.
@@ -91,7 +91,7 @@ pub enum OverloadPolicy {
 
 /// Overload policy per event kind. Defaults: alerts block, everything else drops
 /// (see output/DESIGN.md for why).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
 pub struct OverloadConfig {
     /// `alert` records.
@@ -122,7 +122,7 @@ impl Default for OverloadConfig {
 }
 
 /// Segment rotation for per-worker files.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, Default)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
 pub struct RotateConfig {
     /// Start a new segment once the current one holds this many bytes (0 = never).
@@ -132,7 +132,7 @@ pub struct RotateConfig {
 }
 
 /// `eve-log` settings.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
 pub struct EveConfig {
     /// Write EVE at all (default yes).
@@ -175,7 +175,7 @@ impl Default for EveConfig {
 }
 
 /// `fast` (fast.log) settings.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
 pub struct FastConfig {
     /// Write fast.log (default yes).
@@ -197,7 +197,7 @@ impl Default for FastConfig {
 }
 
 /// `stats` (stats.log) settings.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
 pub struct StatsLogConfig {
     /// Write stats.log (default no).
@@ -228,7 +228,7 @@ impl Default for StatsLogConfig {
 }
 
 /// Every output of this crate.
-#[derive(Debug, Clone, PartialEq, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, Default)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
 pub struct OutputConfig {
     /// EVE JSON.
