@@ -156,3 +156,29 @@ fn corpus_decodes_without_panic_and_matches_etherparse() {
         mismatches.len()
     );
 }
+
+/// Prints our non-zero decoder counters for the capture in `$SHRIKE_STATS_PCAP` (used to
+/// compare with Suricata's `stats.decoder` by hand): `cargo test --test decode_corpus --
+/// --ignored --nocapture`.
+#[test]
+#[ignore]
+fn print_decoder_stats_of_one_capture() {
+    let Some(p) = std::env::var_os("SHRIKE_STATS_PCAP") else {
+        return;
+    };
+    let pkts = pcap::read(std::path::Path::new(&p)).expect("readable capture");
+    let mut st = DecodeStats::default();
+    for p in &pkts {
+        decode(
+            LinkType::from_linktype(p.linktype),
+            &p.data,
+            &DecodeConfig::default(),
+            &mut st,
+        );
+    }
+    st.visit(&mut |n, v| {
+        if v > 0 {
+            println!("OURS {n} {v}");
+        }
+    });
+}

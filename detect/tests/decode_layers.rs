@@ -346,13 +346,26 @@ fn gre_variants() {
     );
     let (m, _) = run(LinkType::Ethernet, &f);
     assert_eq!(m.ip_version(), 6);
-    // ERSPAN is counted only; the outer packet stays the meta.
-    let f = outer(&[&[0x10u8, 0, 0x88, 0xbe, 0, 0, 0, 1][..], &[0; 30]].concat());
+    // ERSPAN type II: 8-byte header (version 1, VLAN 5), then the mirrored frame.
+    let hdr = [0x10u8, 0, 0x88, 0xbe, 0, 0, 0, 1, 0x10, 5, 0, 0, 0, 0, 0, 0];
+    let f = outer(&[&hdr[..], &eth(0x0800, &inner)].concat());
     let (m, st) = run(LinkType::Ethernet, &f);
     assert_eq!(
-        (st.erspan, m.tunnel_depth, m.proto, m.kind),
-        (1, 0, 47, PacketKind::Ip)
+        (st.erspan, m.tunnel_depth, m.src_addr()),
+        (1, 1, Some(ip("1.1.1.1")))
     );
+    assert_eq!((m.vlan_ids(), st.ethernet), (&[5u16][..], 2));
+    // Type I (no sequence bit): the mirrored frame follows the GRE header.
+    let f = outer(&[&[0u8, 0, 0x88, 0xbe][..], &eth(0x0800, &inner)].concat());
+    let (m, st) = run(LinkType::Ethernet, &f);
+    assert_eq!(
+        (st.erspan, m.tunnel_depth, m.l3()),
+        (1, 1, Some(14 + 20 + 4 + 14))
+    );
+    // An unknown GRE payload leaves the outer packet as the meta.
+    let f = outer(&[&[0u8, 0, 0x12, 0x34][..], &[0; 20]].concat());
+    let (m, _) = run(LinkType::Ethernet, &f);
+    assert_eq!((m.tunnel_depth, m.proto, m.kind), (0, 47, PacketKind::Ip));
 }
 
 #[test]
@@ -373,7 +386,7 @@ fn vxlan_and_ip_in_ip() {
         (m.proto, m.sport, m.tunnel_depth, m.l2()),
         (6, 3, 1, Some(50))
     );
-    assert_eq!((st.vxlan, st.ethernet, st.udp, st.tcp), (1, 2, 1, 1));
+    assert_eq!((st.vxlan, st.ethernet, st.udp, st.tcp), (1, 1, 1, 1));
     // Another port is plain UDP; a configured one is VXLAN.
     let f = eth(0x0800, &ipv4(A4, B4, 17, &udp(&A4, &B4, 1, 8472, &vx)));
     let (m, _) = run(LinkType::Ethernet, &f);

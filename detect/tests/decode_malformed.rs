@@ -851,6 +851,43 @@ fn cases() -> Vec<Case> {
             true,
         ),
     ];
+    let erspan = |hdr: &[u8]| {
+        gre(
+            0x10,
+            0,
+            0x88be,
+            &cat(&[&[0, 0, 0, 1], hdr, &eth(0x0800, &inner4())]),
+        )
+    };
+    v.push(c(
+        "erspan short",
+        gre(0x10, 0, 0x88be, &[0, 0, 0, 1, 0x10]),
+        E::ErspanHeaderTooSmall,
+        true,
+    ));
+    v.push(c(
+        "erspan version",
+        erspan(&[0x20, 0, 0, 0, 0, 0, 0, 0]),
+        E::ErspanUnsupportedVersion,
+        true,
+    ));
+    v.push(c(
+        "erspan vlans",
+        eth(
+            0x8100,
+            &vlan(
+                1,
+                0x8100,
+                &vlan(
+                    2,
+                    0x8100,
+                    &vlan(3, 0x0800, &erspan(&[0x10, 9, 0, 0, 0, 0, 0, 0])[14..]),
+                ),
+            ),
+        ),
+        E::ErspanTooManyVlanLayers,
+        true,
+    ));
     v.push(c(
         "pppoe ppp ip4 small",
         pppoe_sess(&[0x00, 0x21], &[0x45; 5]),
@@ -945,9 +982,6 @@ const NOT_RAISED: &[E] = &[
     E::VntagHeaderTooSmall,
     E::VntagUnknownType,
     E::GeneveUnknownPayloadType,
-    E::ErspanHeaderTooSmall,
-    E::ErspanUnsupportedVersion,
-    E::ErspanTooManyVlanLayers,
     E::DcePktTooSmall,
     E::NshHeaderTooSmall,
     E::NshUnsupportedVersion,

@@ -158,9 +158,40 @@ impl Ctx<'_, '_> {
             ethertype::PPP => self.tunnel(|cx| cx.ppp(inner, end)),
             ethertype::VLAN => self.tunnel(|cx| cx.vlan(inner, end)),
             ethertype::TEB => self.tunnel(|cx| cx.ethernet(inner, end)),
-            ethertype::ERSPAN2 | ethertype::ERSPAN3 => self.stats.erspan += 1,
+            // ERSPAN type II has the GRE sequence bit set; type I has no header.
+            ethertype::ERSPAN2 if b0 & gre_bits::SEQ != 0 => {
+                self.tunnel(|cx| cx.erspan2(inner, end))
+            }
+            ethertype::ERSPAN2 => self.tunnel(|cx| {
+                cx.stats.erspan += 1;
+                cx.ethernet(inner, end)
+            }),
             _ => {}
         }
+    }
+
+    /// ERSPAN type II header (8 bytes) then the mirrored Ethernet frame.
+    fn erspan2(&mut self, off: usize, end: usize) {
+        self.stats.erspan += 1;
+        if end.saturating_sub(off) < 8 {
+            return self.inv(E::ErspanHeaderTooSmall);
+        }
+        let ver_vlan = be16(self.data, off);
+        if ver_vlan >> 12 != 1 {
+            return self.inv(E::ErspanUnsupportedVersion);
+        }
+        let vlan = ver_vlan & 0x0fff;
+        if vlan > 0 {
+            let idx = self.meta.vlan_count;
+            if idx > 2 {
+                return self.inv(E::ErspanTooManyVlanLayers);
+            }
+            if let Some(slot) = self.meta.vlan.get_mut(usize::from(idx)) {
+                *slot = vlan;
+            }
+            self.meta.vlan_count = idx + 1;
+        }
+        self.ethernet(off + 8, end)
     }
 
     /// MPLS label stack at `off..end` (Suricata `DecodeMPLS`).

@@ -126,7 +126,13 @@ impl Ctx<'_, '_> {
             if self.vxlan_inner_ok(eth) {
                 self.stats.vxlan += 1;
                 let inner_end = off + ulen;
-                self.tunnel(|cx| cx.ethernet(eth, inner_end));
+                // Like Suricata, the inner Ethernet header is not counted as a frame:
+                // its payload is decoded directly.
+                self.tunnel(|cx| {
+                    cx.meta.l2_off = eth as u16;
+                    let et = be16(cx.data, eth + 12);
+                    cx.network(et, eth + 14, inner_end);
+                });
             } else {
                 self.ev(E::VxlanUnknownPayloadType);
             }
