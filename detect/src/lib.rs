@@ -1,1 +1,3 @@
 //! shrike-detect
+
+pub mod rules;
