@@ -81,6 +81,42 @@ fn et_open_every_rule_parses() {
         .rules
         .iter()
         .all(|r| r.rule.sid > 0 && !r.rule.msg.is_empty()));
+
+    // Every rule compiles for the matcher (all pcres compile under PCRE2),
+    // and every rule with a content gets a fast pattern.
+    let t = Instant::now();
+    let mut compile_errors = Vec::new();
+    let mut with_fp = 0;
+    for r in &set.rules {
+        if let Err(e) = shrike_detect::rules::matcher::compile_rule(&r.rule) {
+            compile_errors.push(format!(
+                "{}:{} sid {}: {e}",
+                r.source.file, r.source.line, r.rule.sid
+            ));
+        }
+        if shrike_detect::rules::mpm::select_fast_pattern(&r.rule).is_some() {
+            with_fp += 1;
+        }
+    }
+    eprintln!(
+        "compiled {} rules in {:?}; {with_fp} have a fast pattern",
+        set.rules.len(),
+        t.elapsed()
+    );
+    assert!(compile_errors.is_empty(), "{}", compile_errors.join("\n"));
+    let has_content = set
+        .rules
+        .iter()
+        .filter(|r| {
+            r.rule.sections.iter().any(|s| {
+                s.buffer.name() != "base64_data"
+                    && s.matches
+                        .iter()
+                        .any(|m| matches!(m, shrike_detect::rules::parse::Match::Content(_)))
+            })
+        })
+        .count();
+    assert_eq!(with_fp, has_content);
 }
 
 #[test]

@@ -4,6 +4,8 @@
 
 pub mod config_files;
 pub mod loader;
+pub mod matcher;
+pub mod mpm;
 pub mod parse;
 
 pub use loader::{

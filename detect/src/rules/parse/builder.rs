@@ -33,6 +33,8 @@ pub(super) struct Builder {
     active: Option<Active>,
     /// (section, index) of the most recent content.
     last_content: Option<(usize, usize)>,
+    /// Section of the most recent match of any kind.
+    last_match_section: Option<usize>,
     fast_pattern_seen: bool,
     msg: Option<String>,
     sid: Option<u32>,
@@ -111,6 +113,7 @@ impl Builder {
         };
         sec.matches.push(m);
         let loc = (section, sec.matches.len() - 1);
+        self.last_match_section = Some(section);
         if is_content {
             self.last_content = Some(loc);
         }
@@ -137,10 +140,23 @@ impl Builder {
         }
     }
 
-    fn has_previous_match(&self, section: usize) -> bool {
-        self.sections
-            .get(section)
-            .is_some_and(|s| !s.matches.is_empty())
+    /// Section for a relative byte_*/isdataat keyword: with no sticky buffer
+    /// Suricata puts it in the list of the previous match (which a legacy
+    /// modifier may have moved out of the payload).
+    fn relative_section(&mut self, relative: bool) -> usize {
+        match (relative, &self.active, self.last_match_section) {
+            (true, None, Some(s)) => s,
+            _ => self.current_section(),
+        }
+    }
+
+    /// Suricata anchors `/R` on the previous content or pcre only.
+    fn has_previous_pattern(&self, section: usize) -> bool {
+        self.sections.get(section).is_some_and(|s| {
+            s.matches
+                .iter()
+                .any(|m| matches!(m, Match::Content(_) | Match::Pcre(_)))
+        })
     }
 
     fn set_sticky(&mut self, buffer: BufferId) -> PResult<()> {
@@ -342,7 +358,7 @@ impl Builder {
                 if spec.pcre.relative
                     && self.active.is_none()
                     && spec.buffer.is_none()
-                    && !self.has_previous_match(section)
+                    && !self.has_previous_pattern(section)
                 {
                     return Err(ParseError::semantic(
                         "relative match without previous match",
@@ -353,27 +369,39 @@ impl Builder {
             }
             "byte_test" => {
                 let m = parse_byte_test(need("byte_test", value)?, &self.byte_vars)?;
-                let s = self.current_section();
+                let s = self.relative_section(m.relative);
                 self.push(s, Match::ByteTest(m));
             }
             "byte_jump" => {
                 let m = parse_byte_jump(need("byte_jump", value)?, &self.byte_vars)?;
-                let s = self.current_section();
+                let s = self.relative_section(m.relative);
                 self.push(s, Match::ByteJump(m));
             }
             "byte_extract" => {
                 let m = parse_byte_extract(need("byte_extract", value)?, &mut self.byte_vars)?;
-                let s = self.current_section();
+                let s = self.relative_section(m.relative);
                 self.push(s, Match::ByteExtract(m));
             }
             "byte_math" => {
                 let m = parse_byte_math(need("byte_math", value)?, &mut self.byte_vars)?;
-                let s = self.current_section();
+                let s = self.relative_section(m.relative);
                 self.push(s, Match::ByteMath(m));
             }
             "isdataat" => {
                 let m = parse_isdataat(need("isdataat", value)?, &self.byte_vars)?;
-                let s = self.current_section();
+                let s = self.relative_section(m.relative);
+                // Suricata 7 turns `isdataat:!1,relative` right after a
+                // content into `endswith` on that content.
+                if m.negated && m.relative && m.pos == IntOrVar::Lit(1) {
+                    if let Some(Match::Content(c)) = self
+                        .sections
+                        .get_mut(s)
+                        .and_then(|sec| sec.matches.last_mut())
+                    {
+                        c.endswith = true;
+                        return Ok(());
+                    }
+                }
                 self.push(s, Match::IsDataAt(m));
             }
             "bsize" => {

@@ -277,6 +277,28 @@ fn i32_offset(kw: &'static str, s: &str) -> PResult<i32> {
         .ok_or_else(|| ParseError::bad(kw, format!("bad offset `{s}`")))
 }
 
+/// C `strtoul(s, NULL, 0)` on a whole token: `0x` hex, leading `0`
+/// octal, else decimal; parsing stops at the first invalid digit. `None`
+/// when no digit at all.
+fn strtoul_auto(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let (digits, radix) = if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        (h, 16)
+    } else if s.starts_with('0') {
+        (s, 8)
+    } else {
+        (s, 10)
+    };
+    let mut v: u64 = 0;
+    let mut any = false;
+    for c in digits.chars() {
+        let Some(d) = c.to_digit(radix) else { break };
+        v = v.checked_mul(u64::from(radix))?.checked_add(u64::from(d))?;
+        any = true;
+    }
+    any.then_some(v)
+}
+
 /// Common trailing options of byte_test / byte_jump / byte_extract.
 #[derive(Default)]
 struct Common {
@@ -319,10 +341,21 @@ fn common(kw: &'static str, opts: &[&str]) -> PResult<Common> {
             }
             ("string", Some(b)) => c.string = Some(base(kw, b)?),
             ("bitmask", Some(m)) => {
-                let m = parse_u64(m)
-                    .ok_or_else(|| ParseError::bad(kw, format!("bad bitmask `{m}`")))?;
-                if m == 0 || m > u64::from(u32::MAX) {
-                    return Err(ParseError::bad(kw, "bitmask must be 1..0xffffffff"));
+                // byte_math reads its bitmask as hex; byte_test/byte_jump
+                // like strtoul base 0 (`0x` hex, leading `0` octal, else
+                // decimal, stopping at the first bad digit: "0ff0" is 0).
+                let v = if kw == "byte_math" {
+                    let h = m
+                        .strip_prefix("0x")
+                        .or_else(|| m.strip_prefix("0X"))
+                        .unwrap_or(m);
+                    u64::from_str_radix(h, 16).ok()
+                } else {
+                    strtoul_auto(m)
+                };
+                let m = v.ok_or_else(|| ParseError::bad(kw, format!("bad bitmask `{m}`")))?;
+                if m > u64::from(u32::MAX) {
+                    return Err(ParseError::bad(kw, "bitmask must fit in 32 bits"));
                 }
                 c.bitmask = Some(m);
             }
@@ -537,17 +570,24 @@ pub fn parse_byte_math(v: &str, vars: &mut Vec<String>) -> PResult<ByteMath> {
     let c = common(KW, &rest)?;
     let missing = |w: &str| ParseError::bad(KW, format!("missing `{w}`"));
     let nbytes = nb.ok_or_else(|| missing("bytes"))?;
-    if let (IntOrVar::Lit(n), None) = (nbytes, c.string) {
-        if n > 4 {
-            return Err(ParseError::bad(KW, "bytes must be 1..4 unless `string`"));
+    let op = op.ok_or_else(|| missing("oper"))?;
+    if let IntOrVar::Lit(n) = nbytes {
+        if matches!(op, MathOp::Shl | MathOp::Shr) && n > 4 {
+            return Err(ParseError::bad(KW, "bytes must be 1..4 with `<<` or `>>`"));
         }
+        if c.endian == Some(Endian::Dce) && ![1, 2, 4].contains(&n) {
+            return Err(ParseError::bad(KW, "bytes must be 1, 2 or 4 with `dce`"));
+        }
+    }
+    if let (MathOp::Div, IntOrVar::Lit(0)) = (op, rvalue.unwrap_or(IntOrVar::Lit(1))) {
+        return Err(ParseError::bad(KW, "division by zero"));
     }
     let name = result.ok_or_else(|| missing("result"))?;
     let result = new_var(KW, name, vars)?;
     Ok(ByteMath {
         nbytes,
         offset: offset.ok_or_else(|| missing("offset"))?,
-        op: op.ok_or_else(|| missing("oper"))?,
+        op,
         rvalue: rvalue.ok_or_else(|| missing("rvalue"))?,
         result,
         relative: c.relative,
