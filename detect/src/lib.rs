@@ -2,6 +2,7 @@
 //!
 //! * [`decode`]: link layer to transport into a compact `PacketMeta`.
 //! * [`flow`]: normalised flow keys, the per-worker flow table and its timer wheel.
+//! * [`rules`]: the Suricata rule language: parser, loader, payload matcher, prefilter.
 //! * [`app`]: application-layer parsers.
 //! * [`config`]: serde configuration.
 //! * [`stats`]: per-worker counters with Suricata's EVE stats names.
@@ -11,4 +12,5 @@ pub mod app;
 pub mod config;
 pub mod decode;
 pub mod flow;
+pub mod rules;
 pub mod stats;
