@@ -11,6 +11,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// One packet inside a batch: where its bytes are, and what the reader learnt decoding it.
+/// (`orig_len`, `link` and `seq` are read by the detection engine's alert output.)
+#[allow(dead_code)]
 #[derive(Clone, Copy, Debug)]
 pub struct Entry<M> {
     pub off: u32,
@@ -53,6 +55,7 @@ impl<M: Copy> Batch<M> {
         self.entries.is_empty()
     }
 
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.entries.len()
     }
@@ -175,11 +178,6 @@ pub fn channel<M: Copy>(
 }
 
 impl<M: Copy> Dispatcher<M> {
-    /// Number of workers.
-    pub fn workers(&self) -> usize {
-        self.lanes.len()
-    }
-
     /// Queue one packet for `worker`, sending the worker's batch when it is full.
     pub fn push(&mut self, worker: usize, e: Entry<M>, bytes: &[u8]) {
         let len = bytes.len().min(self.max_bytes);
@@ -304,11 +302,6 @@ impl<M> WorkerQueue<M> {
             }
             backoff.snooze();
         }
-    }
-
-    /// True once the reader has gone away and nothing is left.
-    pub fn finished(&self) -> bool {
-        self.from_reader.is_abandoned() && self.from_reader.is_empty()
     }
 
     /// Give a processed batch back to the reader.

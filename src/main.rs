@@ -36,7 +36,8 @@ fn main() -> ExitCode {
 
 fn real_main(cli: Cli) -> Result<u8, (u8, String)> {
     let sets = cli.set_pairs().map_err(|e| (EXIT_USAGE, e))?;
-    let loaded = config::load(cli.config.as_deref(), &sets).map_err(|e| (EXIT_INPUT, e.to_string()))?;
+    let loaded =
+        config::load(cli.config.as_deref(), &sets).map_err(|e| (EXIT_INPUT, e.to_string()))?;
     let mut cfg = loaded.config;
     if loaded.from_suricata && !loaded.ignored.is_empty() && cli.verbose > 0 {
         eprintln!(
@@ -75,7 +76,8 @@ fn real_main(cli: Cli) -> Result<u8, (u8, String)> {
             "nothing to do: give capture files with -r (or -T to test the configuration)".into(),
         ));
     }
-    let inputs = shrike_capture::expand_inputs(&cli.read).map_err(|e| (EXIT_INPUT, e.to_string()))?;
+    let inputs =
+        shrike_capture::expand_inputs(&cli.read).map_err(|e| (EXIT_INPUT, e.to_string()))?;
     let log_dir = cli
         .log_dir
         .clone()
@@ -88,16 +90,23 @@ fn real_main(cli: Cli) -> Result<u8, (u8, String)> {
     let opts = run::RunOptions {
         inputs,
         log_dir,
-        workers: if runmode == Runmode::Single { 1 } else { workers },
+        workers: if runmode == Runmode::Single {
+            1
+        } else {
+            workers
+        },
         runmode,
-        quiet: cli.quiet,
         progress,
     };
     let result = run::run_files(&cfg, opts).map_err(|e| (EXIT_INPUT, e.to_string()))?;
     if !cli.quiet {
         run::print_summary(&result);
     }
-    Ok(if result.input_errors > 0 { EXIT_INPUT } else { 0 })
+    Ok(if result.input_errors > 0 {
+        EXIT_INPUT
+    } else {
+        0
+    })
 }
 
 /// The log directory must exist (or be creatable) and be writable, before any work starts.

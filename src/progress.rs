@@ -59,17 +59,13 @@ impl Progress {
         }
     }
 
-    /// A reporter that prints nothing.
-    pub fn off() -> Progress {
-        Progress::new(ProgressMode::None, true)
-    }
-
     /// Set the total input size up front (sum of file sizes; `None` when a pipe is read).
     pub fn set_total(&self, total: Option<u64>) {
         self.total.set(total);
     }
 
     /// Rule loading: `done` of `total` files.
+    #[allow(dead_code)] // called by rule loading
     pub fn rules(&self, done: u64, total: u64) {
         self.phase.set("loading-rules");
         self.rules.set((done, total));
@@ -77,6 +73,7 @@ impl Progress {
     }
 
     /// Compiling the detection engine.
+    #[allow(dead_code)] // called by rule loading
     pub fn compiling(&self) {
         self.phase.set("compiling");
         self.tick(true);
@@ -84,7 +81,8 @@ impl Progress {
 
     /// A new input file starts.
     pub fn start_file(&self, path: &Path, _size: Option<u64>) {
-        self.done_bytes.set(self.done_bytes.get() + self.cur_bytes.get());
+        self.done_bytes
+            .set(self.done_bytes.get() + self.cur_bytes.get());
         self.cur_bytes.set(0);
         *self.cur_name.borrow_mut() = path.display().to_string();
         self.phase.set("processing");

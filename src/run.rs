@@ -12,7 +12,7 @@ use shrike_detect::config::DecodeConfig;
 use shrike_detect::decode::{self, PacketMeta};
 use shrike_detect::stats::DecodeStats;
 use shrike_output::eve::stats::{write_stats_record, StatsTree};
-use shrike_output::{EventKind, EveOutput, EvePipeline};
+use shrike_output::{EveOutput, EvePipeline, EventKind};
 
 use crate::config::{Runmode, SensorConfig};
 use crate::dispatch::{self, Entry};
@@ -26,7 +26,6 @@ pub struct RunOptions {
     pub log_dir: PathBuf,
     pub workers: usize,
     pub runmode: Runmode,
-    pub quiet: bool,
     pub progress: Progress,
 }
 
@@ -99,82 +98,106 @@ pub fn run_files(cfg: &SensorConfig, opts: RunOptions) -> Result<RunResult, RunE
     let stop = Arc::new(AtomicBool::new(false));
 
     let mut result = RunResult::default();
+    let (reader_snapshot, stats_out) = if opts.runmode == Runmode::Single {
+        let out = outputs.pop().expect("worker output");
+        let mut worker = Worker::new(0, cfg, out, board.clone(), seed);
+        let mut reader = Reader::new(cfg, seed);
+        reader.read_all(&opts, &mut result, |e, data| worker.process(e, data));
+        worker.finish();
+        (reader.snapshot(), stats_out)
+    } else {
+        let stats_thread = StatsThread::start(cfg, board.clone(), stats_out, stop.clone());
+        let snap = run_dispatch(cfg, &opts, outputs, &board, &stop, seed, &mut result);
+        stop.store(true, Ordering::Relaxed);
+        (snap, stats_thread.join())
+    };
+    opts.progress.done(
+        result.packets,
+        board.total_with(&Snapshot::default()).get("detect.alert"),
+    );
+    finish(
+        cfg,
+        pipeline,
+        stats_out,
+        &board,
+        reader_snapshot,
+        result,
+        started,
+    )
+}
+
+/// Dispatch runmode: this thread reads and hashes, N pinned workers inspect.
+fn run_dispatch(
+    cfg: &SensorConfig,
+    opts: &RunOptions,
+    outputs: Vec<EveOutput>,
+    board: &Arc<StatsBoard>,
+    stop: &Arc<AtomicBool>,
+    seed: u64,
+    result: &mut RunResult,
+) -> Snapshot {
+    let workers = outputs.len();
     let cpus = if cfg.workers.cpus.is_empty() {
         allowed_cpus()
     } else {
         cfg.workers.cpus.clone()
     };
-
-    let reader_snapshot;
-    if opts.runmode == Runmode::Single {
-        let mut worker = Worker::new(0, cfg, outputs.pop().expect("worker output"), board.clone(), seed);
-        let mut reader = Reader::new(cfg, seed);
-        reader.read_all(&opts, &mut result, &opts.progress, |e, data| {
-            worker.process(e, data);
-        });
-        worker.finish();
-        reader_snapshot = reader.snapshot();
-    } else {
-        let (mut disp, queues) = dispatch::channel::<PacketMeta>(
-            workers,
-            cfg.workers.queue_depth,
-            cfg.workers.batch_packets,
-            stop.clone(),
-        );
-        let stats_thread = StatsThread::start(cfg, board.clone(), stats_out, stop.clone());
-        let handles: Vec<_> = queues
-            .into_iter()
-            .zip(outputs)
-            .enumerate()
-            .map(|(i, (mut q, out))| {
-                let cfg = cfg.clone();
-                let board = board.clone();
-                let cpu = cpus.get(i % cpus.len().max(1)).copied();
-                thread::Builder::new()
-                    .name(format!("W#{i:02}"))
-                    .spawn(move || {
-                        if let Some(c) = cpu {
-                            core_affinity::set_for_current(core_affinity::CoreId { id: c });
+    let (mut disp, queues) = dispatch::channel::<PacketMeta>(
+        workers,
+        cfg.workers.queue_depth,
+        cfg.workers.batch_packets,
+        stop.clone(),
+    );
+    let handles: Vec<_> = queues
+        .into_iter()
+        .zip(outputs)
+        .enumerate()
+        .map(|(i, (mut q, out))| {
+            let cfg = cfg.clone();
+            let board = board.clone();
+            let cpu = cpus.get(i % cpus.len().max(1)).copied();
+            thread::Builder::new()
+                .name(format!("W#{i:02}"))
+                .spawn(move || {
+                    if let Some(c) = cpu {
+                        core_affinity::set_for_current(core_affinity::CoreId { id: c });
+                    }
+                    let mut worker = Worker::new(i, &cfg, out, board, seed);
+                    while let Some(batch) = q.next_batch(None) {
+                        for (e, data) in batch.iter() {
+                            worker.process(e, data);
                         }
-                        let mut worker = Worker::new(i, &cfg, out, board, seed);
-                        while let Some(batch) = q.next_batch(None) {
-                            for (e, data) in batch.iter() {
-                                worker.process(e, data);
-                            }
-                            worker.batch_done();
-                            q.recycle(batch);
-                        }
-                        worker.finish();
-                    })
-                    .expect("spawn worker")
-            })
-            .collect();
-        let mut reader = Reader::new(cfg, seed);
-        reader.read_all(&opts, &mut result, &opts.progress, |e, data| {
-            let w = worker_for(e.hash, workers);
-            disp.push(w, *e, data);
-        });
-        disp.flush_all();
-        let disp_stats = disp.stats;
-        drop(disp);
-        for h in handles {
-            let _ = h.join();
+                        worker.batch_done();
+                        q.recycle(batch);
+                    }
+                    worker.finish();
+                })
+                .expect("spawn worker")
+        })
+        .collect();
+    let mut reader = Reader::new(cfg, seed);
+    reader.read_all(opts, result, |e, data| {
+        disp.push(worker_for(e.hash, workers), *e, data);
+    });
+    disp.flush_all();
+    let disp_stats = disp.stats;
+    drop(disp);
+    for h in handles {
+        if h.join().is_err() {
+            eprintln!("shrike: error: a worker thread panicked");
         }
-        let mut snap = reader.snapshot();
-        snap.add("shrike.dispatch.queue_full_waits", disp_stats.queue_full_waits);
-        snap.add("shrike.dispatch.wait_us", disp_stats.wait_ns / 1000);
-        reader_snapshot = snap;
-        stop.store(true, Ordering::Relaxed);
-        let stats_out = stats_thread.join();
-        return finish(cfg, &opts, pipeline, stats_out, &board, reader_snapshot, result, started);
     }
-    finish(cfg, &opts, pipeline, stats_out, &board, reader_snapshot, result, started)
+    let mut snap = reader.snapshot();
+    snap.add(
+        "shrike.dispatch.queue_full_waits",
+        disp_stats.queue_full_waits,
+    );
+    snap.add("shrike.dispatch.wait_us", disp_stats.wait_ns / 1000);
+    snap
 }
 
-#[allow(clippy::too_many_arguments)]
 fn finish(
     cfg: &SensorConfig,
-    opts: &RunOptions,
     pipeline: EvePipeline,
     mut stats_out: EveOutput,
     board: &StatsBoard,
@@ -187,13 +210,12 @@ fn finish(
     if cfg.stats.enabled {
         write_stats(&mut stats_out, &total, uptime, board.last_ts_ns());
     }
-    drop(stats_out.close());
+    let _ = stats_out.close();
     let out_stats = pipeline.shutdown(Duration::from_secs(10));
     result.flows = total.get("flow.total");
     result.alerts = total.get("detect.alert");
     result.drops = out_stats.dropped_total() + total.get("capture.kernel_drops");
     result.seconds = started.elapsed().as_secs_f64();
-    let _ = opts;
     Ok(result)
 }
 
@@ -234,7 +256,12 @@ impl StatsThread {
                     if enabled && Instant::now() >= next {
                         next += interval;
                         let total = board.total_with(&Snapshot::default());
-                        write_stats(&mut out, &total, started.elapsed().as_secs(), board.last_ts_ns());
+                        write_stats(
+                            &mut out,
+                            &total,
+                            started.elapsed().as_secs(),
+                            board.last_ts_ns(),
+                        );
                         out.flush();
                     }
                 }
@@ -273,7 +300,6 @@ impl Reader {
         &mut self,
         opts: &RunOptions,
         result: &mut RunResult,
-        progress: &Progress,
         mut sink: impl FnMut(&Entry<PacketMeta>, &[u8]),
     ) {
         for path in &opts.inputs {
@@ -284,7 +310,7 @@ impl Reader {
                     continue;
                 }
             };
-            progress.start_file(path, src.total_bytes());
+            opts.progress.start_file(path, src.total_bytes());
             loop {
                 match src.next_packet() {
                     Ok(Some(p)) => {
@@ -310,7 +336,8 @@ impl Reader {
                         };
                         sink(&e, p.data);
                         if self.pcap_cnt & 0x3fff == 0 {
-                            progress.update(src.bytes_read(), result.packets, result.bytes);
+                            opts.progress
+                                .update(src.bytes_read(), result.packets, result.bytes);
                         }
                     }
                     Ok(None) => break,
@@ -334,7 +361,8 @@ impl Reader {
                 );
             }
             self.capture.merge(src.stats());
-            progress.update(src.bytes_read(), result.packets, result.bytes);
+            opts.progress
+                .update(src.bytes_read(), result.packets, result.bytes);
         }
     }
 

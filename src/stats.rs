@@ -62,7 +62,9 @@ pub struct StatsBoard {
 impl StatsBoard {
     pub fn new(workers: usize) -> Self {
         StatsBoard {
-            slots: (0..workers).map(|_| Mutex::new(Snapshot::default())).collect(),
+            slots: (0..workers)
+                .map(|_| Mutex::new(Snapshot::default()))
+                .collect(),
             last_ts_ns: AtomicU64::new(0),
         }
     }

@@ -10,10 +10,9 @@ use shrike_detect::decode::PacketMeta;
 use shrike_detect::flow::{Direction, EndReason, Flow, FlowKey, FlowState, FlowTable};
 use shrike_output::eve::addr::Ipv6Style;
 use shrike_output::eve::flow::{
-    write_flow_record, FlowEndReason, FlowIcmp, FlowRecord, FlowState as EveFlowState,
-    TcpFlowInfo,
+    write_flow_record, FlowEndReason, FlowIcmp, FlowRecord, FlowState as EveFlowState, TcpFlowInfo,
 };
-use shrike_output::{EventKind, EveOutput};
+use shrike_output::{EveOutput, EventKind};
 
 use crate::config::SensorConfig;
 use crate::dispatch::Entry;
