@@ -1,0 +1,365 @@
+//! Signature grouping (the idea of Suricata's `detect-engine-build.c`): per IP protocol and
+//! flow direction, TCP and UDP rules are split into port groups (destination port to the
+//! server, source port to the client); every group gets a multi-pattern prefilter over its
+//! rules' fast patterns plus a list of rules without one. A packet looks up one group and
+//! only its candidates are verified.
+//!
+//! Groups with identical rule sets are shared. When a protocol and direction has more
+//! distinct groups than the configured maximum, the smallest are merged into one (a
+//! superset: the header check still filters exactly).
+
+use std::collections::HashMap;
+
+use crate::rules::parse::ranges::RangeSet;
+
+use super::keywords::Check;
+use super::packet::PacketView;
+use super::prefilter::{self, Prefilter};
+use super::sig::{Sig, SigKind};
+
+/// Sigs sharing one fast pattern spelling.
+#[derive(Debug)]
+pub(crate) struct Variant {
+    /// Global id (for per-packet de-duplication).
+    pub id: u32,
+    /// Case-sensitive patterns: the exact bytes to confirm.
+    pub exact: Option<Box<[u8]>>,
+    /// Signatures (sorted).
+    pub sigs: Box<[u32]>,
+}
+
+/// A group's prefilter.
+#[derive(Debug)]
+pub(crate) struct Mpm {
+    pub pf: Box<dyn Prefilter>,
+    /// Per prefilter pattern: range in `variants`.
+    pub ranges: Box<[(u32, u32)]>,
+    pub variants: Box<[Variant]>,
+}
+
+/// One signature group.
+#[derive(Debug)]
+pub(crate) struct Group {
+    /// Signatures without a payload fast pattern (sorted).
+    pub nonmpm: Box<[u32]>,
+    pub mpm: Option<Mpm>,
+    /// Total signatures in the group.
+    pub size: usize,
+}
+
+/// Port → group for one protocol and direction.
+#[derive(Debug, Default)]
+struct PortMap {
+    starts: Box<[u16]>,
+    gids: Box<[u32]>,
+}
+
+impl PortMap {
+    fn get(&self, port: u16) -> Option<u32> {
+        let i = self.starts.partition_point(|&s| s <= port);
+        i.checked_sub(1).and_then(|i| self.gids.get(i)).copied()
+    }
+}
+
+const NONE: u32 = u32::MAX;
+
+/// All groups of an engine.
+#[derive(Debug)]
+pub(crate) struct Groups {
+    pub groups: Vec<Group>,
+    /// `[tcp, udp][toclient, toserver]`.
+    ports: [[PortMap; 2]; 2],
+    /// Other IP protocols: `[proto][toclient, toserver]`.
+    other: Box<[[u32; 2]]>,
+    /// Decoder-event-only rules, for packets that did not decode to a transport.
+    deonly: u32,
+    /// Number of prefilter variants (size of the per-thread de-duplication table).
+    pub variants: u32,
+    /// Distinct port groups per `[tcp, udp][toclient, toserver]` before merging.
+    pub distinct: [[usize; 2]; 2],
+}
+
+/// One spelling of a pattern (exact bytes, or `None` for nocase) and its signatures.
+type Spelling = (Option<Vec<u8>>, Vec<u32>);
+
+/// Fast pattern of a signature (payload buffer, not negated): lowercased bytes, and the
+/// exact bytes when case matters.
+pub(crate) type FastPat = Option<(Vec<u8>, Option<Vec<u8>>)>;
+
+fn sig_dirs(s: &Sig) -> [bool; 2] {
+    let (mut ts, mut tc) = (true, true);
+    for c in s.checks.iter() {
+        if let Check::Flow(f) = c {
+            if f.to_server {
+                tc = false;
+            }
+            if f.to_client {
+                ts = false;
+            }
+        }
+    }
+    [tc, ts]
+}
+
+fn dir_ports(s: &Sig, toserver: bool) -> RangeSet<u16> {
+    let h = &s.header;
+    let (a, b) = if toserver {
+        (&h.dp, &h.sp)
+    } else {
+        (&h.sp, &h.dp)
+    };
+    if h.bidir {
+        a.set.union(&b.set)
+    } else {
+        a.set.clone()
+    }
+}
+
+struct Builder<'a> {
+    sigs: &'a [Sig],
+    fps: &'a [FastPat],
+    lists: HashMap<Vec<u32>, u32>,
+    groups: Vec<Group>,
+    variants: u32,
+}
+
+impl<'a> Builder<'a> {
+    fn intern(&mut self, list: Vec<u32>) -> u32 {
+        if list.is_empty() {
+            return NONE;
+        }
+        if let Some(&g) = self.lists.get(&list) {
+            return g;
+        }
+        let g = self.build_group(&list);
+        let id = self.groups.len() as u32;
+        self.groups.push(g);
+        self.lists.insert(list, id);
+        id
+    }
+
+    fn build_group(&mut self, list: &[u32]) -> Group {
+        let mut nonmpm = Vec::new();
+        // lowercased pattern -> (exact spelling or None) -> sigs
+        let mut pats: Vec<(Vec<u8>, Vec<Spelling>)> = Vec::new();
+        let mut index: HashMap<Vec<u8>, usize> = HashMap::new();
+        for &n in list {
+            match self.fps.get(n as usize).and_then(|f| f.as_ref()) {
+                None => nonmpm.push(n),
+                Some((lower, exact)) => {
+                    let pi = *index.entry(lower.clone()).or_insert_with(|| {
+                        pats.push((lower.clone(), Vec::new()));
+                        pats.len() - 1
+                    });
+                    let vars = &mut pats[pi].1;
+                    match vars.iter_mut().find(|(e, _)| e == exact) {
+                        Some((_, s)) => s.push(n),
+                        None => vars.push((exact.clone(), vec![n])),
+                    }
+                }
+            }
+        }
+        let mpm = if pats.is_empty() {
+            None
+        } else {
+            let refs: Vec<&[u8]> = pats.iter().map(|(p, _)| p.as_slice()).collect();
+            match prefilter::build(&refs) {
+                Some(pf) => {
+                    let mut ranges = Vec::with_capacity(pats.len());
+                    let mut variants = Vec::new();
+                    for (_, vs) in pats {
+                        let start = variants.len() as u32;
+                        for (exact, sigs) in vs {
+                            variants.push(Variant {
+                                id: self.variants,
+                                exact: exact.map(Vec::into_boxed_slice),
+                                sigs: sigs.into_boxed_slice(),
+                            });
+                            self.variants += 1;
+                        }
+                        ranges.push((start, variants.len() as u32));
+                    }
+                    Some(Mpm {
+                        pf,
+                        ranges: ranges.into_boxed_slice(),
+                        variants: variants.into_boxed_slice(),
+                    })
+                }
+                None => {
+                    // Unbuildable automaton: verify every rule instead.
+                    nonmpm.extend(
+                        pats.into_iter()
+                            .flat_map(|(_, vs)| vs.into_iter().flat_map(|(_, s)| s.into_iter())),
+                    );
+                    nonmpm.sort_unstable();
+                    None
+                }
+            }
+        };
+        Group {
+            nonmpm: nonmpm.into_boxed_slice(),
+            mpm,
+            size: list.len(),
+        }
+    }
+
+    /// Port segments of one protocol and direction, capped to `max` distinct groups.
+    fn port_map(&mut self, proto: u8, toserver: bool, max: usize) -> (PortMap, usize) {
+        let dir = usize::from(toserver);
+        let members: Vec<(u32, RangeSet<u16>)> = self
+            .sigs
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| {
+                s.kind != SigKind::IpOnly && s.header.proto.contains(proto) && sig_dirs(s)[dir]
+            })
+            .map(|(i, s)| (i as u32, dir_ports(s, toserver)))
+            .collect();
+        let mut bounds: Vec<u32> = vec![0];
+        for (_, set) in &members {
+            for &(lo, hi) in set.ranges() {
+                bounds.push(u32::from(lo));
+                bounds.push(u32::from(hi) + 1);
+            }
+        }
+        bounds.retain(|&b| b <= 65535);
+        bounds.sort_unstable();
+        bounds.dedup();
+        let mut segs: Vec<Vec<u32>> = vec![Vec::new(); bounds.len()];
+        for (n, set) in &members {
+            for &(lo, hi) in set.ranges() {
+                let a = bounds.partition_point(|&b| b < u32::from(lo));
+                let b = bounds.partition_point(|&b| b <= u32::from(hi));
+                for seg in segs.iter_mut().take(b).skip(a) {
+                    seg.push(*n);
+                }
+            }
+        }
+        // Distinct lists, biggest first; merge the tail beyond `max`.
+        let mut distinct: HashMap<&[u32], usize> = HashMap::new();
+        for s in &segs {
+            if !s.is_empty() {
+                *distinct.entry(s.as_slice()).or_default() += 1;
+            }
+        }
+        let n_distinct = distinct.len();
+        let mut replace: HashMap<Vec<u32>, Vec<u32>> = HashMap::new();
+        if n_distinct > max.max(1) {
+            let mut by_size: Vec<&[u32]> = distinct.keys().copied().collect();
+            by_size.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
+            let keep = max.max(1) - 1;
+            let mut merged: Vec<u32> = by_size[keep..]
+                .iter()
+                .flat_map(|l| l.iter().copied())
+                .collect();
+            merged.sort_unstable();
+            merged.dedup();
+            for l in &by_size[keep..] {
+                replace.insert(l.to_vec(), merged.clone());
+            }
+        }
+        let mut starts = Vec::with_capacity(bounds.len());
+        let mut gids = Vec::with_capacity(bounds.len());
+        for (b, list) in bounds.iter().zip(segs) {
+            let list = replace.get(&list).cloned().unwrap_or(list);
+            let g = self.intern(list);
+            if gids.last() == Some(&g) {
+                continue;
+            }
+            starts.push(*b as u16);
+            gids.push(g);
+        }
+        (
+            PortMap {
+                starts: starts.into_boxed_slice(),
+                gids: gids.into_boxed_slice(),
+            },
+            n_distinct,
+        )
+    }
+}
+
+impl Groups {
+    /// Build the groups for `sigs` (in engine order) with their fast patterns.
+    pub(crate) fn build(sigs: &[Sig], fps: &[FastPat], max_port_groups: usize) -> Groups {
+        let mut b = Builder {
+            sigs,
+            fps,
+            lists: HashMap::new(),
+            groups: Vec::new(),
+            variants: 0,
+        };
+        let mut ports: [[PortMap; 2]; 2] = Default::default();
+        let mut distinct = [[0usize; 2]; 2];
+        for (pi, proto) in [6u8, 17].into_iter().enumerate() {
+            for dir in 0..2 {
+                let (m, n) = b.port_map(proto, dir == 1, max_port_groups);
+                ports[pi][dir] = m;
+                distinct[pi][dir] = n;
+            }
+        }
+        let mut other = vec![[NONE; 2]; 256];
+        for (proto, slot) in other.iter_mut().enumerate() {
+            let proto = proto as u8;
+            if proto == 6 || proto == 17 {
+                continue;
+            }
+            for (dir, g) in slot.iter_mut().enumerate() {
+                let list: Vec<u32> = sigs
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, s)| {
+                        s.kind != SigKind::IpOnly
+                            && s.header.proto.contains(proto)
+                            && sig_dirs(s)[dir]
+                            && (proto == 132 || (s.header.sp_any && s.header.dp_any))
+                    })
+                    .map(|(i, _)| i as u32)
+                    .collect();
+                *g = b.intern(list);
+            }
+        }
+        let deonly: Vec<u32> = sigs
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.kind == SigKind::DecoderEvent)
+            .map(|(i, _)| i as u32)
+            .collect();
+        let deonly = b.intern(deonly);
+        Groups {
+            variants: b.variants,
+            groups: b.groups,
+            ports,
+            other: other.into_boxed_slice(),
+            deonly,
+            distinct,
+        }
+    }
+
+    /// The group a packet is inspected against (Suricata's `SigMatchSignaturesGetSgh`).
+    #[inline]
+    pub(crate) fn lookup(&self, p: &PacketView<'_>) -> Option<&Group> {
+        let g = if p.proto == 0 && !p.meta.events.is_empty() {
+            self.deonly
+        } else if p.ip_version == 0 {
+            NONE
+        } else {
+            let dir = usize::from(!p.has_flow || p.to_server);
+            let port = if dir == 1 { p.dport } else { p.sport };
+            match p.ip_proto {
+                6 => self.ports[0][dir].get(port).unwrap_or(NONE),
+                17 => self.ports[1][dir].get(port).unwrap_or(NONE),
+                n => self.other.get(usize::from(n)).map_or(NONE, |d| d[dir]),
+            }
+        };
+        self.groups.get(g as usize)
+    }
+
+    /// Candidate counts, for the start-up report: (groups, biggest group).
+    pub(crate) fn stats(&self) -> (usize, usize) {
+        (
+            self.groups.len(),
+            self.groups.iter().map(|g| g.size).max().unwrap_or(0),
+        )
+    }
+}

@@ -1,0 +1,318 @@
+//! Per-packet inspection ([`Engine::inspect`]) and the per-worker [`DetectThread`].
+
+use crate::rules::matcher::{MatchEnv, Scratch};
+use crate::rules::parse::Action;
+
+use super::group::Group;
+use super::packet::{FlowInput, Packet, PacketView};
+use super::sig::{mask, Sig};
+use super::threshold::{ThresholdState, Verdict};
+use super::vars::{fflag, FlowVars};
+use super::Engine;
+
+/// One alert of a packet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Alert {
+    /// Signature number: look it up with [`Engine::sig_info`].
+    pub sig: u32,
+    /// Write it to EVE and fast.log. `pass` matches are kept (they count in
+    /// `detect.alert`, as in Suricata) but are not logged.
+    pub log: bool,
+}
+
+/// Detection counters of one worker (Suricata's `detect.*` stats).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DetectStats {
+    /// `detect.alert`: alerts kept on packets (including `pass` matches).
+    pub alert: u64,
+    /// `detect.alert_queue_overflow`: alerts beyond `packet-alert-max`.
+    pub alert_queue_overflow: u64,
+    /// `detect.alerts_suppressed`: matches not logged (noalert, suppress, threshold).
+    pub alerts_suppressed: u64,
+}
+
+impl DetectStats {
+    /// Visit every counter with its Suricata name.
+    pub fn visit(&self, f: &mut dyn FnMut(&str, u64)) {
+        f("detect.alert", self.alert);
+        f("detect.alert_queue_overflow", self.alert_queue_overflow);
+        f("detect.alerts_suppressed", self.alerts_suppressed);
+    }
+
+    /// Add another worker's counters.
+    pub fn merge(&mut self, o: &Self) {
+        self.alert += o.alert;
+        self.alert_queue_overflow += o.alert_queue_overflow;
+        self.alerts_suppressed += o.alerts_suppressed;
+    }
+}
+
+/// A worker's detection context: scratch space, threshold counters and stats. Create one
+/// per worker with [`Engine::thread`]; it allocates nothing per packet.
+#[derive(Debug)]
+pub struct DetectThread {
+    scratch: Scratch,
+    cand: Vec<u32>,
+    stamp: Vec<u32>,
+    vstamp: Vec<u32>,
+    gen: u32,
+    queue: Vec<u32>,
+    alerts: Vec<Alert>,
+    /// Threshold and detection_filter counters of this worker.
+    pub thresholds: ThresholdState,
+    /// Counters.
+    pub stats: DetectStats,
+}
+
+impl DetectThread {
+    fn next_gen(&mut self) -> u32 {
+        self.gen = self.gen.wrapping_add(1);
+        if self.gen == 0 {
+            self.stamp.iter_mut().for_each(|s| *s = 0);
+            self.vstamp.iter_mut().for_each(|s| *s = 0);
+            self.gen = 1;
+        }
+        self.gen
+    }
+
+    /// The alerts of the last inspected packet.
+    pub fn alerts(&self) -> &[Alert] {
+        &self.alerts
+    }
+}
+
+impl Engine {
+    /// A detection context for one worker.
+    pub fn thread(&self) -> DetectThread {
+        DetectThread {
+            scratch: Scratch::with_limit(self.cfg.inspection_recursion_limit),
+            cand: Vec::with_capacity(256),
+            stamp: vec![0; self.sigs.len()],
+            vstamp: vec![0; self.groups.variants as usize],
+            gen: 0,
+            queue: Vec::with_capacity(32),
+            alerts: Vec::with_capacity(self.cfg.packet_alert_max.max(1)),
+            thresholds: ThresholdState::default(),
+            stats: DetectStats::default(),
+        }
+    }
+
+    /// Inspect one packet. `flow` is the packet's flow, if it has one; its detection state
+    /// is updated (TCP handshake, flow variables, IP-only flags). Returns the packet's
+    /// alerts in Suricata's order.
+    pub fn inspect<'t>(
+        &self,
+        pkt: &Packet<'_>,
+        mut flow: Option<FlowInput<'_>>,
+        th: &'t mut DetectThread,
+    ) -> &'t [Alert] {
+        th.alerts.clear();
+        th.queue.clear();
+        let mut p = PacketView::new(pkt);
+        if let Some(f) = flow.as_mut() {
+            p.has_flow = true;
+            p.to_server = f.to_server;
+            p.mask |= mask::FLOW;
+            p.established = if p.is_tcp {
+                f.state.tcp_packet(
+                    p.tcp_flags,
+                    p.meta.tcp_seq(),
+                    p.meta.tcp_ack(),
+                    f.to_server,
+                    self.cfg.midstream,
+                )
+            } else if p.ip_proto == 6 {
+                f.state.tcp >= super::TcpTrack::Established
+            } else {
+                f.pkts_toserver > 0 && f.pkts_toclient > 0
+            };
+            if f.state.flags & fflag::NO_INSPECT != 0 {
+                return &th.alerts;
+            }
+        }
+
+        // IP-only rules: once per flow direction (every packet without a flow).
+        if p.ip_version != 0 && !self.iponly.is_empty() {
+            let due = match flow.as_mut() {
+                Some(f) => {
+                    let bit = if f.to_server {
+                        fflag::IPONLY_TS
+                    } else {
+                        fflag::IPONLY_TC
+                    };
+                    let due = f.state.flags & bit == 0;
+                    f.state.flags |= bit;
+                    due
+                }
+                None => true,
+            };
+            if due {
+                for &n in self.iponly.iter() {
+                    let Some(s) = self.sigs.get(n as usize) else {
+                        continue;
+                    };
+                    if s.header.matches(&p) {
+                        if let Some(f) = flow.as_mut() {
+                            s.post.iter().for_each(|op| op.apply(f.state));
+                        }
+                        th.queue.push(n);
+                    }
+                }
+            }
+        }
+
+        // The packet's group.
+        if let Some(g) = self.groups.lookup(&p) {
+            self.collect(g, &p, th);
+            let env = MatchEnv::default();
+            let cand = std::mem::take(&mut th.cand);
+            for &n in &cand {
+                let Some(s) = self.sigs.get(n as usize) else {
+                    continue;
+                };
+                let vars = flow.as_ref().and_then(|f| f.state.vars());
+                if self.sig_matches(s, &p, vars, &mut th.scratch, &env) {
+                    if let Some(f) = flow.as_mut() {
+                        s.post.iter().for_each(|op| op.apply(f.state));
+                    }
+                    th.queue.push(n);
+                }
+            }
+            th.cand = cand;
+        }
+
+        self.finalize(&p, flow.as_mut(), th);
+        &th.alerts
+    }
+
+    /// Candidates of a group: the non-prefilter list plus prefilter hits, sorted.
+    fn collect(&self, g: &Group, p: &PacketView<'_>, th: &mut DetectThread) {
+        th.cand.clear();
+        th.cand.extend_from_slice(&g.nonmpm);
+        let Some(mpm) = &g.mpm else { return };
+        if p.payload.is_empty() {
+            return;
+        }
+        let gen = th.next_gen();
+        let hay = p.payload;
+        let (cand, stamp, vstamp) = (&mut th.cand, &mut th.stamp, &mut th.vstamp);
+        mpm.pf.scan(hay, &mut |pi, s, e| {
+            let Some(&(a, b)) = mpm.ranges.get(pi as usize) else {
+                return;
+            };
+            for v in mpm.variants.get(a as usize..b as usize).unwrap_or(&[]) {
+                let Some(vs) = vstamp.get_mut(v.id as usize) else {
+                    continue;
+                };
+                if *vs == gen {
+                    continue;
+                }
+                if let Some(exact) = &v.exact {
+                    if hay.get(s..e) != Some(&exact[..]) {
+                        continue;
+                    }
+                }
+                *vs = gen;
+                for &n in v.sigs.iter() {
+                    if let Some(st) = stamp.get_mut(n as usize) {
+                        if *st != gen {
+                            *st = gen;
+                            cand.push(n);
+                        }
+                    }
+                }
+            }
+        });
+        th.cand.sort_unstable();
+    }
+
+    #[inline]
+    fn sig_matches(
+        &self,
+        s: &Sig,
+        p: &PacketView<'_>,
+        vars: Option<&FlowVars>,
+        scratch: &mut Scratch,
+        env: &MatchEnv,
+    ) -> bool {
+        if s.mask & p.mask != s.mask {
+            return false;
+        }
+        if s.require_flowvar && p.has_flow && vars.is_none_or(FlowVars::is_empty) {
+            return false;
+        }
+        if !s.header.matches(p) {
+            return false;
+        }
+        if !s.checks.iter().all(|c| c.matches(p, vars)) {
+            return false;
+        }
+        for sec in s.sections.iter() {
+            let buf = p.buffer(sec.buffer);
+            if buf.is_empty() || !sec.matcher.matches(buf, scratch, env) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Suricata's `PacketAlertFinalize`: order, thresholds, suppressions, actions, `pass`.
+    fn finalize(
+        &self,
+        p: &PacketView<'_>,
+        mut flow: Option<&mut FlowInput<'_>>,
+        th: &mut DetectThread,
+    ) {
+        if th.queue.is_empty() {
+            return;
+        }
+        th.queue.sort_unstable();
+        let max = self.cfg.packet_alert_max;
+        for i in 0..th.queue.len() {
+            let n = th.queue[i];
+            let Some(s) = self.sigs.get(n as usize) else {
+                continue;
+            };
+            let verdict = self.alert_verdict(s, p, &mut th.thresholds);
+            if verdict == Verdict::Drop {
+                continue;
+            }
+            let pass = s.info.action == Action::Pass;
+            if pass && s.kind.action_applies_to_flow() {
+                if let Some(f) = flow.as_deref_mut() {
+                    f.state.flags |= fflag::NO_INSPECT;
+                }
+            }
+            if verdict == Verdict::Silent || s.noalert {
+                th.stats.alerts_suppressed += 1;
+            } else if th.alerts.len() < max {
+                th.alerts.push(super::Alert { sig: n, log: !pass });
+                th.stats.alert += 1;
+            } else {
+                th.stats.alert_queue_overflow += 1;
+            }
+            if pass {
+                break;
+            }
+        }
+    }
+
+    /// Suricata's `PacketAlertHandle`: suppressions first, then the threshold.
+    fn alert_verdict(&self, s: &Sig, p: &PacketView<'_>, st: &mut ThresholdState) -> Verdict {
+        if p.ip_version == 0 {
+            return Verdict::Alert;
+        }
+        for &i in s.suppress.iter() {
+            if self.suppress.get(i as usize).is_some_and(|sp| sp.hits(p)) {
+                return Verdict::Silent;
+            }
+        }
+        match s.threshold {
+            Some(t) => match self.thresholds.get(t as usize) {
+                Some(spec) => st.handle(t, spec, p),
+                None => Verdict::Alert,
+            },
+            None => Verdict::Alert,
+        }
+    }
+}
