@@ -223,7 +223,7 @@ fn print_rule_summary(l: &LoadedEngine, verbose: u8, running: bool) {
             eprintln!("shrike: rule not enforced: {sk}");
         }
         eprintln!(
-            "shrike: engine: {} ip-only, {} decoder-event, {} prefiltered rules; {} groups (largest {}); classification from {}; compile {:.0} ms, groups {:.0} ms",
+            "shrike: engine: {} ip-only, {} decoder-event, {} prefiltered rules; {} groups (largest {}); classification from {}; compile {:.0} ms, groups {:.0} ms (prefilters {:.0} ms, {} patterns)",
             r.ip_only,
             r.decoder_event,
             r.prefiltered,
@@ -231,7 +231,9 @@ fn print_rule_summary(l: &LoadedEngine, verbose: u8, running: bool) {
             r.biggest_group,
             l.classification_source,
             r.compile_time.as_secs_f64() * 1000.0,
-            r.group_time.as_secs_f64() * 1000.0
+            r.group_time.as_secs_f64() * 1000.0,
+            r.prefilter_time.as_secs_f64() * 1000.0,
+            r.prefilter_patterns
         );
     }
     for w in l.warnings.iter().chain(&r.warnings) {

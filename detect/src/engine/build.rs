@@ -229,6 +229,8 @@ impl Engine {
         let groups = Groups::build(&sigs, &fps, input.config.max_port_groups);
         (report.groups, report.biggest_group) = groups.stats();
         report.port_groups = groups.distinct;
+        report.prefilter_time = groups.prefilter_time;
+        report.prefilter_patterns = groups.prefilter_patterns;
         report.group_time = t1.elapsed();
         Engine {
             sigs,

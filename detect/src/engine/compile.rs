@@ -189,10 +189,17 @@ fn header(rule: &Rule) -> Result<ProtoSet, SkipReason> {
 }
 
 fn app_proto_name(rule: &Rule) -> String {
-    format!("{:?}", rule.protocol)
-        .trim_start_matches("App(")
-        .trim_end_matches(')')
-        .to_ascii_lowercase()
+    let n = format!("{:?}", rule.protocol);
+    let n = n.trim_start_matches("App(").trim_end_matches(')');
+    // CamelCase variant names back to Suricata's spelling (FtpData -> ftp-data).
+    let mut out = String::with_capacity(n.len() + 2);
+    for (i, c) in n.chars().enumerate() {
+        if c.is_ascii_uppercase() && i > 0 {
+            out.push('-');
+        }
+        out.push(c.to_ascii_lowercase());
+    }
+    out
 }
 
 fn metadata_json(rule: &Rule) -> Option<Box<[u8]>> {

@@ -1,11 +1,17 @@
 //! Signature grouping (the idea of Suricata's `detect-engine-build.c`): per IP protocol and
 //! flow direction, TCP and UDP rules are split into port groups (destination port to the
 //! server, source port to the client); every group gets a multi-pattern prefilter over its
-//! rules' fast patterns plus a list of rules without one. A packet looks up one group and
-//! only its candidates are verified.
+//! rules' fast patterns plus a list of rules without one. A packet looks up its groups and
+//! only their candidates are verified.
+//!
+//! Unlike Suricata, rules that accept any port in a direction are not copied into every
+//! port group: they form one base group per protocol and direction, and the port groups
+//! hold only port-specific rules. A TCP/UDP packet scans two prefilters (base and port
+//! group) instead of one, and each pattern is compiled into far fewer automatons, which
+//! keeps start-up fast with large rule sets.
 //!
 //! Groups with identical rule sets are shared. When a protocol and direction has more
-//! distinct groups than the configured maximum, the smallest are merged into one (a
+//! distinct port groups than the configured maximum, the smallest are merged into one (a
 //! superset: the header check still filters exactly).
 
 use std::collections::HashMap;
@@ -67,8 +73,10 @@ const NONE: u32 = u32::MAX;
 #[derive(Debug)]
 pub(crate) struct Groups {
     pub groups: Vec<Group>,
-    /// `[tcp, udp][toclient, toserver]`.
+    /// `[tcp, udp][toclient, toserver]`: port-specific rules.
     ports: [[PortMap; 2]; 2],
+    /// `[tcp, udp][toclient, toserver]`: rules accepting any port in that direction.
+    base: [[u32; 2]; 2],
     /// Other IP protocols: `[proto][toclient, toserver]`.
     other: Box<[[u32; 2]]>,
     /// Decoder-event-only rules, for packets that did not decode to a transport.
@@ -77,6 +85,10 @@ pub(crate) struct Groups {
     pub variants: u32,
     /// Distinct port groups per `[tcp, udp][toclient, toserver]` before merging.
     pub distinct: [[usize; 2]; 2],
+    /// Time spent building prefilters.
+    pub prefilter_time: std::time::Duration,
+    /// Patterns given to prefilter builds, summed over groups.
+    pub prefilter_patterns: usize,
 }
 
 /// One spelling of a pattern (exact bytes, or `None` for nocase) and its signatures.
@@ -121,6 +133,8 @@ struct Builder<'a> {
     lists: HashMap<Vec<u32>, u32>,
     groups: Vec<Group>,
     variants: u32,
+    pf_time: std::time::Duration,
+    pf_patterns: usize,
 }
 
 impl<'a> Builder<'a> {
@@ -163,7 +177,11 @@ impl<'a> Builder<'a> {
             None
         } else {
             let refs: Vec<&[u8]> = pats.iter().map(|(p, _)| p.as_slice()).collect();
-            match prefilter::build(&refs) {
+            let t = std::time::Instant::now();
+            let built = prefilter::build(&refs);
+            self.pf_time += t.elapsed();
+            self.pf_patterns += refs.len();
+            match built {
                 Some(pf) => {
                     let mut ranges = Vec::with_capacity(pats.len());
                     let mut variants = Vec::new();
@@ -203,18 +221,24 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// Port segments of one protocol and direction, capped to `max` distinct groups.
-    fn port_map(&mut self, proto: u8, toserver: bool, max: usize) -> (PortMap, usize) {
+    /// The any-port group and the port segments of one protocol and direction, capped to
+    /// `max` distinct port groups.
+    fn port_map(&mut self, proto: u8, toserver: bool, max: usize) -> (u32, PortMap, usize) {
         let dir = usize::from(toserver);
-        let members: Vec<(u32, RangeSet<u16>)> = self
-            .sigs
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| {
-                s.kind != SigKind::IpOnly && s.header.proto.contains(proto) && sig_dirs(s)[dir]
-            })
-            .map(|(i, s)| (i as u32, dir_ports(s, toserver)))
-            .collect();
+        let mut base = Vec::new();
+        let mut members: Vec<(u32, RangeSet<u16>)> = Vec::new();
+        for (i, s) in self.sigs.iter().enumerate() {
+            if s.kind == SigKind::IpOnly || !s.header.proto.contains(proto) || !sig_dirs(s)[dir] {
+                continue;
+            }
+            let ports = dir_ports(s, toserver);
+            if ports.is_full() {
+                base.push(i as u32);
+            } else {
+                members.push((i as u32, ports));
+            }
+        }
+        let base = self.intern(base);
         let mut bounds: Vec<u32> = vec![0];
         for (_, set) in &members {
             for &(lo, hi) in set.ranges() {
@@ -270,6 +294,7 @@ impl<'a> Builder<'a> {
             gids.push(g);
         }
         (
+            base,
             PortMap {
                 starts: starts.into_boxed_slice(),
                 gids: gids.into_boxed_slice(),
@@ -288,12 +313,16 @@ impl Groups {
             lists: HashMap::new(),
             groups: Vec::new(),
             variants: 0,
+            pf_time: std::time::Duration::ZERO,
+            pf_patterns: 0,
         };
         let mut ports: [[PortMap; 2]; 2] = Default::default();
+        let mut base = [[NONE; 2]; 2];
         let mut distinct = [[0usize; 2]; 2];
         for (pi, proto) in [6u8, 17].into_iter().enumerate() {
             for dir in 0..2 {
-                let (m, n) = b.port_map(proto, dir == 1, max_port_groups);
+                let (bg, m, n) = b.port_map(proto, dir == 1, max_port_groups);
+                base[pi][dir] = bg;
                 ports[pi][dir] = m;
                 distinct[pi][dir] = n;
             }
@@ -330,29 +359,42 @@ impl Groups {
             variants: b.variants,
             groups: b.groups,
             ports,
+            base,
             other: other.into_boxed_slice(),
             deonly,
             distinct,
+            prefilter_time: b.pf_time,
+            prefilter_patterns: b.pf_patterns,
         }
     }
 
-    /// The group a packet is inspected against (Suricata's `SigMatchSignaturesGetSgh`).
+    /// The groups a packet is inspected against (Suricata's `SigMatchSignaturesGetSgh`):
+    /// for TCP and UDP the any-port group and the port group, else one group.
     #[inline]
-    pub(crate) fn lookup(&self, p: &PacketView<'_>) -> Option<&Group> {
-        let g = if p.proto == 0 && !p.meta.events.is_empty() {
-            self.deonly
+    pub(crate) fn lookup(&self, p: &PacketView<'_>) -> [Option<&Group>; 2] {
+        let (a, b) = if p.proto == 0 && !p.meta.events.is_empty() {
+            (self.deonly, NONE)
         } else if p.ip_version == 0 {
-            NONE
+            (NONE, NONE)
         } else {
             let dir = usize::from(!p.has_flow || p.to_server);
             let port = if dir == 1 { p.dport } else { p.sport };
             match p.ip_proto {
-                6 => self.ports[0][dir].get(port).unwrap_or(NONE),
-                17 => self.ports[1][dir].get(port).unwrap_or(NONE),
-                n => self.other.get(usize::from(n)).map_or(NONE, |d| d[dir]),
+                6 => (
+                    self.base[0][dir],
+                    self.ports[0][dir].get(port).unwrap_or(NONE),
+                ),
+                17 => (
+                    self.base[1][dir],
+                    self.ports[1][dir].get(port).unwrap_or(NONE),
+                ),
+                n => (
+                    self.other.get(usize::from(n)).map_or(NONE, |d| d[dir]),
+                    NONE,
+                ),
             }
         };
-        self.groups.get(g as usize)
+        [self.groups.get(a as usize), self.groups.get(b as usize)]
     }
 
     /// Candidate counts, for the start-up report: (groups, biggest group).

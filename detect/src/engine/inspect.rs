@@ -161,9 +161,10 @@ impl Engine {
             }
         }
 
-        // The packet's group.
-        if let Some(g) = self.groups.lookup(&p) {
-            self.collect(g, &p, th);
+        // The packet's groups.
+        let groups = self.groups.lookup(&p);
+        if groups.iter().any(Option::is_some) {
+            self.collect(groups, &p, th);
             let env = MatchEnv::default();
             let cand = std::mem::take(&mut th.cand);
             for &n in &cand {
@@ -185,16 +186,23 @@ impl Engine {
         &th.alerts
     }
 
-    /// Candidates of a group: the non-prefilter list plus prefilter hits, sorted.
-    fn collect(&self, g: &Group, p: &PacketView<'_>, th: &mut DetectThread) {
+    /// Candidates of the packet's groups: their non-prefilter lists plus prefilter hits,
+    /// sorted.
+    fn collect(&self, groups: [Option<&Group>; 2], p: &PacketView<'_>, th: &mut DetectThread) {
         th.cand.clear();
-        th.cand.extend_from_slice(&g.nonmpm);
-        let Some(mpm) = &g.mpm else { return };
-        if p.payload.is_empty() {
-            return;
-        }
         let gen = th.next_gen();
-        let hay = p.payload;
+        for g in groups.into_iter().flatten() {
+            th.cand.extend_from_slice(&g.nonmpm);
+            if let Some(mpm) = &g.mpm {
+                if !p.payload.is_empty() {
+                    Self::scan(mpm, p.payload, gen, th);
+                }
+            }
+        }
+        th.cand.sort_unstable();
+    }
+
+    fn scan(mpm: &super::group::Mpm, hay: &[u8], gen: u32, th: &mut DetectThread) {
         let (cand, stamp, vstamp) = (&mut th.cand, &mut th.stamp, &mut th.vstamp);
         mpm.pf.scan(hay, &mut |pi, s, e| {
             let Some(&(a, b)) = mpm.ranges.get(pi as usize) else {
@@ -223,7 +231,6 @@ impl Engine {
                 }
             }
         });
-        th.cand.sort_unstable();
     }
 
     #[inline]

@@ -92,6 +92,10 @@ pub struct BuildReport {
     pub compile_time: Duration,
     /// Time spent building groups and prefilters.
     pub group_time: Duration,
+    /// Part of `group_time` spent building prefilter automatons.
+    pub prefilter_time: Duration,
+    /// Patterns in all prefilter automatons together.
+    pub prefilter_patterns: usize,
 }
 
 /// The compiled detection engine (immutable; share it with `Arc`).

@@ -30,6 +30,7 @@ impl AcPrefilter {
         let ac = AhoCorasickBuilder::new()
             .ascii_case_insensitive(true)
             .match_kind(MatchKind::Standard)
+            .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
             .build(patterns)
             .ok()?;
         Some(AcPrefilter {
