@@ -59,9 +59,9 @@ impl DetectSetup {
     }
 }
 
-/// Prepare fast.log (truncated once unless `append`) and the per-worker hand-out.
+/// Prepare fast.log (created like Suricata does even without rules; truncated once unless
+/// `append`) and the per-worker hand-out.
 fn detect_setup(cfg: &SensorConfig, opts: &RunOptions) -> Option<DetectSetup> {
-    let engine = opts.engine.clone()?;
     let fast = &cfg.output.fast;
     let fast_path = fast.enabled.then(|| opts.log_dir.join(&fast.filename));
     if let Some(p) = &fast_path {
@@ -77,6 +77,7 @@ fn detect_setup(cfg: &SensorConfig, opts: &RunOptions) -> Option<DetectSetup> {
             eprintln!("shrike: warning: {}: {e}", p.display());
         }
     }
+    let engine = opts.engine.clone()?;
     Some(DetectSetup {
         engine,
         fast_path,

@@ -316,17 +316,27 @@ pub(crate) fn compile(
                 checks.push(Check::Flow(FlowReq::from_opts(o)));
             }
             Keyword::Flowbits(fb) => {
-                let ids: Box<[u32]> = fb.names.iter().map(|n| names.bit(n)).collect();
+                // Suricata 7.0 only splits `isset`/`isnotset` on `|` (any of them); every
+                // other list (`set,a|b`, `isset,a&b`) is one flowbit whose name holds the
+                // operator (checked against 7.0.10).
+                let split = fb.any && matches!(fb.cmd, BitCmd::IsSet | BitCmd::IsNotSet);
+                let ids: Box<[u32]> = if split || fb.names.len() <= 1 {
+                    fb.names.iter().map(|n| names.bit(n)).collect()
+                } else {
+                    let joined = fb.names.join(if fb.any { "|" } else { "&" });
+                    Box::new([names.bit(&joined)])
+                };
+                let fb_any = split;
                 match fb.cmd {
                     BitCmd::NoAlert => noalert = true,
                     BitCmd::IsSet => {
                         bits_read = true;
                         require_flowvar = true;
-                        checks.push(Check::BitsIsSet { ids, any: fb.any })
+                        checks.push(Check::BitsIsSet { ids, any: fb_any })
                     }
                     BitCmd::IsNotSet => {
                         bits_read = true;
-                        checks.push(Check::BitsIsNotSet { ids, any: fb.any })
+                        checks.push(Check::BitsIsNotSet { ids, any: fb_any })
                     }
                     BitCmd::Set => {
                         bits_write = true;

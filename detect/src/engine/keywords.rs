@@ -228,7 +228,7 @@ fn l4_csum_ok(p: &PacketView<'_>, proto: u8) -> Option<bool> {
         6 => checksum::pseudo_v6(&m.src, &m.dst, proto, seg.len()),
         _ => return None,
     };
-    Some(checksum::fold(checksum::sum(seg, acc)) == 0)
+    Some(checksum::fold(checksum::sum(seg, acc)) == 0xffff)
 }
 
 trait PayloadEnd {

@@ -157,7 +157,8 @@ impl ThresholdState {
             v6,
         };
         let now = p.ts_ns;
-        let within = |e: &Entry| now.saturating_sub(e.tv1) / 1_000_000_000 < u64::from(t.seconds);
+        // Inside the window while `now <= start + seconds` (checked against 7.0.10).
+        let within = |e: &Entry| now <= e.tv1.saturating_add(u64::from(t.seconds) * 1_000_000_000);
         let fresh = Entry {
             tv1: now,
             count: 1,
