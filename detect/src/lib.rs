@@ -10,5 +10,7 @@
 pub mod app;
 pub mod config;
 pub mod decode;
+pub mod defrag;
 pub mod flow;
 pub mod stats;
+pub mod stream;
