@@ -372,14 +372,22 @@ impl StreamEngine {
             if let Some(slot) = res.app_pending.get_mut(i) {
                 *slot = chunk != AppChunk::None;
             }
-            if let AppChunk::Gap(_) = chunk {
-                if let Some(b) = s.buf_mut(d) {
-                    let p = b.app_progress.max(b.base_off);
-                    if b.gap_reported != p {
-                        b.gap_reported = p;
-                        res.events.insert(StreamEvent::ReassemblySeqGap);
-                        self.stats.reassembly_gap += 1;
-                    }
+            // A hole the app layer will reach with this update: acked (or at end of
+            // stream) and followed by data.
+            if let Some(b) = s.buf_mut(d) {
+                if b.flags & (sf::APP_DISABLED | sf::NOREASSEMBLY) != 0 {
+                    continue;
+                }
+                let mut q = b.app_progress.max(b.base_off);
+                q += b.data_at(q, b.limit).len() as u64;
+                if q < b.limit
+                    && !b.covered(q)
+                    && b.next_block_after(q).is_some()
+                    && b.gap_reported != q
+                {
+                    b.gap_reported = q;
+                    res.events.insert(StreamEvent::ReassemblySeqGap);
+                    self.stats.reassembly_gap += 1;
                 }
             }
         }

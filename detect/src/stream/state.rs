@@ -120,6 +120,8 @@ impl StreamEngine {
                 c.isn = ackn.wrapping_sub(1);
                 c.next_seq = ackn;
                 c.last_ack = ackn;
+                c.window = win;
+                c.next_win = ackn.wrapping_add(win);
             }
             if let Some(ws) = p.opts.wscale {
                 tr_mut(s, 0).wscale = ws;
