@@ -413,7 +413,11 @@ impl StreamEngine {
             }));
         }
         let policy = s.tracks.get(p.d).map_or(OsPolicy::Bsd, |t| t.policy);
-        let need = p.payload.len() as u64 + 2 * reassembly::SEG_COST as u64;
+        let need = s
+            .data
+            .as_ref()
+            .and_then(|d| d.bufs.get(p.d))
+            .map_or(0, |b| b.growth(p.seq, p.payload.len())) as u64;
         if self.stats.reassembly_memuse + need > self.cfg.reassembly.memcap {
             self.stats.segment_memcap_drop += 1;
             ev.insert(StreamEvent::ReassemblyInsertMemcap);

@@ -133,6 +133,54 @@ impl StreamBuf {
         self.flags & f != 0
     }
 
+    /// Upper bound of the memory an insert of `len` bytes at `seq` adds (capacity
+    /// growth included), for the memcap check before inserting.
+    pub fn growth(&self, seq: u32, len: usize) -> usize {
+        let rel = seq.wrapping_sub(self.base_seq) as i32;
+        let off = self.base_off + rel.max(0) as u64;
+        let end = off + len as u64;
+        let vec_growth = |cap: usize, len: usize, elem: usize| {
+            if len < cap {
+                0
+            } else {
+                cap.max(4) * elem
+            }
+        };
+        let mut g = vec_growth(self.segs.capacity(), self.segs.len(), SEG_COST)
+            + vec_growth(self.blocks.capacity(), self.blocks.len(), 16);
+        if let Some(r) = self.regions.last() {
+            if off >= r.off && off <= r.end() + MERGE_GAP {
+                let need = (end - r.off) as usize;
+                let cap = r.data.capacity();
+                if need > cap {
+                    g += need.max(cap * 2) - cap;
+                }
+                return g;
+            }
+        }
+        let i = self
+            .regions
+            .partition_point(|r| r.end() + MERGE_GAP < off);
+        let mut j = i;
+        let (mut lo, mut hi, mut freed) = (off, end, 0usize);
+        while let Some(r) = self.regions.get(j) {
+            if r.off > end + MERGE_GAP {
+                break;
+            }
+            lo = lo.min(r.off);
+            hi = hi.max(r.end());
+            freed += r.data.capacity();
+            j += 1;
+        }
+        g += ((hi - lo) as usize).saturating_sub(freed)
+            + vec_growth(
+                self.regions.capacity(),
+                self.regions.len(),
+                std::mem::size_of::<Region>(),
+            );
+        g
+    }
+
     /// Inserts `data` at sequence `seq` with overlap `policy`; `scratch` is reusable.
     pub fn insert(
         &mut self,
