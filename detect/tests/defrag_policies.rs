@@ -53,7 +53,12 @@ fn frag6(id: u32, off: u16, mf: bool, ch: u8, n: usize, dstopts: bool) -> Vec<u8
 }
 
 fn meta(p: &[u8]) -> PacketMeta {
-    decode(LinkType::Raw, p, &DecodeConfig::default(), &mut DecodeStats::default())
+    decode(
+        LinkType::Raw,
+        p,
+        &DecodeConfig::default(),
+        &mut DecodeStats::default(),
+    )
 }
 
 fn defrag(policy: OsPolicy) -> Defrag {
@@ -205,7 +210,10 @@ fn in_order_reverse_and_ipv6_ext_headers() {
 fn not_a_fragment_and_too_large() {
     let mut d = defrag(OsPolicy::Bsd);
     let whole = frag4(1, 0, false, b'Z', 10);
-    assert_eq!(d.process(&meta(&whole), &whole, 1).status, DefragStatus::NotFragment);
+    assert_eq!(
+        d.process(&meta(&whole), &whole, 1).status,
+        DefragStatus::NotFragment
+    );
     let big = frag4(2, 65_528, false, b'Z', 100);
     let m = meta(&big);
     let r = d.process(&m, &big, 1);

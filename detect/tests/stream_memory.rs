@@ -16,7 +16,18 @@ fn syn_flood_respects_session_memcap() {
     let mut sessions: Vec<TcpSession> = Vec::new();
     for i in 0..5_000u32 {
         let src = [10, (i >> 16) as u8, (i >> 8) as u8, i as u8];
-        let p = tcp4(src, SRV, 1024 + (i % 60000) as u16, 80, i * 7, 0, SYN, 1024, &[], b"");
+        let p = tcp4(
+            src,
+            SRV,
+            1024 + (i % 60000) as u16,
+            80,
+            i * 7,
+            0,
+            SYN,
+            1024,
+            &[],
+            b"",
+        );
         let m = meta_of(&p);
         let mut s = TcpSession::new();
         eng.on_packet(&mut s, &m, &p, TS, i);
@@ -68,7 +79,10 @@ fn tiny_segment_stream_stays_small() {
     }
     c.send(TC, ACK, 5001, 1001 + n, b"");
     assert_eq!(c.app[0].len(), n as usize);
-    assert!(c.app[0].iter().enumerate().all(|(i, &b)| b == b'a' + (i % 26) as u8));
+    assert!(c.app[0]
+        .iter()
+        .enumerate()
+        .all(|(i, &b)| b == b'a' + (i % 26) as u8));
     // Raw inspection consumed in 2560-byte chunks; both consumers release.
     assert!(peak < 200_000, "peak reassembly memory {peak}");
     c.eng.prune(&mut c.ssn);

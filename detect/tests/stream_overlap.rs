@@ -30,7 +30,11 @@ fn every_policy_on_every_overlap_shape() {
     // DoHandleDataOverlap.
     let shapes: [(&str, (u32, u32), &[P]); 9] = [
         ("same start, shorter", (10, 15), &[P::Last]),
-        ("same start, same end", (10, 20), &[P::OldLinux, P::Solaris, P::Hpux11, P::Last]),
+        (
+            "same start, same end",
+            (10, 20),
+            &[P::OldLinux, P::Solaris, P::Hpux11, P::Last],
+        ),
         (
             "same start, longer",
             (10, 25),

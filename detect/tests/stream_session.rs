@@ -3,9 +3,7 @@
 mod stream_util;
 
 use shrike_detect::app::Dir::{ToClient as TC, ToServer as TS};
-use shrike_detect::stream::{
-    FlowTimeoutState, StreamConfig, StreamEvent as E, TcpState, Verdict,
-};
+use shrike_detect::stream::{FlowTimeoutState, StreamConfig, StreamEvent as E, TcpState, Verdict};
 use stream_util::*;
 
 fn cfg() -> StreamConfig {
@@ -218,9 +216,18 @@ fn out_of_window_and_invalid_ack() {
 fn syn_resend_in_established() {
     let mut c = Conn::new(cfg());
     c.handshake();
-    assert!(c.send(TS, SYN, 1000, 0, b"").events.contains(E::EstSynResend));
-    assert!(c.send(TS, SYN, 7, 0, b"").events.contains(E::EstSynResendDiffSeq));
-    assert!(c.send(TC, SYN, 7, 0, b"").events.contains(E::EstSynToclient));
+    assert!(c
+        .send(TS, SYN, 1000, 0, b"")
+        .events
+        .contains(E::EstSynResend));
+    assert!(c
+        .send(TS, SYN, 7, 0, b"")
+        .events
+        .contains(E::EstSynResendDiffSeq));
+    assert!(c
+        .send(TC, SYN, 7, 0, b"")
+        .events
+        .contains(E::EstSynToclient));
     assert!(c
         .send(TC, SYN | ACK, 5000, 1001, b"")
         .events

@@ -136,7 +136,11 @@ impl Tracker {
         }
         let at = self.data.len() as u32;
         self.data.extend_from_slice(f.data);
-        self.frags.push(Frag { start: s, end: e, at });
+        self.frags.push(Frag {
+            start: s,
+            end: e,
+            at,
+        });
         if f.offset == 0 && !self.has_first {
             self.has_first = true;
             self.hdr.clear();
@@ -185,7 +189,9 @@ impl Tracker {
         };
         if !self.any_overlap {
             for f in &self.frags {
-                let src = self.data.get(f.at as usize..(f.at + f.end - f.start) as usize);
+                let src = self
+                    .data
+                    .get(f.at as usize..(f.at + f.end - f.start) as usize);
                 let dst = body.get_mut(f.start as usize..f.end as usize);
                 if let (Some(src), Some(dst)) = (src, dst) {
                     dst.copy_from_slice(src);

@@ -32,8 +32,9 @@ pub fn de_size<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
     }
     match S::deserialize(d)? {
         S::N(n) => Ok(n),
-        S::T(t) => parse_size(&t)
-            .ok_or_else(|| serde::de::Error::custom(format!("invalid size {t:?}"))),
+        S::T(t) => {
+            parse_size(&t).ok_or_else(|| serde::de::Error::custom(format!("invalid size {t:?}")))
+        }
     }
 }
 

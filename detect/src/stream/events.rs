@@ -120,9 +120,10 @@ impl StreamEvent {
     pub fn from_name(name: &str) -> Option<StreamEvent> {
         let name = name.trim();
         let name = name.strip_prefix("stream.").unwrap_or(name);
-        StreamEvent::ALL.iter().copied().find(|e| {
-            e.name() == name || e.stats_name().strip_prefix("stream.") == Some(name)
-        })
+        StreamEvent::ALL
+            .iter()
+            .copied()
+            .find(|e| e.name() == name || e.stats_name().strip_prefix("stream.") == Some(name))
     }
 
     /// Dense index (`0..STREAM_EVENT_COUNT`).
@@ -190,7 +191,7 @@ mod tests {
 
     #[test]
     fn table_fits_and_names_resolve() {
-        assert!(STREAM_EVENT_COUNT <= 128);
+        const { assert!(STREAM_EVENT_COUNT <= 128) };
         for (i, e) in StreamEvent::ALL.iter().enumerate() {
             assert_eq!(e.index(), i);
             assert_eq!(StreamEvent::from_name(e.name()), Some(*e));

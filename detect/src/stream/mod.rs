@@ -292,8 +292,7 @@ impl StreamEngine {
         if tf & (tcp_flags::SYN | tcp_flags::ACK | tcp_flags::RST) != tcp_flags::SYN {
             return false;
         }
-        s.state >= TcpState::TimeWait
-            && s.tracks.first().is_some_and(|c| c.isn != meta.tcp_seq())
+        s.state >= TcpState::TimeWait && s.tracks.first().is_some_and(|c| c.isn != meta.tcp_seq())
     }
 
     /// Releases data every live consumer is done with; ends reassembly of a direction
@@ -465,7 +464,12 @@ impl StreamEngine {
     }
 
     /// Creates the session's accounting; false (and `tcp.ssn_memcap_drop`) over memcap.
-    pub(crate) fn create(&mut self, s: &mut TcpSession, p: &Pkt<'_>, client_is_sender: bool) -> bool {
+    pub(crate) fn create(
+        &mut self,
+        s: &mut TcpSession,
+        p: &Pkt<'_>,
+        client_is_sender: bool,
+    ) -> bool {
         if self.stats.memuse + ssn_cost() > self.cfg.memcap {
             self.stats.ssn_memcap_drop += 1;
             return false;

@@ -105,7 +105,10 @@ impl StreamBuf {
 
     /// Bytes held (capacities), for memcap accounting.
     pub fn mem(&self) -> usize {
-        self.regions.iter().map(|r| r.data.capacity()).sum::<usize>()
+        self.regions
+            .iter()
+            .map(|r| r.data.capacity())
+            .sum::<usize>()
             + self.regions.capacity() * std::mem::size_of::<Region>()
             + self.segs.capacity() * SEG_COST
             + self.blocks.capacity() * 16
@@ -121,12 +124,6 @@ impl StreamBuf {
     /// Highest offset with data (end of the last block), or the base.
     pub fn right_edge(&self) -> u64 {
         self.blocks.last().map_or(self.base_off, |b| b.1)
-    }
-
-    /// Number of stored segments.
-    #[cfg(test)]
-    pub fn seg_count(&self) -> usize {
-        self.segs.len()
     }
 
     fn has(&self, f: u8) -> bool {
@@ -158,9 +155,7 @@ impl StreamBuf {
                 return g;
             }
         }
-        let i = self
-            .regions
-            .partition_point(|r| r.end() + MERGE_GAP < off);
+        let i = self.regions.partition_point(|r| r.end() + MERGE_GAP < off);
         let mut j = i;
         let (mut lo, mut hi, mut freed) = (off, end, 0usize);
         while let Some(r) = self.regions.get(j) {
@@ -266,7 +261,9 @@ impl StreamBuf {
                 }
             }
         }
-        let exact_dup = self.segs.binary_search_by(|s| (s.off, s.len).cmp(&(off, len)));
+        let exact_dup = self
+            .segs
+            .binary_search_by(|s| (s.off, s.len).cmp(&(off, len)));
         if exact_dup.is_err() {
             self.add_seg(seg);
         }
@@ -349,9 +346,7 @@ impl StreamBuf {
             }
         }
         // Regions touching [off - gap, end + gap].
-        let i = self
-            .regions
-            .partition_point(|r| r.end() + MERGE_GAP < off);
+        let i = self.regions.partition_point(|r| r.end() + MERGE_GAP < off);
         let mut j = i;
         while let Some(r) = self.regions.get(j) {
             if r.off > end + MERGE_GAP {

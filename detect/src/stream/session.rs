@@ -1,8 +1,8 @@
 //! [`TcpSession`]: the per-flow TCP state the flow table stores, and the data access
 //! API the app layer and the detection engine use after [`super::StreamEngine::on_packet`].
 
-use super::reassembly::{sf, StreamBuf};
 use super::policy::OsPolicy;
+use super::reassembly::{sf, StreamBuf};
 use crate::app::Dir;
 
 /// TCP session states, in Suricata's order (comparisons such as `>= FinWait1` follow it).
@@ -191,9 +191,7 @@ impl TcpSession {
             | TcpState::FinWait2
             | TcpState::CloseWait
             | TcpState::Closing => FlowTimeoutState::Established,
-            TcpState::LastAck | TcpState::TimeWait | TcpState::Closed => {
-                FlowTimeoutState::Closed
-            }
+            TcpState::LastAck | TcpState::TimeWait | TcpState::Closed => FlowTimeoutState::Closed,
         }
     }
 
@@ -301,7 +299,10 @@ impl TcpSession {
         }
         let p = b.raw_progress.max(b.base_off);
         let data = b.data_at(p, b.limit);
-        let acked_new = b.limit.saturating_sub(p).min(b.right_edge().saturating_sub(p));
+        let acked_new = b
+            .limit
+            .saturating_sub(p)
+            .min(b.right_edge().saturating_sub(p));
         let ready = !data.is_empty()
             && (b.flags & (sf::DEPTH_REACHED | sf::TRIGGER_RAW) != 0
                 || self.flags & ssf::EOF != 0

@@ -301,13 +301,7 @@ impl StreamEngine {
     }
 
     /// Validates the ACK; raises `pkt_invalid_ack` plus the state's own event.
-    fn check_ack(
-        &self,
-        s: &TcpSession,
-        p: &Pkt<'_>,
-        state_ev: E,
-        ev: &mut StreamEventSet,
-    ) -> bool {
+    fn check_ack(&self, s: &TcpSession, p: &Pkt<'_>, state_ev: E, ev: &mut StreamEventSet) -> bool {
         if !p.has(ACK) || self.valid_ack(s, 1 - p.d, p.ack) {
             return true;
         }
@@ -572,10 +566,7 @@ impl StreamEngine {
                 return false;
             }
             let sv = tr(s, 1);
-            if !p.payload.is_empty()
-                && p.seq == sv.next_seq
-                && p.ack == tr(s, 0).next_seq
-            {
+            if !p.payload.is_empty() && p.seq == sv.next_seq && p.ack == tr(s, 0).next_seq {
                 ev.insert(E::ThreeWhsAckDataInject);
             } else if s.flags & ssf::ASYNC == 0 {
                 ev.insert(E::ThreeWhsAckInWrongDir);
@@ -643,7 +634,10 @@ impl StreamEngine {
             let mid = s.flags & ssf::MIDSTREAM != 0;
             if s.flags & ssf::ASYNC != 0 {
                 tr_mut(s, p.d).last_ack = p.seq;
-            } else if oneside && mid && (snd.next_seq == p.seq || snd.last_ack == snd.isn.wrapping_add(1)) {
+            } else if oneside
+                && mid
+                && (snd.next_seq == p.seq || snd.last_ack == snd.isn.wrapping_add(1))
+            {
                 tr_mut(s, p.d).last_ack = p.seq;
                 s.flags |= ssf::ASYNC;
             } else if seq::gt(snd.last_ack, snd.next_seq) && seq::gt(p.end(), snd.next_seq) {
@@ -660,8 +654,8 @@ impl StreamEngine {
             return true;
         }
         let snd = tr(s, p.d);
-        let in_window = seq::leq(p.end(), snd.next_win)
-            || s.flags & (ssf::MIDSTREAM | ssf::ASYNC) != 0;
+        let in_window =
+            seq::leq(p.end(), snd.next_win) || s.flags & (ssf::MIDSTREAM | ssf::ASYNC) != 0;
         if !in_window {
             ev.insert(ev_oow);
             return false;
@@ -709,7 +703,11 @@ impl StreamEngine {
             s,
             p,
             ev,
-            (E::EstInvalidAck, E::EstPktBeforeLastAck, E::EstPacketOutOfWindow),
+            (
+                E::EstInvalidAck,
+                E::EstPktBeforeLastAck,
+                E::EstPacketOutOfWindow,
+            ),
         )
     }
 

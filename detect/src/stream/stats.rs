@@ -96,12 +96,18 @@ impl StreamStats {
         f("tcp.overlap", self.overlap);
         f("tcp.overlap_diff_data", self.overlap_diff_data);
         f("tcp.insert_data_normal_fail", self.insert_data_normal_fail);
-        f("tcp.insert_data_overlap_fail", self.insert_data_overlap_fail);
+        f(
+            "tcp.insert_data_overlap_fail",
+            self.insert_data_overlap_fail,
+        );
         f("tcp.ack_unseen_data", self.ack_unseen_data);
         f("tcp.memuse", self.memuse);
         f("tcp.reassembly_memuse", self.reassembly_memuse);
         for e in StreamEvent::ALL {
-            f(e.stats_name(), self.events.get(e.index()).copied().unwrap_or(0));
+            f(
+                e.stats_name(),
+                self.events.get(e.index()).copied().unwrap_or(0),
+            );
         }
     }
 

@@ -44,7 +44,20 @@ pub fn tcp4(
     let tcp_len = 20 + opts.len() + payload.len();
     let total = 20 + tcp_len;
     let mut p = Vec::with_capacity(total);
-    p.extend_from_slice(&[0x45, 0, (total >> 8) as u8, total as u8, 0, 1, 0x40, 0, 64, 6, 0, 0]);
+    p.extend_from_slice(&[
+        0x45,
+        0,
+        (total >> 8) as u8,
+        total as u8,
+        0,
+        1,
+        0x40,
+        0,
+        64,
+        6,
+        0,
+        0,
+    ]);
     p.extend_from_slice(&src);
     p.extend_from_slice(&dst);
     let c = ip_csum(&p[..20]);
@@ -130,7 +143,14 @@ impl Conn {
         r
     }
 
-    pub fn send(&mut self, dir: Dir, flags: u8, seq: u32, ack: u32, payload: &[u8]) -> StreamResult {
+    pub fn send(
+        &mut self,
+        dir: Dir,
+        flags: u8,
+        seq: u32,
+        ack: u32,
+        payload: &[u8],
+    ) -> StreamResult {
         self.send_opts(dir, flags, seq, ack, &[], payload)
     }
 
