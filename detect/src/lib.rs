@@ -11,6 +11,8 @@
 pub mod app;
 pub mod config;
 pub mod decode;
+pub mod defrag;
 pub mod flow;
 pub mod rules;
 pub mod stats;
+pub mod stream;
