@@ -266,7 +266,7 @@ impl AfPacketConfig {
     /// Non-fatal advice in Suricata's spirit (each line names the key).
     pub fn lints(&self) -> Vec<String> {
         let mut out = Vec::new();
-        if self.defrag && self.cluster_type == ClusterType::Hash && self.block_size < 65561 {
+        if self.defrag && self.block_size < 65561 {
             out.push(format!(
                 "block-size {} is below 65561: with defrag a reassembled datagram may not fit",
                 self.block_size

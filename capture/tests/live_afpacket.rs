@@ -411,44 +411,53 @@ fn live_interface_down_up_and_recreated_is_recovered() {
 fn live_bpf_program_filters_in_kernel() {
     let Some(ns) = NetNs::new("bpf") else { return };
     // `tcpdump -ddd udp`
-    let cfg = AfPacketConfig {
+    let program = AfPacketConfig {
         bpf_program: Some("12\n40 0 0 12\n21 0 5 34525\n48 0 0 20\n21 6 0 17\n21 0 6 44\n48 0 0 54\n21 3 4 17\n21 0 3 2048\n48 0 0 23\n21 0 1 17\n6 0 0 262144\n6 0 0 0\n".into()),
         ..small_ring()
     };
-    let mut sock = ns.run(move || AfPacketSocket::open("veth0", &cfg, None).unwrap());
-    ns.run(|| {
-        let mut tx = Sender::open("veth1").unwrap();
-        for i in 0..50u16 {
-            tx.send(&tcp_frame([10, 0, 0, 1], [10, 0, 0, 2], 1000 + i, 80))
+    let mut configs = vec![program];
+    if cfg!(feature = "bpf-compile") {
+        configs.push(AfPacketConfig {
+            bpf_filter: Some("udp and not port 9".into()),
+            ..small_ring()
+        });
+    }
+    for cfg in configs {
+        let mut sock = ns.run(move || AfPacketSocket::open("veth0", &cfg, None).unwrap());
+        ns.run(|| {
+            let mut tx = Sender::open("veth1").unwrap();
+            for i in 0..50u16 {
+                tx.send(&tcp_frame([10, 0, 0, 1], [10, 0, 0, 2], 1000 + i, 80))
+                    .unwrap();
+                tx.send(&udp_frame(
+                    [10, 0, 0, 1],
+                    [10, 0, 0, 2],
+                    1000 + i,
+                    53,
+                    &[],
+                    i as u32,
+                    20,
+                ))
                 .unwrap();
-            tx.send(&udp_frame(
-                [10, 0, 0, 1],
-                [10, 0, 0, 2],
-                1000 + i,
-                53,
-                &[],
-                i as u32,
-                20,
-            ))
-            .unwrap();
-        }
-    });
-    let got = collect(
-        &mut sock,
-        50,
-        Duration::from_secs(5),
-        Duration::from_millis(200),
-    );
-    assert_eq!(got.len(), 50);
-    assert!(
-        got.iter().all(|f| f[23] == 17),
-        "only UDP passes the filter"
-    );
-    assert_eq!(
-        sock.stats().packets,
-        50,
-        "the kernel counts only what the filter accepted"
-    );
+            }
+        });
+        let got = collect(
+            &mut sock,
+            50,
+            Duration::from_secs(5),
+            Duration::from_millis(200),
+        );
+        assert_eq!(got.len(), 50);
+        assert!(
+            got.iter().all(|f| f[23] == 17),
+            "only UDP passes the filter"
+        );
+        assert_eq!(
+            sock.stats().packets,
+            50,
+            "the kernel counts only what the filter accepted"
+        );
+    }
 }
 
 #[test]

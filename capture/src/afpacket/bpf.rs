@@ -168,8 +168,8 @@ mod compile {
 
     pub(super) fn compile(expr: &str) -> Result<BpfProgram, String> {
         let c = CString::new(expr).map_err(|_| "bpf-filter contains a NUL byte".to_string())?;
-        // SAFETY: plain libpcap call; DLT_EN10MB = 1, snaplen 65535.
-        let p = unsafe { pcap_open_dead(1, 65535) };
+        // SAFETY: plain libpcap call; DLT_EN10MB = 1, tcpdump's default snaplen 262144.
+        let p = unsafe { pcap_open_dead(1, 262144) };
         if p.is_null() {
             return Err("pcap_open_dead failed".into());
         }
@@ -247,7 +247,10 @@ mod tests {
     #[test]
     fn compiles_like_tcpdump() {
         let p = BpfProgram::compile("udp").unwrap();
-        assert_eq!(p, BpfProgram::parse(UDP_DDD).unwrap());
+        // libpcap 1.10 tests IPv4 first; same decisions as UDP_DDD.
+        let want = "40 0 0 12\n21 0 2 2048\n48 0 0 23\n21 6 7 17\n21 0 6 34525\n48 0 0 20\n\
+                    21 3 0 17\n21 0 3 44\n48 0 0 54\n21 0 1 17\n6 0 0 262144\n6 0 0 0\n";
+        assert_eq!(p, BpfProgram::parse(want).unwrap());
         assert!(BpfProgram::compile("nonsense ((").is_err());
     }
 }
