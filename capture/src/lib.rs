@@ -10,6 +10,8 @@ use std::fmt;
 pub mod afpacket;
 mod buf;
 pub mod config;
+#[cfg(feature = "dpdk")]
+pub mod dpdk;
 mod error;
 mod inputs;
 pub mod live;
