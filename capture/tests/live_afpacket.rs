@@ -520,8 +520,64 @@ fn live_fanout_group_clash_is_a_clear_error() {
     );
 }
 
+#[test]
+fn live_ring_unlocked_when_memlock_is_too_low() {
+    let Some(ns) = NetNs::new("memlock") else {
+        return;
+    };
+    // This thread loses CAP_IPC_LOCK and the process limit drops to 64 KiB, so MAP_LOCKED
+    // of a 1 MiB ring fails; the ring is mapped unlocked and works. (Other tests' threads
+    // keep CAP_IPC_LOCK, which bypasses the limit, so they are not affected.)
+    let (mut sock, locked) = ns.run(|| {
+        drop_cap(14); // CAP_IPC_LOCK
+        let mut old = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: `old` is a writable rlimit.
+        assert_eq!(
+            unsafe { libc::getrlimit(libc::RLIMIT_MEMLOCK, &mut old) },
+            0
+        );
+        let low = libc::rlimit {
+            rlim_cur: 64 * 1024,
+            rlim_max: old.rlim_max,
+        };
+        // SAFETY: `low` is a valid rlimit.
+        assert_eq!(unsafe { libc::setrlimit(libc::RLIMIT_MEMLOCK, &low) }, 0);
+        let s = AfPacketSocket::open("veth0", &small_ring(), None);
+        // SAFETY: restores the limit read above.
+        assert_eq!(unsafe { libc::setrlimit(libc::RLIMIT_MEMLOCK, &old) }, 0);
+        let s = s.unwrap();
+        let locked = s.info().locked;
+        (s, locked)
+    });
+    assert!(!locked, "MAP_LOCKED should have failed");
+    ns.run(|| {
+        let mut tx = Sender::open("veth1").unwrap();
+        for f in frames(100) {
+            tx.send(&f).unwrap();
+        }
+    });
+    let got = collect(
+        &mut sock,
+        100,
+        Duration::from_secs(5),
+        Duration::from_millis(50),
+    );
+    assert_eq!(got.len(), 100);
+    // With the capability (root), the same ring is locked.
+    let sock = ns.run(|| AfPacketSocket::open("veth0", &small_ring(), None).unwrap());
+    assert!(sock.info().locked);
+}
+
 /// Removes CAP_NET_RAW from the calling thread's effective set (capabilities are per thread).
 fn drop_net_raw() {
+    drop_cap(13);
+}
+
+/// Removes capability `cap` from the calling thread's effective set.
+fn drop_cap(cap: u32) {
     #[repr(C)]
     struct Header {
         version: u32,
@@ -542,8 +598,7 @@ fn drop_net_raw() {
     // SAFETY: capget with a v3 header writes two Data structs, which `d` holds.
     let rc = unsafe { libc::syscall(libc::SYS_capget, &mut h as *mut Header, d.as_mut_ptr()) };
     assert_eq!(rc, 0, "capget");
-    const CAP_NET_RAW: u32 = 13;
-    d[0].effective &= !(1 << CAP_NET_RAW);
+    d[0].effective &= !(1 << cap);
     // SAFETY: capset reads the header and two Data structs; pid 0 is the calling thread.
     let rc = unsafe { libc::syscall(libc::SYS_capset, &mut h as *mut Header, d.as_ptr()) };
     assert_eq!(rc, 0, "capset");
