@@ -71,9 +71,15 @@ fn live_tcpreplay_exact_count() {
     let sent = frames(5000);
     let dir = std::env::temp_dir().join(format!("shrk-replay-{}.pcap", std::process::id()));
     std::fs::write(&dir, pcap_image(&sent)).unwrap();
-    let mut sock = ns.run(|| AfPacketSocket::open("veth0", &small_ring(), None).unwrap());
+    // 4 MiB holds the whole replay, so the count is exact even if the reader is starved.
+    let cfg = AfPacketConfig {
+        block_count: Some(32),
+        ..small_ring()
+    };
+    let mut sock = ns.run(move || AfPacketSocket::open("veth0", &cfg, None).unwrap());
     let info = sock.info();
-    assert_eq!(info.geometry.block_count, 8);
+    assert_eq!(info.geometry.ring_bytes(), 4 << 20);
+    assert!(info.ifindex > 0);
     // The reader runs while tcpreplay sends.
     let want = sent.len();
     let reader = std::thread::spawn(move || {
