@@ -80,6 +80,7 @@ fn live_tcpreplay_exact_count() {
     let info = sock.info();
     assert_eq!(info.geometry.ring_bytes(), 4 << 20);
     assert!(info.ifindex > 0);
+    assert_eq!(info.link, LinkType::Ethernet);
     // The reader runs while tcpreplay sends.
     let want = sent.len();
     let reader = std::thread::spawn(move || {

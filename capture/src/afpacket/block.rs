@@ -182,19 +182,21 @@ impl Cursor {
     }
 }
 
-/// Builds the packet handed out: the frame in place, or — for a packet whose VLAN tag the
-/// kernel stripped — a copy in `scratch` with the 802.1Q/802.1ad tag re-inserted after the MAC
-/// addresses. `scratch` must have capacity for the frame plus 4 bytes (no allocation then).
+/// Builds the packet handed out: the frame in place, or — for an Ethernet packet whose VLAN
+/// tag the kernel stripped — a copy in `scratch` with the 802.1Q/802.1ad tag re-inserted after
+/// the MAC addresses. `scratch` must have capacity for the frame plus 4 bytes (no allocation
+/// then).
 pub(crate) fn make_packet<'a>(
     block: &'a [u8],
     h: &PktHeader,
+    link: LinkType,
     scratch: &'a mut Vec<u8>,
 ) -> (RawPacket<'a>, bool) {
     let frame = block
         .get(h.data_start..h.data_start + h.snaplen)
         .unwrap_or_default();
     match h.info.vlan_tci {
-        Some(tci) if frame.len() >= 12 => {
+        Some(tci) if frame.len() >= 12 && link == LinkType::Ethernet => {
             scratch.clear();
             scratch.extend_from_slice(&frame[..12]);
             scratch.extend_from_slice(&h.tpid.to_be_bytes());
@@ -203,7 +205,7 @@ pub(crate) fn make_packet<'a>(
             (
                 RawPacket {
                     ts: h.ts,
-                    link: LinkType::Ethernet,
+                    link,
                     data: scratch.as_slice(),
                     orig_len: h.len.saturating_add(4),
                 },
@@ -213,7 +215,7 @@ pub(crate) fn make_packet<'a>(
         _ => (
             RawPacket {
                 ts: h.ts,
-                link: LinkType::Ethernet,
+                link,
                 data: frame,
                 orig_len: h.len.max(frame.len() as u32),
             },
@@ -274,7 +276,7 @@ pub(crate) mod tests {
         loop {
             match c.step(b) {
                 Step::Packet(ph) => {
-                    let (p, _) = make_packet(b, &ph, &mut scratch);
+                    let (p, _) = make_packet(b, &ph, LinkType::Ethernet, &mut scratch);
                     out.push((p.data.to_vec(), p.orig_len, ph.info.vlan_tci));
                 }
                 Step::End => return (out, false),
@@ -331,6 +333,22 @@ pub(crate) mod tests {
         }
         // A block shorter than a descriptor.
         assert!(block_header(&[0u8; 8]).is_none());
+    }
+
+    #[test]
+    fn raw_ip_frames_keep_their_link_and_get_no_tag() {
+        let f: Vec<u8> = (0..40u8).collect();
+        let img = block_image(1024, &[(&f, Some(7))]);
+        let h = block_header(&img).unwrap();
+        let mut c = Cursor::new(&h);
+        let Step::Packet(ph) = c.step(&img) else {
+            panic!("no packet")
+        };
+        let mut scratch = Vec::with_capacity(1100);
+        let (p, restored) = make_packet(&img, &ph, LinkType::Raw, &mut scratch);
+        assert!(!restored);
+        assert_eq!(p.link, LinkType::Raw);
+        assert_eq!(p.data, &f[..]);
     }
 
     #[test]

@@ -39,7 +39,7 @@ pub use tx::Sender;
 
 use crate::config::{AfPacketConfig, RingGeometry};
 use crate::live::{LiveError, LiveStats};
-use crate::RawPacket;
+use crate::{LinkType, RawPacket};
 use block::{Cursor, Step};
 
 /// Fanout membership of a socket.
@@ -76,6 +76,22 @@ pub struct RingInfo {
     pub locked: bool,
     /// The interface index bound to (changes when the interface is recreated).
     pub ifindex: i32,
+    /// Link type of the frames, from the interface's hardware type: Ethernet for Ethernet
+    /// and loopback devices, Raw for IP-only devices (tun, PPP, IP tunnels).
+    pub link: LinkType,
+}
+
+/// The link type AF_PACKET `SOCK_RAW` frames of an `ARPHRD_*` device carry (as Suricata's
+/// `AFPGetDevLinktype`): Ethernet headers, or none (raw IP) for devices without a link
+/// header.
+pub fn link_type_for_arphrd(hw: u16) -> LinkType {
+    match hw {
+        1 | 772 => LinkType::Ethernet, // ARPHRD_ETHER, ARPHRD_LOOPBACK
+        // ARPHRD_PPP, ARPHRD_RAWIP, ARPHRD_TUNNEL, ARPHRD_TUNNEL6, ARPHRD_SIT, ARPHRD_IPGRE,
+        // ARPHRD_IP6GRE, ARPHRD_NONE
+        512 | 519 | 768 | 769 | 776 | 778 | 823 | 0xfffe => LinkType::Raw,
+        other => LinkType::Other(0x1_0000 | other as u32),
+    }
 }
 
 /// Everything needed to (re)open one socket.
@@ -94,6 +110,7 @@ struct Open {
     fd: OwnedFd,
     ring: sys::Mmap,
     ifindex: i32,
+    link: LinkType,
 }
 
 /// One TPACKET_V3 socket and its ring. `Send`: open it anywhere, move it to the worker that
@@ -173,6 +190,7 @@ impl AfPacketSocket {
             geometry,
             locked: open.ring.locked,
             ifindex: open.ifindex,
+            link: open.link,
         };
         Ok(AfPacketSocket {
             iface: iface.to_string(),
@@ -335,6 +353,7 @@ impl AfPacketSocket {
             Ok(open) => {
                 self.info.locked = open.ring.locked;
                 self.info.ifindex = open.ifindex;
+                self.info.link = open.link;
                 self.open = Some(open);
                 self.cur = 0;
                 self.next_retry = None;
@@ -372,6 +391,15 @@ fn open_socket(iface: &str, p: &Params) -> Result<Open, LiveError> {
     })?;
     let fd = sys::packet_socket().map_err(|e| LiveError::sys(iface, "socket(AF_PACKET)", e))?;
     let raw = fd.as_raw_fd();
+    let link = match sys::if_hwtype(raw, iface) {
+        Ok(hw) => link_type_for_arphrd(hw),
+        Err(e) if e.raw_os_error() == Some(libc::ENODEV) => {
+            return Err(LiveError::NoSuchInterface {
+                iface: iface.to_string(),
+            })
+        }
+        Err(e) => return Err(LiveError::sys(iface, "SIOCGIFHWADDR", e)),
+    };
     let v3 = libc::tpacket_versions::TPACKET_V3 as libc::c_int;
     sys::setsockopt(raw, libc::SOL_PACKET, libc::PACKET_VERSION, &v3)
         .map_err(|e| LiveError::sys(iface, "PACKET_VERSION (TPACKET_V3)", e))?;
@@ -436,7 +464,12 @@ fn open_socket(iface: &str, p: &Params) -> Result<Open, LiveError> {
             }
         })?;
     }
-    Ok(Open { fd, ring, ifindex })
+    Ok(Open {
+        fd,
+        ring,
+        ifindex,
+        link,
+    })
 }
 
 // The struct holds a raw mapping (through `sys::Mmap`, which is Send) and owned data only.
@@ -523,7 +556,9 @@ impl<'s> Block<'s> {
                     if (h.len as usize) > h.snaplen {
                         st.truncated += 1;
                     }
-                    let (pkt, restored) = block::make_packet(self.data, &h, &mut self.sock.scratch);
+                    let link = self.sock.info.link;
+                    let (pkt, restored) =
+                        block::make_packet(self.data, &h, link, &mut self.sock.scratch);
                     if restored {
                         self.sock.stats.vlan_restored += 1;
                     }
@@ -537,5 +572,41 @@ impl<'s> Block<'s> {
 impl Drop for Block<'_> {
     fn drop(&mut self) {
         self.sock.release_current();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arphrd_mapping() {
+        for (hw, want) in [
+            (1, LinkType::Ethernet),
+            (772, LinkType::Ethernet),
+            (0xfffe, LinkType::Raw),
+            (512, LinkType::Raw),
+            (519, LinkType::Raw),
+            (778, LinkType::Raw),
+        ] {
+            assert_eq!(link_type_for_arphrd(hw), want, "{hw}");
+        }
+        assert!(!link_type_for_arphrd(801).is_supported()); // ARPHRD_IEEE80211
+    }
+
+    #[test]
+    fn fanout_option_word() {
+        let f = Fanout {
+            group: 99,
+            mode: libc::PACKET_FANOUT_QM,
+            defrag: true,
+        };
+        assert_eq!(f.option(), 99 | ((5 | 0x8000) << 16));
+        let f = Fanout {
+            group: 0xffff,
+            mode: libc::PACKET_FANOUT_HASH,
+            defrag: false,
+        };
+        assert_eq!(f.option(), 0xffff);
     }
 }

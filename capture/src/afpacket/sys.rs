@@ -90,6 +90,23 @@ pub(crate) fn if_flags(fd: RawFd, name: &str) -> io::Result<libc::c_int> {
     Ok(unsafe { req.ifr_ifru.ifru_flags } as libc::c_int)
 }
 
+/// The interface's hardware type (`ARPHRD_*`) via `SIOCGIFHWADDR` on `fd`.
+pub(crate) fn if_hwtype(fd: RawFd, name: &str) -> io::Result<u16> {
+    if name.len() >= libc::IFNAMSIZ {
+        return Err(io::Error::from_raw_os_error(libc::ENODEV));
+    }
+    // SAFETY: ifreq is plain data; all-zero is valid.
+    let mut req: libc::ifreq = unsafe { std::mem::zeroed() };
+    for (d, s) in req.ifr_name.iter_mut().zip(name.bytes()) {
+        *d = s as libc::c_char;
+    }
+    // SAFETY: `req` is a valid ifreq with a NUL-terminated name; SIOCGIFHWADDR writes only
+    // into it.
+    cvt(unsafe { libc::ioctl(fd, libc::SIOCGIFHWADDR as _, &mut req) })?;
+    // SAFETY: SIOCGIFHWADDR filled the `ifru_hwaddr` member of the union.
+    Ok(unsafe { req.ifr_ifru.ifru_hwaddr.sa_family })
+}
+
 /// `bind(fd, sockaddr_ll { ifindex, protocol })`.
 pub(crate) fn bind(fd: RawFd, ifindex: i32, protocol_be: u16) -> io::Result<()> {
     // SAFETY: sockaddr_ll is plain data; all-zero is valid.
