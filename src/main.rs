@@ -102,6 +102,9 @@ fn real_main(cli: Cli) -> Result<u8, (u8, String)> {
     if !cli.quiet {
         run::print_summary(&result);
     }
+    if cli.verbose > 0 {
+        run::print_counters(&result);
+    }
     Ok(if result.input_errors > 0 {
         EXIT_INPUT
     } else {

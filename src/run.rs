@@ -40,6 +40,8 @@ pub struct RunResult {
     pub seconds: f64,
     /// Some input could not be read (corrupt header or record): exit 1.
     pub input_errors: usize,
+    /// Every counter at the end of the run (EVE stats names plus `shrike.*` extras).
+    pub counters: Snapshot,
 }
 
 /// Exit the run early with a message (exit code 1).
@@ -216,6 +218,7 @@ fn finish(
     result.alerts = total.get("detect.alert");
     result.drops = out_stats.dropped_total() + total.get("capture.kernel_drops");
     result.seconds = started.elapsed().as_secs_f64();
+    result.counters = total;
     Ok(result)
 }
 
@@ -369,6 +372,10 @@ impl Reader {
     fn snapshot(&self) -> Snapshot {
         let mut s = Snapshot::default();
         self.decode_stats.visit(&mut |k, v| s.add(k, v));
+        // Capture-file counters have no place in Suricata's EVE stats schema: keep them under
+        // `shrike.` (summary and -v only).
+        self.capture
+            .visit(&mut |k, v| s.add(&format!("shrike.{k}"), v));
         s
     }
 }
@@ -408,4 +415,17 @@ pub fn print_summary(r: &RunResult) {
         r.seconds,
         pps
     );
+}
+
+/// `-v`: the shrike-specific counters (capture files per link type, dispatch waits, output).
+pub fn print_counters(r: &RunResult) {
+    let mut line = String::from("shrike: counters:");
+    for (k, v) in r.counters.iter() {
+        if let Some(name) = k.strip_prefix("shrike.") {
+            if v > 0 {
+                line.push_str(&format!(" {name}={v}"));
+            }
+        }
+    }
+    eprintln!("{line}");
 }
