@@ -11,6 +11,8 @@
 //! * memory bounded by configured limits, every limit hit counted; malformed input sets
 //!   app-layer events (Suricata's names) and never panics.
 
+pub mod http;
+
 /// Direction of data on a flow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Dir {

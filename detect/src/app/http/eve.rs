@@ -1,0 +1,263 @@
+//! EVE `http` object of a transaction, with Suricata 7's field names and order
+//! (output-json-http.c): basic fields always, `extended` ones when configured, header dumps
+//! when `dump-all-headers` asks for them.
+
+use super::parser::HttpState;
+use super::tx::HttpTx;
+
+/// Receives the fields of an EVE object. Keys are Suricata's; string values are raw bytes
+/// (the writer escapes them).
+pub trait EveSink {
+    /// A string field.
+    fn str(&mut self, key: &str, value: &[u8]);
+    /// An unsigned integer field.
+    fn uint(&mut self, key: &str, value: u64);
+    /// Opens a nested object under `key`.
+    fn open_object(&mut self, key: &str);
+    /// Opens an array under `key`.
+    fn open_array(&mut self, key: &str);
+    /// Starts an object inside the open array.
+    fn start_item(&mut self);
+    /// Closes the innermost open object, item or array.
+    fn close(&mut self);
+}
+
+/// What to log (`outputs.eve-log.types.http` settings).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EveHttpOptions {
+    /// `extended: yes`.
+    pub extended: bool,
+    /// `dump-all-headers: request|both`.
+    pub request_headers: bool,
+    /// `dump-all-headers: response|both`.
+    pub response_headers: bool,
+}
+
+/// Longest header name and value EVE header dumps keep (Suricata: 256 / 2048 incl. NUL).
+const MAX_NAME: usize = 255;
+const MAX_VALUE: usize = 2047;
+
+/// Parsed `Content-Range: bytes a-b/c`.
+fn content_range(v: &[u8]) -> Option<(i64, i64, i64)> {
+    let s = std::str::from_utf8(v).ok()?.trim();
+    let s = s.strip_prefix("bytes")?.trim_start();
+    let (range, size) = s.split_once('/')?;
+    let size = if size.trim() == "*" {
+        -1
+    } else {
+        size.trim().parse::<i64>().ok()?
+    };
+    let (start, end) = if range.trim() == "*" {
+        (-1, -1)
+    } else {
+        let (a, b) = range.split_once('-')?;
+        (a.trim().parse::<i64>().ok()?, b.trim().parse::<i64>().ok()?)
+    };
+    Some((start, end, size))
+}
+
+/// Value truncated at the first NUL (EVE copies into C strings).
+fn cstr(v: &[u8], max: usize) -> &[u8] {
+    let v = v.get(..max.min(v.len())).unwrap_or(v);
+    match memchr::memchr(0, v) {
+        Some(i) => v.get(..i).unwrap_or(v),
+        None => v,
+    }
+}
+
+/// Writes the EVE `http` object's fields (without the enclosing `"http": {}`).
+pub fn write_eve_http(tx: &HttpTx, opts: &EveHttpOptions, out: &mut dyn EveSink) {
+    if let Some(h) = tx.hostname() {
+        out.str("hostname", h);
+    }
+    if tx.port >= 0 {
+        out.uint("http_port", tx.port as u64);
+    }
+    if let Some(u) = tx.uri_raw() {
+        out.str("url", u);
+    }
+    if let Some(ua) = tx.req_headers.get(b"user-agent") {
+        out.str("http_user_agent", ua);
+    }
+    if let Some(x) = tx.req_headers.get(b"x-forwarded-for") {
+        out.str("xff", x);
+    }
+    if let Some(ct) = tx.resp_headers.get(b"content-type") {
+        let ct = cstr(ct, usize::MAX);
+        let end = memchr::memchr(b';', ct).unwrap_or(ct.len());
+        out.str("http_content_type", ct.get(..end).unwrap_or(ct));
+    }
+    if let Some(cr) = tx.resp_headers.get(b"content-range") {
+        out.open_object("content_range");
+        out.str("raw", cr);
+        if let Some((s, e, z)) = content_range(cr) {
+            if s >= 0 {
+                out.uint("start", s as u64);
+            }
+            if e >= 0 {
+                out.uint("end", e as u64);
+            }
+            if z >= 0 {
+                out.uint("size", z as u64);
+            }
+        }
+        out.close();
+    }
+    if opts.extended {
+        if let Some(r) = tx.req_headers.get(b"referer") {
+            out.str("http_refer", r);
+        }
+        if let Some(m) = tx.method() {
+            out.str("http_method", m);
+        }
+        if let Some(p) = tx.request_protocol() {
+            out.str("protocol", p);
+        }
+        if tx.status_number > 0 {
+            out.uint("status", tx.status_number as u64);
+        } else if let Some(s) = tx.status() {
+            out.str("status_string", s);
+        }
+        if let Some(l) = tx.resp_headers.get(b"location") {
+            out.str("redirect", l);
+        }
+        out.uint("length", tx.resp_message_len);
+    }
+    for (on, key, table) in [
+        (opts.request_headers, "request_headers", &tx.req_headers),
+        (opts.response_headers, "response_headers", &tx.resp_headers),
+    ] {
+        if !on || table.is_empty() {
+            continue;
+        }
+        out.open_array(key);
+        for (n, v) in table.iter() {
+            out.start_item();
+            out.str("name", cstr(n, MAX_NAME));
+            out.str("value", cstr(v, MAX_VALUE));
+            out.close();
+        }
+        out.close();
+    }
+}
+
+impl HttpState {
+    /// Writes the EVE `http` fields of transaction `tx_id`; false if it does not exist.
+    pub fn write_eve(&self, tx_id: u64, opts: &EveHttpOptions, out: &mut dyn EveSink) -> bool {
+        match self.tx(tx_id) {
+            Some(tx) => {
+                write_eve_http(tx, opts, out);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// A minimal JSON rendering of [`EveSink`] calls, for tests and debugging (strings are
+/// escaped byte-wise: printable ASCII as is, the rest as `\u00XX`).
+#[derive(Debug, Default)]
+pub struct EveJson {
+    /// The JSON text.
+    pub out: String,
+    first: Vec<bool>,
+    closers: Vec<char>,
+}
+
+impl EveJson {
+    /// Starts an object.
+    pub fn new() -> EveJson {
+        EveJson {
+            out: "{".to_string(),
+            first: vec![true],
+            closers: vec!['}'],
+        }
+    }
+
+    /// Closes everything and returns the text.
+    pub fn finish(mut self) -> String {
+        while let Some(c) = self.closers.pop() {
+            self.out.push(c);
+        }
+        self.out
+    }
+
+    fn sep(&mut self) {
+        if let Some(f) = self.first.last_mut() {
+            if !*f {
+                self.out.push(',');
+            }
+            *f = false;
+        }
+    }
+
+    fn key(&mut self, k: &str) {
+        self.sep();
+        self.out.push('"');
+        self.out.push_str(k);
+        self.out.push_str("\":");
+    }
+
+    fn string(&mut self, v: &[u8]) {
+        self.out.push('"');
+        for &b in v {
+            match b {
+                b'"' => self.out.push_str("\\\""),
+                b'\\' => self.out.push_str("\\\\"),
+                0x20..=0x7e => self.out.push(b as char),
+                _ => self.out.push_str(&format!("\\u{:04x}", b)),
+            }
+        }
+        self.out.push('"');
+    }
+}
+
+impl EveSink for EveJson {
+    fn str(&mut self, key: &str, value: &[u8]) {
+        self.key(key);
+        self.string(value);
+    }
+    fn uint(&mut self, key: &str, value: u64) {
+        self.key(key);
+        self.out.push_str(&value.to_string());
+    }
+    fn open_object(&mut self, key: &str) {
+        self.key(key);
+        self.out.push('{');
+        self.first.push(true);
+        self.closers.push('}');
+    }
+    fn open_array(&mut self, key: &str) {
+        self.key(key);
+        self.out.push('[');
+        self.first.push(true);
+        self.closers.push(']');
+    }
+    fn start_item(&mut self) {
+        self.sep();
+        self.out.push('{');
+        self.first.push(true);
+        self.closers.push('}');
+    }
+    fn close(&mut self) {
+        if self.closers.len() > 1 {
+            self.first.pop();
+            if let Some(c) = self.closers.pop() {
+                self.out.push(c);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges() {
+        assert_eq!(content_range(b"bytes 0-1/10"), Some((0, 1, 10)));
+        assert_eq!(content_range(b"bytes */10"), Some((-1, -1, 10)));
+        assert_eq!(content_range(b"bytes 5-9/*"), Some((5, 9, -1)));
+        assert_eq!(content_range(b"junk"), None);
+    }
+}
