@@ -56,6 +56,44 @@ fn content_range(v: &[u8]) -> Option<(i64, i64, i64)> {
     Some((start, end, size))
 }
 
+/// C `strtoul(s, NULL, 10)`, which Suricata 7 applies to the status token for `status`.
+fn strtoul(s: &[u8]) -> u64 {
+    let mut i = 0;
+    while s.get(i).is_some_and(|&c| super::util::is_space(c)) {
+        i += 1;
+    }
+    let neg = match s.get(i) {
+        Some(b'-') => {
+            i += 1;
+            true
+        }
+        Some(b'+') => {
+            i += 1;
+            false
+        }
+        _ => false,
+    };
+    let mut v: u64 = 0;
+    while let Some(&c) = s.get(i) {
+        if !c.is_ascii_digit() {
+            break;
+        }
+        match v
+            .checked_mul(10)
+            .and_then(|x| x.checked_add(u64::from(c - b'0')))
+        {
+            Some(n) => v = n,
+            None => return u64::MAX,
+        }
+        i += 1;
+    }
+    if neg {
+        v.wrapping_neg()
+    } else {
+        v
+    }
+}
+
 /// Value truncated at the first NUL (EVE copies into C strings).
 fn cstr(v: &[u8], max: usize) -> &[u8] {
     let v = v.get(..max.min(v.len())).unwrap_or(v);
@@ -76,13 +114,21 @@ pub fn write_eve_http(tx: &HttpTx, opts: &EveHttpOptions, out: &mut dyn EveSink)
     if let Some(u) = tx.uri_raw() {
         out.str("url", u);
     }
-    if let Some(ua) = tx.req_headers.get(b"user-agent") {
+    if let Some(ua) = tx.req_headers.get(b"user-agent").filter(|v| !v.is_empty()) {
         out.str("http_user_agent", ua);
     }
-    if let Some(x) = tx.req_headers.get(b"x-forwarded-for") {
+    if let Some(x) = tx
+        .req_headers
+        .get(b"x-forwarded-for")
+        .filter(|v| !v.is_empty())
+    {
         out.str("xff", x);
     }
-    if let Some(ct) = tx.resp_headers.get(b"content-type") {
+    if let Some(ct) = tx
+        .resp_headers
+        .get(b"content-type")
+        .filter(|v| !v.is_empty())
+    {
         let ct = cstr(ct, usize::MAX);
         let end = memchr::memchr(b';', ct).unwrap_or(ct.len());
         out.str("http_content_type", ct.get(..end).unwrap_or(ct));
@@ -104,7 +150,7 @@ pub fn write_eve_http(tx: &HttpTx, opts: &EveHttpOptions, out: &mut dyn EveSink)
         out.close();
     }
     if opts.extended {
-        if let Some(r) = tx.req_headers.get(b"referer") {
+        if let Some(r) = tx.req_headers.get(b"referer").filter(|v| !v.is_empty()) {
             out.str("http_refer", r);
         }
         if let Some(m) = tx.method() {
@@ -113,12 +159,10 @@ pub fn write_eve_http(tx: &HttpTx, opts: &EveHttpOptions, out: &mut dyn EveSink)
         if let Some(p) = tx.request_protocol() {
             out.str("protocol", p);
         }
-        if tx.status_number > 0 {
-            out.uint("status", tx.status_number as u64);
-        } else if let Some(s) = tx.status() {
-            out.str("status_string", s);
+        if let Some(s) = tx.status() {
+            out.uint("status", strtoul(s));
         }
-        if let Some(l) = tx.resp_headers.get(b"location") {
+        if let Some(l) = tx.resp_headers.get(b"location").filter(|v| !v.is_empty()) {
             out.str("redirect", l);
         }
         out.uint("length", tx.resp_message_len);
@@ -204,8 +248,13 @@ impl EveJson {
             match b {
                 b'"' => self.out.push_str("\\\""),
                 b'\\' => self.out.push_str("\\\\"),
+                b'\t' => self.out.push_str("\\t"),
+                b'\n' => self.out.push_str("\\n"),
+                b'\r' => self.out.push_str("\\r"),
                 0x20..=0x7e => self.out.push(b as char),
-                _ => self.out.push_str(&format!("\\u{:04x}", b)),
+                0x00..=0x1f => self.out.push_str(&format!("\\u{:04x}", b)),
+                // Suricata writes other bytes as the four characters `\xHH`.
+                _ => self.out.push_str(&format!("\\\\x{:02x}", b)),
             }
         }
         self.out.push('"');
@@ -259,5 +308,8 @@ mod tests {
         assert_eq!(content_range(b"bytes */10"), Some((-1, -1, 10)));
         assert_eq!(content_range(b"bytes 5-9/*"), Some((5, 9, -1)));
         assert_eq!(content_range(b"junk"), None);
+        assert_eq!(strtoul(b"2X0"), 2);
+        assert_eq!(strtoul(b"abc"), 0);
+        assert_eq!(strtoul(b" 404"), 404);
     }
 }

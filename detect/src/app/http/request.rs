@@ -306,7 +306,6 @@ impl HttpState {
                 if let Some(tx) = id.and_then(|i| self.tx_mut(i)) {
                     tx.is_09 = false;
                     tx.req_progress = Progress::Headers;
-                    tx.set_event(HttpEvent::RequestLineMissingProtocol);
                 }
                 self.req_state = ReqState::Headers;
                 return i;

@@ -142,6 +142,10 @@ impl HttpState {
                 let line = std::mem::take(&mut self.resp.line);
                 if !is_empty_line(&line) {
                     self.resp_line_complete(&line);
+                } else if let Some(tx) = self.out_tx.and_then(|i| self.tx_mut(i)) {
+                    if tx.seen_100 {
+                        tx.resp_headers_raw.extend_from_slice(&line);
+                    }
                 }
                 self.resp.line = line;
                 self.resp.line.clear();
@@ -154,6 +158,10 @@ impl HttpState {
         let Some(id) = self.out_tx else { return };
         let line = chomp(raw);
         let Some(tx) = self.tx_mut(id) else { return };
+        if tx.seen_100 {
+            // libhtp's raw-header receiver stays open across an interim response.
+            tx.resp_headers_raw.extend_from_slice(raw);
+        }
         tx.response_line.clear();
         tx.response_line.extend_from_slice(line);
         tx.has_response_line = true;
@@ -290,11 +298,8 @@ impl HttpState {
         let mut fail = false;
         if let Some(tx) = self.out_tx.and_then(|i| self.tx_mut(i)) {
             let (name, value, f) = split_header(&pending, true);
-            if f.missing_colon {
-                tx.set_event(HttpEvent::ResponseFieldMissingColon);
-            } else if f.invalid {
-                tx.set_event(HttpEvent::ResponseHeaderInvalid);
-            }
+            // Suricata 7 raises no event for malformed response header lines.
+            let _ = f;
             if tx.resp_headers.get(name).is_none() && tx.resp_headers.len() >= limit {
                 tx.set_event(HttpEvent::ResponseTooManyHeaders);
                 fail = true;
@@ -346,8 +351,6 @@ impl HttpState {
         if status == 100 {
             if tx.seen_100 {
                 tx.set_event(HttpEvent::ContinueAlreadySeen);
-                self.resp_fail(None);
-                return;
             }
             tx.seen_100 = true;
             tx.resp_headers.clear();
@@ -363,20 +366,22 @@ impl HttpState {
             self.req_state = ReqState::Tunnel;
             return;
         }
-        if (100..=199).contains(&status)
-            || status == 204
-            || status == 304
-            || tx.method_kind == MethodKind::Head
-        {
-            tx.resp_coding = TransferCoding::NoBody;
-            self.resp_complete();
-            return;
-        }
         let te = tx
             .resp_headers
             .get(b"transfer-encoding")
             .map(|v| v.to_vec());
         let cl = tx.resp_headers.get(b"content-length").map(|v| v.to_vec());
+        // HEAD never has a body; 1xx/204/304 have one only if the headers announce it
+        // (libhtp then reads it, as browsers do).
+        let bodyless_status = (100..=199).contains(&status) || status == 204 || status == 304;
+        let cl_zero = cl.as_deref().and_then(parse_content_length) == Some(0);
+        if tx.method_kind == MethodKind::Head
+            || (bodyless_status && te.is_none() && (cl.is_none() || cl_zero))
+        {
+            tx.resp_coding = TransferCoding::NoBody;
+            self.resp_complete();
+            return;
+        }
         let ct_byteranges = tx
             .resp_headers
             .get(b"content-type")
@@ -395,6 +400,12 @@ impl HttpState {
             }
         }
         tx.resp_progress = Progress::Body;
+        if bodyless_status && te.is_none() {
+            // libhtp reads such a body until the connection closes, whatever its length.
+            tx.resp_coding = TransferCoding::Identity;
+            self.resp_state = RespState::BodyClose;
+            return;
+        }
         match (te, cl) {
             (Some(te), cl) if contains_nocase(&te, b"chunked") => {
                 if !eq_nocase(super::util::trim(&te), b"chunked") {
@@ -423,9 +434,10 @@ impl HttpState {
                         self.resp_state = RespState::BodyLength { left: v };
                     }
                     None => {
+                        // libhtp stops parsing this direction.
                         tx.set_event(HttpEvent::InvalidContentLengthFieldInResponse);
-                        tx.resp_coding = TransferCoding::Identity;
-                        self.resp_state = RespState::BodyClose;
+                        tx.resp_coding = TransferCoding::Invalid;
+                        self.resp_fail(None);
                     }
                 }
             }
@@ -494,7 +506,10 @@ impl HttpState {
                         self.event(id, HttpEvent::InvalidResponseChunkLen);
                         if let Some(tx) = id.and_then(|i| self.tx_mut(i)) {
                             tx.resp_coding = TransferCoding::Identity;
+                            // libhtp counts one byte for the bad line, then the line again
+                            // as body.
                             tx.resp_message_len -= line.len() as u64;
+                            tx.resp_message_len += 1;
                         }
                         self.resp_state = RespState::BodyClose;
                         self.resp_body(&line, line.len() as u64);

@@ -335,6 +335,14 @@ impl HttpTx {
     pub fn response_headers(&self) -> &HeaderTable {
         &self.resp_headers
     }
+    /// Request header block as sent (`http.header.raw`), trailers appended.
+    pub fn request_headers_raw(&self) -> &[u8] {
+        &self.req_headers_raw
+    }
+    /// Response header block as sent, trailers appended.
+    pub fn response_headers_raw(&self) -> &[u8] {
+        &self.resp_headers_raw
+    }
     /// Request body kept for inspection.
     pub fn request_body(&self) -> &Body {
         &self.req_body
