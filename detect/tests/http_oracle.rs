@@ -99,20 +99,32 @@ fn snapshot(st: &HttpState, id: u64) -> Vec<(&'static str, Option<Vec<u8>>)> {
 }
 
 /// Known, documented differences (case name, field).
+/// Every one depends on where libhtp's input segments end, which shrike deliberately ignores
+/// (its results are the same for any segmentation):
 /// - "resp invalid cl": libhtp stops before handing over the raw header block when the
-///   whole block arrived in one segment; shrike keeps the block (it does not depend on
-///   segmentation).
-const KNOWN: &[(&str, &str)] = &[("resp invalid cl", "raw_resp_hdrs")];
+///   whole block arrived in one segment; shrike keeps the block.
+/// - request-then-cruft: libhtp completes a request at a segment end, so whether a
+///   following non-request line is body of the previous request or a new request depends on
+///   segmentation; shrike always treats it as body.
+/// - http-to-ssh: libhtp ends a non-HTTP "response" at a segment end and starts another
+///   transaction; shrike keeps reading lines into the same response.
+/// - desync-request-response-5: libhtp attaches the "unable to match" event of surplus
+///   responses to a neighbouring transaction depending on segment timing.
+const KNOWN: &[(&str, &str)] = &[
+    ("resp invalid cl", "raw_resp_hdrs"),
+    ("corpus zeek/http_http-11-request-then-cruft.pcap #0", "*"),
+    ("corpus zeek/http_http-to-ssh.pcap #0", "*"),
+    (
+        "corpus zeek/http_http-desync-request-response-5.pcap #0",
+        "events",
+    ),
+];
 
-#[test]
-fn matches_suricata() {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/http_oracle/expected.json"
-    ))
-    .unwrap();
+/// Replays every case of a fixture file; returns (fields checked, mismatches).
+fn check(file: &str) -> (usize, Vec<String>) {
+    let path = format!("{}/tests/http_oracle/{file}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(path).unwrap();
     let cases: Vec<Value> = serde_json::from_str(&text).unwrap();
-    assert!(cases.len() > 100);
     let mut failures = Vec::new();
     let mut checked = 0;
     for case in &cases {
@@ -120,6 +132,9 @@ fn matches_suricata() {
         let exp_txs = case["txs"].as_array().unwrap();
         if exp_txs.is_empty() {
             // Suricata did not detect HTTP at all (no "METHOD " / "HTTP/" prefix).
+            continue;
+        }
+        if KNOWN.contains(&(name, "*")) {
             continue;
         }
         let segs = segs(case);
@@ -192,11 +207,28 @@ fn matches_suricata() {
             }
         }
     }
-    assert!(checked > 1000, "only {checked} fields checked");
+    (checked, failures)
+}
+
+fn report(checked: usize, min: usize, failures: &[String]) {
+    assert!(checked > min, "only {checked} fields checked");
     assert!(
         failures.is_empty(),
         "{} mismatches:\n{}",
         failures.len(),
         failures.join("\n")
     );
+}
+
+#[test]
+fn matches_suricata() {
+    let (checked, failures) = check("expected.json");
+    report(checked, 1000, &failures);
+}
+
+/// Real HTTP conversations from the shared pcap corpus (extracted by corpus_flows.py).
+#[test]
+fn matches_suricata_on_corpus() {
+    let (checked, failures) = check("corpus_expected.json");
+    report(checked, 900, &failures);
 }

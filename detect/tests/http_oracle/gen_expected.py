@@ -212,8 +212,15 @@ def h(x):
 
 
 def main():
-    out_path = os.path.join(HERE, "expected.json")
-    cs = cases()
+    write(cases(), os.path.join(HERE, "expected.json"))
+    sys.path.insert(0, HERE)
+    import corpus_flows
+    corpus = corpus_flows.corpus_cases("/work/shared/corpus/pcaps", max_flows_per_file=3, max_total=80)
+    corpus = [(n, s) for n, s in corpus if sum(len(x) for _, x in s) <= 16384]
+    write(corpus, os.path.join(HERE, "corpus_expected.json"))
+
+
+def write(cs, out_path):
     tmp = tempfile.mkdtemp()
     try:
         outd = os.path.join(tmp, "out")
@@ -255,7 +262,7 @@ def main():
                 kv["events"] = sorted(r["events"].get(n, set()))
                 txs.append(kv)
             out.append({"name": name, "segs": [[d, h(x).hex()] for d, x in segs], "txs": txs})
-        json.dump(out, open(out_path, "w"), indent=1, sort_keys=True)
+        json.dump(out, open(out_path, "w"), indent=0, sort_keys=True)
         print("wrote", out_path, len(out), "cases")
     finally:
         shutil.rmtree(tmp)

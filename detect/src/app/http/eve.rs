@@ -37,23 +37,47 @@ pub struct EveHttpOptions {
 const MAX_NAME: usize = 255;
 const MAX_VALUE: usize = 2047;
 
-/// Parsed `Content-Range: bytes a-b/c`.
-fn content_range(v: &[u8]) -> Option<(i64, i64, i64)> {
-    let s = std::str::from_utf8(v).ok()?.trim();
-    let s = s.strip_prefix("bytes")?.trim_start();
-    let (range, size) = s.split_once('/')?;
-    let size = if size.trim() == "*" {
+/// Parsed `Content-Range` (Suricata's parser): `bytes */SIZE` or `bytes A-B/(SIZE|*)`;
+/// -1 for an unknown part.
+pub(crate) fn content_range(v: &[u8]) -> Option<(i64, i64, i64)> {
+    let skip_sp = |s: &[u8]| -> usize { s.iter().take_while(|&&c| c == b' ').count() };
+    let digits = |s: &[u8]| -> Option<(i64, usize)> {
+        let n = s.iter().take_while(|c| c.is_ascii_digit()).count();
+        let v = std::str::from_utf8(s.get(..n)?).ok()?.parse::<i64>().ok()?;
+        Some((v, n))
+    };
+    let mut s = v.get(skip_sp(v)..)?;
+    s = s.strip_prefix(b"bytes")?;
+    s = s.get(skip_sp(s)..)?;
+    if let Some(rest) = s.strip_prefix(b"*/") {
+        let (size, _) = digits(rest)?;
+        return Some((-1, -1, size));
+    }
+    let (start, n) = digits(s)?;
+    let s = s.get(n..)?.strip_prefix(b"-")?;
+    let (end, n) = digits(s)?;
+    let s = s.get(n..)?.strip_prefix(b"/")?;
+    let size = if s.first() == Some(&b'*') {
         -1
     } else {
-        size.trim().parse::<i64>().ok()?
-    };
-    let (start, end) = if range.trim() == "*" {
-        (-1, -1)
-    } else {
-        let (a, b) = range.split_once('-')?;
-        (a.trim().parse::<i64>().ok()?, b.trim().parse::<i64>().ok()?)
+        digits(s)?.0
     };
     Some((start, end, size))
+}
+
+/// Whether Suricata flags a Content-Range as `range_invalid` when it opens the body as a
+/// ranged file: unparsable, or start after end, or end past the size.
+pub(crate) fn range_invalid(v: &[u8]) -> bool {
+    match content_range(v) {
+        None => true,
+        Some((start, end, size)) => {
+            if end <= 0 || size <= 0 || (end == size - 1 && start == 0) {
+                false
+            } else {
+                start > end || end > size - 1
+            }
+        }
+    }
 }
 
 /// C `strtoul(s, NULL, 10)`, which Suricata 7 applies to the status token for `status`.
@@ -244,7 +268,23 @@ impl EveJson {
 
     fn string(&mut self, v: &[u8]) {
         self.out.push('"');
-        for &b in v {
+        for chunk in v.utf8_chunks() {
+            for ch in chunk.valid().chars() {
+                if (ch as u32) >= 0x80 {
+                    self.out.push(ch);
+                } else {
+                    self.byte(ch as u8);
+                }
+            }
+            for &b in chunk.invalid() {
+                self.byte(b);
+            }
+        }
+        self.out.push('"');
+    }
+
+    fn byte(&mut self, b: u8) {
+        {
             match b {
                 b'"' => self.out.push_str("\\\""),
                 b'\\' => self.out.push_str("\\\\"),
@@ -257,7 +297,6 @@ impl EveJson {
                 _ => self.out.push_str(&format!("\\\\x{:02x}", b)),
             }
         }
-        self.out.push('"');
     }
 }
 
@@ -308,6 +347,11 @@ mod tests {
         assert_eq!(content_range(b"bytes */10"), Some((-1, -1, 10)));
         assert_eq!(content_range(b"bytes 5-9/*"), Some((5, 9, -1)));
         assert_eq!(content_range(b"junk"), None);
+        assert_eq!(content_range(b"bytes 0--5/*"), None);
+        assert!(range_invalid(b"bytes 0--5/*"));
+        assert!(range_invalid(b"bytes 9-5/100"));
+        assert!(range_invalid(b"bytes 5-100/100"));
+        assert!(!range_invalid(b"bytes 5-99/100"));
         assert_eq!(strtoul(b"2X0"), 2);
         assert_eq!(strtoul(b"abc"), 0);
         assert_eq!(strtoul(b" 404"), 404);

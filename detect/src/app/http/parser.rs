@@ -29,6 +29,8 @@ pub(crate) enum ReqState {
     BodyIdentity {
         left: u64,
     },
+    /// After a request: lines that are not a request are the previous request's body.
+    Finalize,
     ChunkLen,
     ChunkData {
         left: u64,
@@ -45,10 +47,16 @@ pub(crate) enum RespState {
     Idle,
     Line,
     Headers,
-    BodyLength { left: u64 },
+    BodyLength {
+        left: u64,
+    },
     BodyClose,
+    /// After a response: lines that are not a status line are the previous body.
+    Finalize,
     ChunkLen,
-    ChunkData { left: u64 },
+    ChunkData {
+        left: u64,
+    },
     ChunkDataEnd,
     Tunnel,
     Error,
@@ -180,6 +188,12 @@ pub struct HttpState {
     pub(crate) out_tx: Option<u64>,
     /// Next transaction a response pairs with.
     pub(crate) out_next: u64,
+    /// Last completed request (target of unexpected trailing lines).
+    pub(crate) req_last: Option<u64>,
+    /// The last request's announced body was read whole: a trailing line is unexpected.
+    pub(crate) req_last_body_done: bool,
+    /// Last completed response.
+    pub(crate) resp_last: Option<u64>,
     pub(crate) stats: HttpStats,
 }
 
@@ -202,6 +216,9 @@ impl HttpState {
             in_tx: None,
             out_tx: None,
             out_next: 0,
+            req_last: None,
+            req_last_body_done: false,
+            resp_last: None,
             stats: HttpStats::default(),
         }
     }

@@ -164,6 +164,7 @@ impl HttpState {
                     }
                     n
                 }
+                ReqState::Finalize => self.req_finalize(data),
                 ReqState::ChunkLen => self.req_chunk_len(data),
                 ReqState::ChunkData { left } => {
                     let n = usize::try_from(left).unwrap_or(usize::MAX).min(data.len());
@@ -625,6 +626,7 @@ impl HttpState {
 
     /// The request (of `in_tx`) is complete.
     pub(crate) fn req_complete(&mut self) {
+        let mut body_done = false;
         let next = match self.in_tx.and_then(|i| self.tx_mut(i)) {
             Some(tx) => {
                 if tx.req_progress == Progress::Trailer && !tx.req_headers_raw.is_empty() {
@@ -632,17 +634,90 @@ impl HttpState {
                 }
                 tx.req_progress = Progress::Complete;
                 tx.req_body.complete = true;
+                body_done = tx.req_coding == TransferCoding::Identity
+                    && tx.req_content_length.unwrap_or(0) > 0
+                    && tx.req_message_len >= tx.req_content_length.unwrap_or(0);
                 if tx.is_09 {
                     ReqState::Ignore09
                 } else {
-                    ReqState::Idle
+                    ReqState::Finalize
                 }
             }
             None => ReqState::Idle,
         };
+        self.req_last = self.in_tx;
+        self.req_last_body_done = body_done;
         self.in_tx = None;
         self.req.reset();
         self.req_state = next;
+    }
+
+    /// After a request: a following line that does not start with a known method (or is
+    /// blank) is more body of that request, as libhtp treats it; otherwise a new request
+    /// starts.
+    fn req_finalize(&mut self, data: &[u8]) -> usize {
+        let limit = self.field_limit();
+        match read_line(&mut self.req.line, data, limit, 0) {
+            LineRead::TooLong => {
+                self.req_fail(HttpEvent::RequestFieldTooLong);
+                data.len()
+            }
+            LineRead::Partial(n) => n,
+            LineRead::Complete(n) => {
+                let line = std::mem::take(&mut self.req.line);
+                let t = line
+                    .iter()
+                    .position(|&c| !is_space(c))
+                    .unwrap_or(line.len());
+                let rest = line.get(t..).unwrap_or(&[]);
+                let e = rest.iter().position(|&c| is_space(c)).unwrap_or(rest.len());
+                let method = rest.get(..e).unwrap_or(&[]);
+                if method.is_empty() || MethodKind::of(method) == MethodKind::Unknown {
+                    let unexpected = self.req_last_body_done && !method.is_empty();
+                    if unexpected {
+                        self.req_last_body_done = false;
+                    }
+                    self.req_late_body(&line, unexpected);
+                    self.req.line = line;
+                    self.req.line.clear();
+                } else {
+                    self.req_state = ReqState::Idle;
+                    self.req.line.clear();
+                    self.parse_request(&line);
+                }
+                n
+            }
+        }
+    }
+
+    /// Appends bytes that followed a finished request to its body.
+    fn req_late_body(&mut self, data: &[u8], unexpected: bool) {
+        let limit = self.cfg.request_body_limit;
+        let bomb_limit = self.cfg.compression_bomb_limit;
+        let Some(id) = self.req_last else { return };
+        let HttpState {
+            txs, base, stats, ..
+        } = self;
+        let Some(tx) = id
+            .checked_sub(*base)
+            .and_then(|i| txs.get_mut(usize::try_from(i).ok()?))
+        else {
+            return;
+        };
+        if unexpected {
+            tx.set_event(HttpEvent::RequestBodyUnexpected);
+        }
+        tx.req_message_len += data.len() as u64;
+        let mut none = None;
+        body_data(
+            &mut tx.req_body,
+            &mut none,
+            0,
+            data,
+            limit,
+            bomb_limit,
+            stats,
+        );
     }
 
     /// The CONNECT of the oldest waiting transaction was answered.

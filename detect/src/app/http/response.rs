@@ -14,6 +14,18 @@ use super::util::{
     parse_content_length, ChunkLen,
 };
 
+/// libhtp's test for "this is not a status line": no `HTTP` (any case) after leading
+/// whitespace and NULs.
+fn treat_as_body(line: &[u8]) -> bool {
+    let start = line
+        .iter()
+        .position(|&c| !(is_space(c) || c == 0))
+        .unwrap_or(line.len());
+    !line
+        .get(start..start + 4)
+        .is_some_and(|h| eq_nocase(h, b"http"))
+}
+
 /// URI libhtp gives a transaction created for a response without request.
 pub const URI_NOT_SEEN: &[u8] = b"/libhtp::request_uri_not_seen";
 
@@ -43,6 +55,7 @@ impl HttpState {
                     self.resp_body(data, data.len() as u64);
                     data.len()
                 }
+                RespState::Finalize => self.resp_finalize(data),
                 RespState::ChunkLen => self.resp_chunk_len(data),
                 RespState::ChunkData { left } => {
                     let n = usize::try_from(left).unwrap_or(usize::MAX).min(data.len());
@@ -210,14 +223,14 @@ impl HttpState {
             .response_protocol()
             .is_some_and(|p| p.len() >= 4 && p.get(..4).is_some_and(|h| eq_nocase(h, b"http")));
         if !looks_http {
+            // Browsers read such lines as body; so does libhtp, still looking for a
+            // status line on the next lines.
             tx.has_response_line = false;
             tx.resp_protocol = None;
             tx.status = None;
             tx.message = None;
             tx.status_number = -1;
             tx.resp_coding = TransferCoding::Identity;
-            tx.resp_progress = Progress::Body;
-            self.resp_state = RespState::BodyClose;
             self.resp_body(raw, raw.len() as u64);
             return;
         }
@@ -468,6 +481,16 @@ impl HttpState {
             return;
         };
         tx.resp_message_len += wire;
+        if tx.resp_body.total == 0 && !data.is_empty() && tx.has_response_line {
+            // Suricata opens the body as a ranged file and checks the range.
+            if tx
+                .resp_headers
+                .get(b"content-range")
+                .is_some_and(super::eve::range_invalid)
+            {
+                tx.set_event(HttpEvent::RangeInvalid);
+            }
+        }
         let (failed, bomb) = body_data(
             &mut tx.resp_body,
             &mut tx.resp_decoder,
@@ -538,9 +561,44 @@ impl HttpState {
             tx.resp_progress = Progress::Complete;
             tx.resp_body.complete = true;
         }
+        self.resp_last = self.out_tx;
         self.out_tx = None;
         self.resp.reset();
-        self.resp_state = RespState::Idle;
+        self.resp_state = RespState::Finalize;
+    }
+
+    /// After a response: a blank line or one that is not a status line is more body of
+    /// that response (libhtp); a status line starts the next response.
+    fn resp_finalize(&mut self, data: &[u8]) -> usize {
+        if matches!(self.req_state, ReqState::ConnectProbe | ReqState::Tunnel) {
+            // Server talks first inside an accepted tunnel.
+            self.req_state = ReqState::Tunnel;
+            self.resp_state = RespState::Tunnel;
+            return data.len();
+        }
+        let limit = self.field_limit();
+        match read_line(&mut self.resp.line, data, limit, 0) {
+            LineRead::TooLong => {
+                self.resp_fail(Some(HttpEvent::ResponseFieldTooLong));
+                data.len()
+            }
+            LineRead::Partial(n) => n,
+            LineRead::Complete(n) => {
+                let line = std::mem::take(&mut self.resp.line);
+                if treat_as_body(&line) {
+                    self.out_tx = self.resp_last;
+                    self.resp_body(&line, line.len() as u64);
+                    self.out_tx = None;
+                    self.resp.line = line;
+                    self.resp.line.clear();
+                } else {
+                    self.resp_state = RespState::Idle;
+                    self.resp.line.clear();
+                    self.parse_response(&line);
+                }
+                n
+            }
+        }
     }
 
     pub(crate) fn response_gap(&mut self, len: u64) {
