@@ -383,7 +383,10 @@ pub(crate) fn body_data(
                         bomb = true;
                         return false;
                     }
-                    !(limit != 0 && body.data.len() as u64 >= limit && body.total >= bomb_limit)
+                    // Nothing more can be kept: decode on only far enough to tell a bomb.
+                    !(limit != 0
+                        && body.data.len() as u64 >= limit
+                        && body.total >= bomb_limit.saturating_mul(4))
                 };
                 failed = dec.feed(data, &mut sink).failed;
             }
