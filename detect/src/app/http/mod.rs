@@ -22,12 +22,23 @@
 //! sequences become `?`); a status token like `2X0` gives status 2 plus
 //! `response_invalid_status`; an HTTP/0.9 transaction logs `http_port: 0`.
 //!
-//! Known differences from libhtp: decisions libhtp takes on where a segment ends (header
-//! folding across segments, HTTP/0.9 probing, the field limit only checked when a line spans
-//! segments) are taken on the bytes instead; a Content-Length-less request followed by a
-//! line that is not a request is parsed as a new request, not as unexpected body; multipart
-//! request files are not extracted (`file.data` to server covers PUT bodies only); LZMA is
-//! not decoded.
+//! Known differences from libhtp, all where libhtp's outcome depends on where its input
+//! segments end (shrike decides on the bytes, so any segmentation gives the same result):
+//! header folding across segments, HTTP/0.9 probing, whether a line following a finished
+//! message is more body or a new message (shrike: always body unless it is a request /
+//! status line, and the message is marked complete at once), a non-HTTP status line ending
+//! the response at a segment end, and the field limit (libhtp checks it only on lines that
+//! span segments). Also: the compression-bomb ratio is computed per fed segment, decoding
+//! stops quietly once the body is full and 4x `compression-bomb-limit` is decoded,
+//! multipart request files are not extracted (`file.data` to server covers PUT bodies
+//! only), LZMA is not decoded, and only the IDS personality is implemented.
+//!
+//! Wiring: create one [`HttpState`] per flow once [`probe`] (or a port hint) says HTTP;
+//! feed reassembled data with [`HttpState::parse`], report gaps and FINs; inspect
+//! transactions `0..tx_count()` by [`Progress`] ([`HttpBuffer::min_progress`] tells when a
+//! buffer is final; [`HttpState::body_inspectable`] implements the minimal inspect sizes);
+//! log EVE `http` with [`HttpState::write_eve`] once a transaction is complete (or the flow
+//! ends); then [`HttpState::free_txs_before`]. Stop feeding on [`HttpState::is_tunnel`].
 
 mod bestfit;
 mod buffers;

@@ -245,6 +245,10 @@ impl HttpState {
         let line = chomp(raw);
         let (m, u, p, ev) = split_request_line(line);
         let include_all = self.cfg.uri_include_all;
+        let double = uri::DoubleDecode {
+            path: self.cfg.double_decode_path,
+            query: self.cfg.double_decode_query,
+        };
         let Some(tx) = self.tx_mut(id) else { return };
         tx.request_line.clear();
         tx.request_line.extend_from_slice(line);
@@ -276,11 +280,20 @@ impl HttpState {
         let connect = tx.method_kind == MethodKind::Connect;
         let raw_uri = u.and_then(|(a, b)| line.get(a as usize..b as usize));
         let mut norm = std::mem::take(&mut tx.uri_norm);
-        let info = uri::normalize(raw_uri.unwrap_or(&[]), connect, include_all, &mut norm);
+        let info = uri::normalize(
+            raw_uri.unwrap_or(&[]),
+            connect,
+            include_all,
+            double,
+            &mut norm,
+        );
         tx.uri_norm = norm;
         tx.has_uri_norm = true;
         if info.host_invalid {
             tx.set_event(HttpEvent::RequestUriHostInvalid);
+        }
+        if info.double_encoded {
+            tx.set_event(HttpEvent::DoubleEncodedUri);
         }
         tx.uri_host = info.hostname;
         tx.uri_port = info.port;

@@ -435,6 +435,15 @@ pub(crate) struct UriInfo {
     pub host_invalid: bool,
     /// An invalid `%` escape was seen (kept as is).
     pub invalid_encoding: bool,
+    /// A second decoding pass (double-decode-path/query) shortened the path or query.
+    pub double_encoded: bool,
+}
+
+/// Optional second decoding passes (Suricata's `double-decode-path` / `double-decode-query`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct DoubleDecode {
+    pub path: bool,
+    pub query: bool,
 }
 
 /// Parses a port string (LWS allowed, 1..=65535).
@@ -458,6 +467,7 @@ pub(crate) fn normalize(
     raw: &[u8],
     connect: bool,
     include_all: bool,
+    double: DoubleDecode,
     out: &mut Vec<u8>,
 ) -> UriInfo {
     out.clear();
@@ -517,19 +527,37 @@ pub(crate) fn normalize(
             out.extend_from_slice(p);
         }
     }
+    let mut twice = false;
     if let Some(path) = parsed.path {
         append_with(out, path, |d| {
             let n = decode_path_in_place(d, &mut bad);
             let d = d.get_mut(..n).unwrap_or(&mut []);
             let n = utf8_bestfit_in_place(d);
             let d = d.get_mut(..n).unwrap_or(&mut []);
-            remove_dot_segments(d)
+            let n = remove_dot_segments(d);
+            if double.path {
+                let d = d.get_mut(..n).unwrap_or(&mut []);
+                let m = urldecode_in_place(d, false, &mut bad);
+                twice |= m < n;
+                return m;
+            }
+            n
         });
     }
     if let Some(q) = parsed.query {
         out.push(b'?');
-        append_with(out, q, |d| urldecode_in_place(d, false, &mut bad));
+        append_with(out, q, |d| {
+            let len = d.len();
+            let mut start_len = len;
+            if double.query {
+                start_len = urldecode_in_place(d, false, &mut bad);
+                twice |= start_len < len;
+            }
+            let d = d.get_mut(..start_len).unwrap_or(&mut []);
+            urldecode_in_place(d, false, &mut bad)
+        });
     }
+    info.double_encoded = twice;
     if let Some(f) = parsed.fragment {
         out.push(b'#');
         append_with(out, f, |d| urldecode_in_place(d, true, &mut bad));
@@ -670,8 +698,35 @@ mod tests {
 
     fn norm(s: &str) -> Vec<u8> {
         let mut out = Vec::new();
-        normalize(s.as_bytes(), false, false, &mut out);
+        normalize(
+            s.as_bytes(),
+            false,
+            false,
+            DoubleDecode::default(),
+            &mut out,
+        );
         out
+    }
+
+    #[test]
+    fn double_decoding() {
+        let mut out = Vec::new();
+        let dd = DoubleDecode {
+            path: true,
+            query: true,
+        };
+        let info = normalize(b"/a%2541?q=%2541", false, false, dd, &mut out);
+        assert_eq!(out, b"/aA?q=A");
+        assert!(info.double_encoded);
+        let info = normalize(
+            b"/a%2541?q=%2541",
+            false,
+            false,
+            DoubleDecode::default(),
+            &mut out,
+        );
+        assert_eq!(out, b"/a%41?q=%41");
+        assert!(!info.double_encoded);
     }
 
     #[test]
@@ -692,7 +747,13 @@ mod tests {
         assert_eq!(norm("/%u0041%uff0f"), b"/A/");
         assert_eq!(norm("/caf%C3%A9"), b"/caf\xe9");
         let mut out = Vec::new();
-        normalize(b"/caf\xe9x", false, false, &mut out);
+        normalize(
+            b"/caf\xe9x",
+            false,
+            false,
+            DoubleDecode::default(),
+            &mut out,
+        );
         assert_eq!(out, b"/caf?x");
     }
 
