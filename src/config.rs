@@ -9,15 +9,17 @@ use std::path::{Path, PathBuf};
 
 use crate::suricata_yaml;
 
-// Placeholders until the crates' own config types land.
-/// Decoder, flow, stream, app-layer and detection settings (owned by shrike-detect).
+pub use shrike_output::config::OutputConfig;
+
+/// Detection-side settings; each section is owned by the shrike-detect crate.
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
-pub struct DetectConfig {}
-/// EVE and log output settings (owned by shrike-output).
-#[derive(Clone, Debug, Default, Deserialize, Serialize)]
-#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
-pub struct OutputConfig {}
+pub struct DetectConfig {
+    /// Decoder: checksum validation, VLAN tracking, VXLAN ports, layer limit.
+    pub decoder: shrike_detect::config::DecodeConfig,
+    /// Flow table size and idle timeouts per protocol and state.
+    pub flow: shrike_detect::config::FlowConfig,
+}
 
 /// The whole sensor configuration. Every section has built-in defaults, so no file at all works.
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]

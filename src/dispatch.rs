@@ -11,6 +11,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// One packet inside a batch: where its bytes are, and what the reader learnt decoding it.
+/// (`orig_len`, `link` and `seq` are read by the detection engine's alert output.)
+#[allow(dead_code)]
 #[derive(Clone, Copy, Debug)]
 pub struct Entry<M> {
     pub off: u32,
@@ -19,6 +21,8 @@ pub struct Entry<M> {
     pub ts: Timestamp,
     pub link: LinkType,
     pub hash: u64,
+    /// Packet number in the input (Suricata's `pcap_cnt`), 1-based.
+    pub seq: u64,
     pub meta: M,
 }
 
@@ -51,6 +55,7 @@ impl<M: Copy> Batch<M> {
         self.entries.is_empty()
     }
 
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.entries.len()
     }
@@ -173,11 +178,6 @@ pub fn channel<M: Copy>(
 }
 
 impl<M: Copy> Dispatcher<M> {
-    /// Number of workers.
-    pub fn workers(&self) -> usize {
-        self.lanes.len()
-    }
-
     /// Queue one packet for `worker`, sending the worker's batch when it is full.
     pub fn push(&mut self, worker: usize, e: Entry<M>, bytes: &[u8]) {
         let len = bytes.len().min(self.max_bytes);
@@ -304,11 +304,6 @@ impl<M> WorkerQueue<M> {
         }
     }
 
-    /// True once the reader has gone away and nothing is left.
-    pub fn finished(&self) -> bool {
-        self.from_reader.is_abandoned() && self.from_reader.is_empty()
-    }
-
     /// Give a processed batch back to the reader.
     pub fn recycle(&mut self, batch: Box<Batch<M>>) {
         // The return queue is sized for every batch of the lane; if the reader is gone, drop it.
@@ -328,6 +323,7 @@ mod tests {
             ts: Timestamp(hash),
             link: LinkType::Ethernet,
             hash,
+            seq: hash,
             meta: hash as u32,
         }
     }

@@ -1,34 +1,138 @@
 //! shrike: a fast, Suricata-compatible network IDS sensor.
 #![forbid(unsafe_code)]
-// Temporary while the pipeline is being wired: removed once every module is used.
-#![allow(dead_code)]
 
 mod cli;
 mod config;
 mod dispatch;
+mod progress;
+mod run;
+mod stats;
 mod suricata_sections;
 mod suricata_yaml;
+mod worker;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
 use clap::Parser;
 
-fn main() {
-    let cli = cli::Cli::parse();
-    let sets = match cli.set_pairs() {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("shrike: {e}");
-            std::process::exit(2);
-        }
-    };
-    match config::load(cli.config.as_deref(), &sets) {
-        Ok(loaded) => {
-            if cli.verbose > 0 {
-                eprintln!("{:#?}", loaded.config);
-            }
-        }
-        Err(e) => {
-            eprintln!("shrike: {e}");
-            std::process::exit(1);
+use crate::cli::{ChecksumMode, Cli};
+use crate::config::Runmode;
+
+/// Exit codes (documented in the README).
+const EXIT_INPUT: u8 = 1;
+const EXIT_USAGE: u8 = 2;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match real_main(cli) {
+        Ok(code) => ExitCode::from(code),
+        Err((code, msg)) => {
+            eprintln!("shrike: error: {msg}");
+            ExitCode::from(code)
         }
     }
+}
+
+fn real_main(cli: Cli) -> Result<u8, (u8, String)> {
+    let sets = cli.set_pairs().map_err(|e| (EXIT_USAGE, e))?;
+    let loaded =
+        config::load(cli.config.as_deref(), &sets).map_err(|e| (EXIT_INPUT, e.to_string()))?;
+    let mut cfg = loaded.config;
+    if loaded.from_suricata && !loaded.ignored.is_empty() && cli.verbose > 0 {
+        eprintln!(
+            "shrike: note: suricata.yaml settings not used by shrike: {}",
+            loaded.ignored.join(", ")
+        );
+    }
+    if let Some(k) = cli.checksum {
+        cfg.detect.decoder.checksum_validation = k == ChecksumMode::All;
+    }
+    let runmode = match cli.runmode.as_deref() {
+        None => cfg.workers.runmode,
+        Some(s) => Runmode::parse(s).ok_or_else(|| {
+            (
+                EXIT_USAGE,
+                format!("--runmode {s}: expected single, autofp, dispatch or workers"),
+            )
+        })?,
+    };
+    let workers = cli
+        .workers
+        .or(cfg.workers.count)
+        .unwrap_or_else(|| run::allowed_cpus().len().max(1));
+    if workers == 0 {
+        return Err((EXIT_USAGE, "--workers must be at least 1".into()));
+    }
+
+    if cli.check_config {
+        eprintln!("shrike: configuration OK");
+        return Ok(0);
+    }
+
+    if cli.read.is_empty() {
+        return Err((
+            EXIT_USAGE,
+            "nothing to do: give capture files with -r (or -T to test the configuration)".into(),
+        ));
+    }
+    let inputs =
+        shrike_capture::expand_inputs(&cli.read).map_err(|e| (EXIT_INPUT, e.to_string()))?;
+    let log_dir = cli
+        .log_dir
+        .clone()
+        .or_else(|| cfg.default_log_dir.clone())
+        .unwrap_or_else(|| PathBuf::from("."));
+    check_log_dir(&log_dir).map_err(|e| (EXIT_INPUT, e))?;
+
+    let progress = progress::Progress::new(cli.progress, cli.quiet);
+    progress.set_total(total_size(&inputs));
+    let opts = run::RunOptions {
+        inputs,
+        log_dir,
+        workers: if runmode == Runmode::Single {
+            1
+        } else {
+            workers
+        },
+        runmode,
+        progress,
+    };
+    let result = run::run_files(&cfg, opts).map_err(|e| (EXIT_INPUT, e.to_string()))?;
+    if !cli.quiet {
+        run::print_summary(&result);
+    }
+    Ok(if result.input_errors > 0 {
+        EXIT_INPUT
+    } else {
+        0
+    })
+}
+
+/// The log directory must exist (or be creatable) and be writable, before any work starts.
+fn check_log_dir(dir: &Path) -> Result<(), String> {
+    if !dir.exists() {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("log directory {}: {e}", dir.display()))?;
+    }
+    if !dir.is_dir() {
+        return Err(format!("log directory {}: not a directory", dir.display()));
+    }
+    let probe = dir.join(format!(".shrike-write-test-{}", std::process::id()));
+    std::fs::write(&probe, b"")
+        .map_err(|e| format!("log directory {} is not writable: {e}", dir.display()))?;
+    let _ = std::fs::remove_file(&probe);
+    Ok(())
+}
+
+/// Sum of the input sizes, when every input is a regular file.
+fn total_size(inputs: &[PathBuf]) -> Option<u64> {
+    let mut total = 0;
+    for p in inputs {
+        if p.as_os_str() == "-" {
+            return None;
+        }
+        total += std::fs::metadata(p).ok()?.len();
+    }
+    Some(total)
 }

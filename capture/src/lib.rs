@@ -3,25 +3,56 @@
 //! Every source hands out [`RawPacket`]s that borrow the source's buffer until the next call
 //! (a lending iterator), so reading costs no allocation per packet.
 
+#![warn(missing_docs)]
+
 use std::fmt;
+
+mod buf;
+mod error;
+mod inputs;
+mod pcap;
+mod pcapng;
+mod source;
+mod stats;
+
+pub use error::CaptureError;
+pub use inputs::expand_inputs;
+pub use source::{FileFormat, FileSource, MAX_BLOCK_LEN, MAX_CAPLEN};
+pub use stats::CaptureStats;
+
+/// A source of packets that lends each one until the next call.
+///
+/// `Ok(None)` means the source is finished: at the end of the input, after a truncated
+/// record (see [`CaptureStats::truncated`]), and on every call after an error.
+pub trait PacketSource {
+    /// The next packet, borrowed from the source's buffer until the next call.
+    fn next_packet(&mut self) -> Result<Option<RawPacket<'_>>, CaptureError>;
+    /// Counters of this source so far.
+    fn stats(&self) -> &CaptureStats;
+}
 
 /// Nanoseconds since the Unix epoch.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Timestamp(pub u64);
 
 impl Timestamp {
+    /// Builds a timestamp from whole seconds and nanoseconds.
     pub const fn from_secs_nanos(secs: u64, nanos: u32) -> Self {
         Timestamp(secs * 1_000_000_000 + nanos as u64)
     }
+    /// Whole seconds.
     pub const fn secs(self) -> u64 {
         self.0 / 1_000_000_000
     }
+    /// Nanoseconds within the second.
     pub const fn subsec_nanos(self) -> u32 {
         (self.0 % 1_000_000_000) as u32
     }
+    /// Microseconds within the second.
     pub const fn subsec_micros(self) -> u32 {
         self.subsec_nanos() / 1000
     }
+    /// Milliseconds since the epoch.
     pub const fn as_millis(self) -> u64 {
         self.0 / 1_000_000
     }
@@ -51,6 +82,34 @@ pub enum LinkType {
 }
 
 impl LinkType {
+    /// Every supported link type, in [`LinkType::index`] order.
+    pub const SUPPORTED: [LinkType; 8] = [
+        LinkType::Null,
+        LinkType::Ethernet,
+        LinkType::Raw,
+        LinkType::Loop,
+        LinkType::LinuxSll,
+        LinkType::Ipv4,
+        LinkType::Ipv6,
+        LinkType::LinuxSll2,
+    ];
+
+    /// Position of a supported link type in [`LinkType::SUPPORTED`]; `None` for `Other`.
+    pub const fn index(self) -> Option<usize> {
+        match self {
+            LinkType::Null => Some(0),
+            LinkType::Ethernet => Some(1),
+            LinkType::Raw => Some(2),
+            LinkType::Loop => Some(3),
+            LinkType::LinuxSll => Some(4),
+            LinkType::Ipv4 => Some(5),
+            LinkType::Ipv6 => Some(6),
+            LinkType::LinuxSll2 => Some(7),
+            LinkType::Other(_) => None,
+        }
+    }
+
+    /// Maps a LINKTYPE_* number to a link type.
     pub fn from_linktype(v: u32) -> LinkType {
         match v {
             0 => LinkType::Null,
@@ -64,6 +123,7 @@ impl LinkType {
             other => LinkType::Other(other),
         }
     }
+    /// True unless `Other`.
     pub fn is_supported(self) -> bool {
         !matches!(self, LinkType::Other(_))
     }
@@ -95,10 +155,30 @@ impl fmt::Display for LinkType {
 /// One captured frame, borrowed from the source until its next call.
 #[derive(Clone, Copy, Debug)]
 pub struct RawPacket<'a> {
+    /// Capture time.
     pub ts: Timestamp,
+    /// Link-layer type of `data`.
     pub link: LinkType,
     /// Captured bytes (caplen).
     pub data: &'a [u8],
     /// Length of the frame on the wire (>= data.len()).
     pub orig_len: u32,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn link_index_matches_supported_order() {
+        for (i, l) in LinkType::SUPPORTED.iter().enumerate() {
+            assert_eq!(l.index(), Some(i));
+            assert!(l.is_supported());
+        }
+        assert_eq!(LinkType::Other(105).index(), None);
+        assert_eq!(LinkType::from_linktype(1), LinkType::Ethernet);
+        assert_eq!(LinkType::from_linktype(12), LinkType::Raw);
+        assert_eq!(LinkType::from_linktype(276), LinkType::LinuxSll2);
+        assert_eq!(LinkType::from_linktype(105), LinkType::Other(105));
+    }
 }

@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use serde_json::Value;
-use shrike_detect::app::http::{EveHttpOptions, EveJson, HttpBuffer, HttpConfig, HttpState};
+use shrike_detect::app::http::{EveHttpOptions, HttpBuffer, HttpConfig, HttpState};
 use shrike_detect::app::Dir;
 
 fn unhex(s: &str) -> Option<Vec<u8>> {
@@ -60,8 +60,10 @@ fn run(segs: &[(Dir, Vec<u8>)], bytewise: bool) -> HttpState {
 fn snapshot(st: &HttpState, id: u64) -> Vec<(&'static str, Option<Vec<u8>>)> {
     let tx = st.tx(id).unwrap();
     let ne = |v: Option<&[u8]>| v.filter(|b| !b.is_empty()).map(|b| b.to_vec());
-    let mut eve = EveJson::new();
-    st.write_eve(
+    // The real EVE writer, so its escaping is checked against Suricata too.
+    let mut eve = shrike_output::JsonWriter::new();
+    eve.start_object();
+    st.write_eve_json(
         id,
         &EveHttpOptions {
             extended: true,
@@ -70,6 +72,10 @@ fn snapshot(st: &HttpState, id: u64) -> Vec<(&'static str, Option<Vec<u8>>)> {
         },
         &mut eve,
     );
+    eve.close();
+    assert!(eve.error().is_none());
+    let eve: Value = serde_json::from_slice(eve.as_bytes()).unwrap();
+    let eve = serde_json::to_vec(&eve["http"]).unwrap();
     let events: Vec<&str> = tx.events().iter().map(|e| e.name()).collect();
     vec![
         (
@@ -93,7 +99,7 @@ fn snapshot(st: &HttpState, id: u64) -> Vec<(&'static str, Option<Vec<u8>>)> {
         ("raw_resp_hdrs", ne(Some(tx.response_headers_raw()))),
         ("req_body", ne(Some(tx.request_body().data()))),
         ("resp_body", ne(Some(tx.response_body().data()))),
-        ("eve", Some(eve.finish().into_bytes())),
+        ("eve", Some(eve)),
         ("events", Some(events.join(",").into_bytes())),
     ]
 }
@@ -120,8 +126,21 @@ const KNOWN: &[(&str, &str)] = &[
     ),
 ];
 
+/// The EVE schema validator (shared/eve-schema/schema.json).
+fn schema() -> jsonschema::Validator {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../shared/eve-schema/schema.json"
+    ))
+    .or_else(|_| std::fs::read_to_string("/work/shared/eve-schema/schema.json"))
+    .expect("EVE schema");
+    let schema: Value = serde_json::from_str(&text).unwrap();
+    jsonschema::validator_for(&schema).expect("schema compiles")
+}
+
 /// Replays every case of a fixture file; returns (fields checked, mismatches).
 fn check(file: &str) -> (usize, Vec<String>) {
+    let validator = schema();
     let path = format!("{}/tests/http_oracle/{file}", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(path).unwrap();
     let cases: Vec<Value> = serde_json::from_str(&text).unwrap();
@@ -157,6 +176,17 @@ fn check(file: &str) -> (usize, Vec<String>) {
                 let ok = match *field {
                     "eve" => {
                         let got: Value = serde_json::from_slice(got.as_ref().unwrap()).unwrap();
+                        let rec = serde_json::json!({
+                            "timestamp": "2024-01-01T00:00:00.000000+0000",
+                            "flow_id": 1, "event_type": "http", "src_ip": "10.0.0.1",
+                            "src_port": 1, "dest_ip": "10.0.0.2", "dest_port": 80,
+                            "proto": "TCP", "tx_id": id, "http": got.clone(),
+                        });
+                        let errs: Vec<String> =
+                            validator.iter_errors(&rec).map(|e| e.to_string()).collect();
+                        if !errs.is_empty() {
+                            failures.push(format!("{name} tx{id}: schema {errs:?}"));
+                        }
                         let want = exp["eve"].clone();
                         got == want
                     }

@@ -11,7 +11,9 @@
 //! * memory bounded by configured limits, every limit hit counted; malformed input sets
 //!   app-layer events (Suricata's names) and never panics.
 
+pub mod dns;
 pub mod http;
+pub mod tls;
 
 /// Direction of data on a flow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

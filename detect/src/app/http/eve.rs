@@ -7,7 +7,7 @@ use super::tx::HttpTx;
 
 /// Receives the fields of an EVE object. Keys are Suricata's; string values are raw bytes
 /// (the writer escapes them).
-pub trait EveSink {
+pub trait EveOut {
     /// A string field.
     fn str(&mut self, key: &str, value: &[u8]);
     /// An unsigned integer field.
@@ -128,7 +128,7 @@ fn cstr(v: &[u8], max: usize) -> &[u8] {
 }
 
 /// Writes the EVE `http` object's fields (without the enclosing `"http": {}`).
-pub fn write_eve_http(tx: &HttpTx, opts: &EveHttpOptions, out: &mut dyn EveSink) {
+pub fn write_eve_http(tx: &HttpTx, opts: &EveHttpOptions, out: &mut dyn EveOut) {
     if let Some(h) = tx.hostname() {
         out.str("hostname", h);
     }
@@ -209,9 +209,48 @@ pub fn write_eve_http(tx: &HttpTx, opts: &EveHttpOptions, out: &mut dyn EveSink)
     }
 }
 
+/// Writes straight into the EVE JSON writer (its byte strings are escaped as Suricata's).
+impl EveOut for shrike_output::JsonWriter {
+    fn str(&mut self, key: &str, value: &[u8]) {
+        self.set_bytes(key, value);
+    }
+    fn uint(&mut self, key: &str, value: u64) {
+        self.set_u64(key, value);
+    }
+    fn open_object(&mut self, key: &str) {
+        shrike_output::JsonWriter::open_object(self, key);
+    }
+    fn open_array(&mut self, key: &str) {
+        shrike_output::JsonWriter::open_array(self, key);
+    }
+    fn start_item(&mut self) {
+        self.start_object();
+    }
+    fn close(&mut self) {
+        shrike_output::JsonWriter::close(self);
+    }
+}
+
 impl HttpState {
+    /// Writes the EVE `http` object of transaction `tx_id` as the member `"http"` of the
+    /// object `w` is in; false if the transaction does not exist.
+    pub fn write_eve_json(
+        &self,
+        tx_id: u64,
+        opts: &EveHttpOptions,
+        w: &mut shrike_output::JsonWriter,
+    ) -> bool {
+        let Some(tx) = self.tx(tx_id) else {
+            return false;
+        };
+        w.open_object("http");
+        write_eve_http(tx, opts, w);
+        w.close();
+        true
+    }
+
     /// Writes the EVE `http` fields of transaction `tx_id`; false if it does not exist.
-    pub fn write_eve(&self, tx_id: u64, opts: &EveHttpOptions, out: &mut dyn EveSink) -> bool {
+    pub fn write_eve(&self, tx_id: u64, opts: &EveHttpOptions, out: &mut dyn EveOut) -> bool {
         match self.tx(tx_id) {
             Some(tx) => {
                 write_eve_http(tx, opts, out);
@@ -222,7 +261,7 @@ impl HttpState {
     }
 }
 
-/// A minimal JSON rendering of [`EveSink`] calls, for tests and debugging (strings are
+/// A minimal JSON rendering of [`EveOut`] calls, for tests and debugging (strings are
 /// escaped byte-wise: printable ASCII as is, the rest as `\u00XX`).
 #[derive(Debug, Default)]
 pub struct EveJson {
@@ -300,7 +339,7 @@ impl EveJson {
     }
 }
 
-impl EveSink for EveJson {
+impl EveOut for EveJson {
     fn str(&mut self, key: &str, value: &[u8]) {
         self.key(key);
         self.string(value);

@@ -57,7 +57,7 @@ mod util;
 
 pub use buffers::{tx_buffer, HttpBuffer};
 pub use config::{parse_size, HttpConfig, Ignored};
-pub use eve::{write_eve_http, EveHttpOptions, EveJson, EveSink};
+pub use eve::{write_eve_http, EveHttpOptions, EveJson, EveOut};
 pub use events::{HttpEvent, HttpEvents};
 pub use headers::HeaderTable;
 pub use parser::{HttpState, HttpStats};

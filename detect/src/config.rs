@@ -1,0 +1,322 @@
+//! Configuration of the decoder and the flow table (serde, Suricata YAML key names).
+//!
+//! ```yaml
+//! decoder:
+//!   checksum-validation: no      # shrike's switch for Suricata's `-k all` / `-k none`
+//!   max-layers: 16               # Suricata `decoder.max-layers`
+//!   vxlan: { enabled: yes, ports: "[4789]" }
+//!   vlan: { use-for-tracking: yes }   # Suricata's top-level `vlan.use-for-tracking`
+//! flow:
+//!   max-flows: 1000000           # per worker
+//!   timeouts:                    # same shape as Suricata's `flow-timeouts:`
+//!     default: { new: 30, established: 300, closed: 0 }
+//!     tcp: { new: 60, established: 600, closed: 60 }
+//!     udp: { new: 30, established: 300 }
+//!     icmp: { new: 30, established: 300 }
+//! ```
+//! The flow hash seed is not configuration: it is random per run.
+
+use serde::{Deserialize, Deserializer, Serialize};
+
+/// Decoder settings.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+pub struct DecodeConfig {
+    /// Verify TCP/UDP/ICMP checksums (`-k all`); IPv4 header checksums are always checked.
+    pub checksum_validation: bool,
+    /// Maximum number of decoded layers (Suricata `decoder.max-layers`, default 16).
+    pub max_layers: u16,
+    /// VXLAN decoding.
+    pub vxlan: VxlanConfig,
+    /// VLAN handling.
+    pub vlan: VlanConfig,
+}
+
+impl Default for DecodeConfig {
+    fn default() -> Self {
+        DecodeConfig {
+            checksum_validation: false,
+            max_layers: 16,
+            vxlan: VxlanConfig::default(),
+            vlan: VlanConfig::default(),
+        }
+    }
+}
+
+/// `decoder.vxlan`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+pub struct VxlanConfig {
+    /// Decode VXLAN at all.
+    pub enabled: bool,
+    /// UDP destination ports carrying VXLAN: a number, a list, or Suricata's string form
+    /// (`"4789"`, `"[8472, 4789]"`). An unresolved `$VXLAN_PORTS` means the default (4789).
+    #[serde(deserialize_with = "de_ports")]
+    pub ports: Vec<u16>,
+}
+
+impl Default for VxlanConfig {
+    fn default() -> Self {
+        VxlanConfig {
+            enabled: true,
+            ports: vec![4789],
+        }
+    }
+}
+
+/// `vlan` (Suricata's top-level key).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+pub struct VlanConfig {
+    /// Use VLAN ids in the flow key.
+    pub use_for_tracking: bool,
+}
+
+impl Default for VlanConfig {
+    fn default() -> Self {
+        VlanConfig {
+            use_for_tracking: true,
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum PortsRepr {
+    One(u16),
+    List(Vec<u16>),
+    Text(String),
+}
+
+/// Parses Suricata's port-list strings: `4789`, `[8472, 4789]`, `$VXLAN_PORTS`.
+pub fn parse_port_list(s: &str) -> Result<Vec<u16>, String> {
+    let s = s.trim();
+    if s.starts_with('$') {
+        return Ok(vec![4789]);
+    }
+    let inner = s
+        .strip_prefix('[')
+        .and_then(|r| r.strip_suffix(']'))
+        .unwrap_or(s);
+    inner
+        .split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(|p| p.parse::<u16>().map_err(|e| format!("bad port {p:?}: {e}")))
+        .collect()
+}
+
+fn de_ports<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u16>, D::Error> {
+    match PortsRepr::deserialize(d)? {
+        PortsRepr::One(p) => Ok(vec![p]),
+        PortsRepr::List(v) => Ok(v),
+        PortsRepr::Text(s) => parse_port_list(&s).map_err(serde::de::Error::custom),
+    }
+}
+
+/// Flow table settings.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+pub struct FlowConfig {
+    /// Maximum number of flows per worker; past it the flow closest to timing out is
+    /// evicted (reason "forced", counted in `flow.memcap`).
+    pub max_flows: usize,
+    /// Idle timeouts (Suricata's `flow-timeouts:` shape).
+    pub timeouts: FlowTimeouts,
+}
+
+impl Default for FlowConfig {
+    fn default() -> Self {
+        FlowConfig {
+            max_flows: 1_000_000,
+            timeouts: FlowTimeouts::default(),
+        }
+    }
+}
+
+/// One `flow-timeouts` section, in seconds. Missing values fall back to Suricata's
+/// built-in defaults of that protocol. The emergency and bypass values are
+/// accepted for compatibility with `suricata.yaml` and not used yet.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+pub struct TimeoutSection {
+    /// Flow seen in one direction only.
+    pub new: Option<u32>,
+    /// Flow seen in both directions.
+    pub established: Option<u32>,
+    /// Flow closed (TCP FIN/RST both ways).
+    pub closed: Option<u32>,
+    /// Bypassed flows.
+    pub bypassed: Option<u32>,
+    /// Emergency-mode `new`.
+    pub emergency_new: Option<u32>,
+    /// Emergency-mode `established`.
+    pub emergency_established: Option<u32>,
+    /// Emergency-mode `closed`.
+    pub emergency_closed: Option<u32>,
+    /// Emergency-mode `bypassed`.
+    pub emergency_bypassed: Option<u32>,
+}
+
+/// Suricata's `flow-timeouts:` mapping.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+pub struct FlowTimeouts {
+    /// Protocols without their own section.
+    pub default: TimeoutSection,
+    /// TCP.
+    pub tcp: TimeoutSection,
+    /// UDP.
+    pub udp: TimeoutSection,
+    /// ICMPv4 and ICMPv6.
+    pub icmp: TimeoutSection,
+    /// SCTP (accepted; falls back to `default`).
+    pub sctp: TimeoutSection,
+}
+
+/// Resolved timeouts of one protocol, in seconds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Timeouts {
+    /// `new`.
+    pub new: u32,
+    /// `established`.
+    pub established: u32,
+    /// `closed`.
+    pub closed: u32,
+}
+
+/// Protocol classes with their own timeouts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TimeoutProto {
+    /// TCP.
+    Tcp,
+    /// UDP.
+    Udp,
+    /// ICMPv4/ICMPv6.
+    Icmp,
+    /// Everything else.
+    Other,
+}
+
+impl TimeoutProto {
+    /// Class of IP protocol `p`.
+    pub fn of(p: u8) -> TimeoutProto {
+        match p {
+            6 => TimeoutProto::Tcp,
+            17 => TimeoutProto::Udp,
+            1 | 58 => TimeoutProto::Icmp,
+            _ => TimeoutProto::Other,
+        }
+    }
+}
+
+impl FlowTimeouts {
+    /// Resolves the timeouts of `p`: the protocol's section, else Suricata 7's built-in
+    /// value for that protocol (default 30/300/0, tcp 60/600/60, udp 30/300, icmp 30/300).
+    /// Protocols without a section use `default`.
+    pub fn resolve(&self, p: TimeoutProto) -> Timeouts {
+        let (s, (n, e, c)) = match p {
+            TimeoutProto::Tcp => (&self.tcp, (60, 600, 60)),
+            TimeoutProto::Udp => (&self.udp, (30, 300, 0)),
+            TimeoutProto::Icmp => (&self.icmp, (30, 300, 0)),
+            TimeoutProto::Other => (&self.default, (30, 300, 0)),
+        };
+        Timeouts {
+            new: s.new.unwrap_or(n),
+            established: s.established.unwrap_or(e),
+            closed: s.closed.unwrap_or(c),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suricata_defaults() {
+        let t = FlowTimeouts::default();
+        let r = |p| t.resolve(p);
+        assert_eq!(
+            r(TimeoutProto::Tcp),
+            Timeouts {
+                new: 60,
+                established: 600,
+                closed: 60
+            }
+        );
+        assert_eq!(
+            r(TimeoutProto::Udp),
+            Timeouts {
+                new: 30,
+                established: 300,
+                closed: 0
+            }
+        );
+        assert_eq!(
+            r(TimeoutProto::Icmp),
+            Timeouts {
+                new: 30,
+                established: 300,
+                closed: 0
+            }
+        );
+        assert_eq!(
+            r(TimeoutProto::Other),
+            Timeouts {
+                new: 30,
+                established: 300,
+                closed: 0
+            }
+        );
+        let d = DecodeConfig::default();
+        assert_eq!(d.max_layers, 16);
+        assert_eq!(d.vxlan.ports, vec![4789]);
+        assert!(d.vlan.use_for_tracking);
+    }
+
+    #[test]
+    fn overrides() {
+        let mut t = FlowTimeouts::default();
+        t.default.new = Some(5);
+        t.udp.established = Some(7);
+        assert_eq!(
+            t.resolve(TimeoutProto::Udp),
+            Timeouts {
+                new: 30,
+                established: 7,
+                closed: 0
+            }
+        );
+        assert_eq!(t.resolve(TimeoutProto::Other).new, 5);
+        assert_eq!(t.resolve(TimeoutProto::Tcp).new, 60);
+    }
+
+    #[test]
+    fn port_lists() {
+        assert_eq!(parse_port_list("4789"), Ok(vec![4789]));
+        assert_eq!(parse_port_list("[8472, 4789]"), Ok(vec![8472, 4789]));
+        assert_eq!(parse_port_list("$VXLAN_PORTS"), Ok(vec![4789]));
+        assert!(parse_port_list("[x]").is_err());
+    }
+
+    #[test]
+    fn serde_kebab_and_unknown_fields() {
+        let c: DecodeConfig = serde_json::from_str(
+            r#"{"checksum-validation": true, "vxlan": {"ports": "[1, 2]"}, "vlan": {"use-for-tracking": false}}"#,
+        )
+        .unwrap();
+        assert!(c.checksum_validation && !c.vlan.use_for_tracking);
+        assert_eq!(c.vxlan.ports, vec![1, 2]);
+        assert!(c.vxlan.enabled);
+        assert!(serde_json::from_str::<DecodeConfig>(r#"{"checksum": true}"#).is_err());
+        let f: FlowConfig = serde_json::from_str(
+            r#"{"max-flows": 10, "timeouts": {"tcp": {"new": 1, "emergency-new": 2}}}"#,
+        )
+        .unwrap();
+        assert_eq!(f.max_flows, 10);
+        assert_eq!(f.timeouts.resolve(TimeoutProto::Tcp).new, 1);
+        let v: VxlanConfig = serde_json::from_str(r#"{"ports": 8472}"#).unwrap();
+        assert_eq!(v.ports, vec![8472]);
+    }
+}

@@ -1,0 +1,168 @@
+//! The Suricata 7 rule parser.
+//!
+//! [`RuleParser::parse`] turns one rule's text into a typed [`Rule`]: the
+//! header with compiled address/port matchers, meta keywords, non-payload
+//! [`Keyword`]s, and the payload matches grouped into [`BufferSection`]s in
+//! the order the matcher walks them.
+
+pub mod address;
+pub mod ast;
+pub mod buffers;
+pub mod error;
+pub mod keywords;
+pub mod lexer;
+pub mod payload;
+pub mod port;
+pub mod ranges;
+pub mod uint;
+pub mod vars;
+
+mod builder;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+pub use address::IpSet;
+pub use ast::*;
+pub use buffers::{BufferId, Transform, BUFFERS};
+pub use error::{ErrorKind, PResult, ParseError};
+pub use keywords::Keyword;
+pub use port::PortSet;
+pub use uint::{UintMatch, UintMode};
+pub use vars::Vars;
+
+use builder::Builder;
+use lexer::{split_rule, OptionIter};
+
+/// Parses rules against one variable table, caching compiled address and
+/// port specifications (the same `$HOME_NET` is compiled once).
+pub struct RuleParser<'v> {
+    vars: &'v Vars,
+    addr_cache: HashMap<String, Arc<IpSet>>,
+    port_cache: HashMap<String, Arc<PortSet>>,
+}
+
+impl<'v> RuleParser<'v> {
+    /// A parser resolving `$VARS` from `vars`.
+    pub fn new(vars: &'v Vars) -> Self {
+        RuleParser {
+            vars,
+            addr_cache: HashMap::new(),
+            port_cache: HashMap::new(),
+        }
+    }
+
+    /// Parses one rule (a single logical line, already joined).
+    pub fn parse(&mut self, text: &str) -> PResult<Rule> {
+        let (header, body) = split_rule(text)?;
+        let toks = header_tokens(header);
+        let [action, proto, src, sport, dir, dst, dport] = toks.as_slice() else {
+            return Err(ParseError::syntax(format!(
+                "header needs 7 fields (action proto src sport dir dst dport), found {}",
+                toks.len()
+            )));
+        };
+        let action = Action::parse(action).ok_or_else(|| {
+            ParseError::new(ErrorKind::Action, format!("unknown action `{action}`"))
+        })?;
+        let protocol = Protocol::parse(proto).ok_or_else(|| {
+            ParseError::new(ErrorKind::Protocol, format!("unknown protocol `{proto}`"))
+        })?;
+        let direction = match *dir {
+            "->" => Direction::ToDst,
+            "<>" => Direction::Both,
+            d => {
+                return Err(ParseError::new(
+                    ErrorKind::Direction,
+                    format!("`{d}` is not a direction (use `->` or `<>`)"),
+                ))
+            }
+        };
+        let src_addr = self.address(src)?;
+        let src_ports = self.port(sport)?;
+        let dst_addr = self.address(dst)?;
+        let dst_ports = self.port(dport)?;
+        let mut b = Builder::default();
+        for opt in OptionIter::new(body) {
+            let opt = opt?;
+            b.option(opt.name, opt.value)?;
+        }
+        b.finish(
+            action, protocol, src_addr, src_ports, direction, dst_addr, dst_ports,
+        )
+    }
+
+    fn address(&mut self, s: &str) -> PResult<Arc<IpSet>> {
+        if let Some(a) = self.addr_cache.get(s) {
+            return Ok(Arc::clone(a));
+        }
+        let a = Arc::new(IpSet::parse(s, self.vars)?);
+        self.addr_cache.insert(s.to_string(), Arc::clone(&a));
+        Ok(a)
+    }
+
+    fn port(&mut self, s: &str) -> PResult<Arc<PortSet>> {
+        if let Some(p) = self.port_cache.get(s) {
+            return Ok(Arc::clone(p));
+        }
+        let p = Arc::new(PortSet::parse(s, self.vars)?);
+        self.port_cache.insert(s.to_string(), Arc::clone(&p));
+        Ok(p)
+    }
+}
+
+/// Parses one rule with a fresh parser (no cache reuse).
+pub fn parse_rule(text: &str, vars: &Vars) -> PResult<Rule> {
+    RuleParser::new(vars).parse(text)
+}
+
+/// Splits a header at whitespace outside `[...]`.
+fn header_tokens(h: &str) -> Vec<&str> {
+    let mut out = Vec::with_capacity(7);
+    let mut depth = 0i32;
+    let mut start: Option<usize> = None;
+    for (i, c) in h.char_indices() {
+        match c {
+            '[' => {
+                depth += 1;
+                start.get_or_insert(i);
+            }
+            ']' => depth -= 1,
+            c if c.is_whitespace() && depth <= 0 => {
+                if let Some(s) = start.take() {
+                    out.push(&h[s..i]);
+                }
+            }
+            _ => {
+                start.get_or_insert(i);
+            }
+        }
+    }
+    if let Some(s) = start {
+        out.push(&h[s..]);
+    }
+    out
+}
+
+/// Best-effort `sid` of a rule that failed to parse (for error reports).
+pub fn sniff_sid(text: &str) -> Option<u32> {
+    let mut rest = text;
+    while let Some(p) = rest.find("sid") {
+        let before = rest[..p].chars().next_back();
+        let after = rest[p + 3..].trim_start();
+        if matches!(before, None | Some('(' | ';' | ' ' | '\t')) {
+            if let Some(v) = after.strip_prefix(':') {
+                let digits: String = v
+                    .trim_start()
+                    .chars()
+                    .take_while(char::is_ascii_digit)
+                    .collect();
+                if let Ok(n) = digits.parse() {
+                    return Some(n);
+                }
+            }
+        }
+        rest = &rest[p + 3..];
+    }
+    None
+}

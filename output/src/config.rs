@@ -1,0 +1,278 @@
+//! Output configuration (serde types, kebab-case keys, unknown keys rejected).
+//!
+//! Key names follow Suricata's `outputs:` section where they overlap: `eve-log.enabled`,
+//! `filename`, `filetype` (`regular`, `unix_dgram`, `unix_stream`, `redis`), `buffer-size`,
+//! `redis.{server,port,mode,key}`; `fast.{enabled,filename,append}`;
+//! `stats.{enabled,filename,append,totals,threads,null-values}`. shrike adds `layout`
+//! (`shared` | `per-worker`, Suricata's `threaded: yes` is `per-worker`) and `flush-interval`.
+
+use serde::{Deserialize, Serialize};
+
+use crate::buffer::DEFAULT_BUFFER_SIZE;
+
+/// How workers share EVE files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Layout {
+    /// One file opened with `O_APPEND` by all workers; each write is one buffer of whole records.
+    #[default]
+    Shared,
+    /// One file per worker: `eve.<worker>.json`.
+    PerWorker,
+}
+
+/// Where EVE records go (Suricata's `filetype`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, Default)]
+pub enum FileType {
+    /// A regular file (`regular`; `file` is accepted too).
+    #[default]
+    #[serde(rename = "regular", alias = "file")]
+    Regular,
+    /// A unix datagram socket at `filename`; one record per datagram.
+    #[serde(rename = "unix_dgram")]
+    UnixDgram,
+    /// A unix stream socket at `filename`.
+    #[serde(rename = "unix_stream")]
+    UnixStream,
+    /// A Redis server (see [`RedisConfig`]).
+    #[serde(rename = "redis")]
+    Redis,
+}
+
+/// Redis mode (Suricata's `redis.mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, Default)]
+pub enum RedisMode {
+    /// `LPUSH` onto a list (`list` and `lpush`).
+    #[default]
+    #[serde(rename = "lpush", alias = "list")]
+    Lpush,
+    /// `RPUSH` onto a list.
+    #[serde(rename = "rpush")]
+    Rpush,
+    /// `PUBLISH` on a channel (`channel` and `publish`).
+    #[serde(rename = "publish", alias = "channel")]
+    Publish,
+}
+
+/// Redis output settings.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+pub struct RedisConfig {
+    /// Server address (default `127.0.0.1`).
+    pub server: String,
+    /// Server port (default 6379).
+    pub port: u16,
+    /// List or channel mode.
+    pub mode: RedisMode,
+    /// Key or channel name (default `suricata`).
+    pub key: String,
+}
+
+impl Default for RedisConfig {
+    fn default() -> Self {
+        RedisConfig {
+            server: "127.0.0.1".into(),
+            port: 6379,
+            mode: RedisMode::Lpush,
+            key: "suricata".into(),
+        }
+    }
+}
+
+/// What a worker does with a record when the sink is stalled and no free buffer is left.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OverloadPolicy {
+    /// Drop the record and count it.
+    Drop,
+    /// Wait for a free buffer, counting the time waited.
+    Block,
+}
+
+/// Overload policy per event kind. Defaults: alerts block, everything else drops
+/// (see output/DESIGN.md for why).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+pub struct OverloadConfig {
+    /// `alert` records.
+    pub alert: OverloadPolicy,
+    /// `anomaly` records.
+    pub anomaly: OverloadPolicy,
+    /// `flow` / `netflow` records.
+    pub flow: OverloadPolicy,
+    /// `stats` records.
+    pub stats: OverloadPolicy,
+    /// Application-layer protocol records.
+    pub protocol: OverloadPolicy,
+    /// Everything else.
+    pub other: OverloadPolicy,
+}
+
+impl Default for OverloadConfig {
+    fn default() -> Self {
+        OverloadConfig {
+            alert: OverloadPolicy::Block,
+            anomaly: OverloadPolicy::Drop,
+            flow: OverloadPolicy::Drop,
+            stats: OverloadPolicy::Drop,
+            protocol: OverloadPolicy::Drop,
+            other: OverloadPolicy::Drop,
+        }
+    }
+}
+
+/// Segment rotation for per-worker files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, Default)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+pub struct RotateConfig {
+    /// Start a new segment once the current one holds this many bytes (0 = never).
+    pub max_size: u64,
+    /// Start a new segment once the current one is this many seconds old (0 = never).
+    pub max_age: u64,
+}
+
+/// `eve-log` settings.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+pub struct EveConfig {
+    /// Write EVE at all (default yes).
+    pub enabled: bool,
+    /// Sink type (default `regular`).
+    pub filetype: FileType,
+    /// File name, relative to the log directory, or the socket path (default `eve.json`).
+    pub filename: String,
+    /// Shared file or one file per worker (default `shared`).
+    pub layout: Layout,
+    /// Bytes a worker buffers before handing the buffer to the writer (default 65536).
+    pub buffer_size: usize,
+    /// Seconds between timer-driven flushes of partly filled buffers (default 1.0).
+    pub flush_interval: f64,
+    /// Buffers per worker in the recycled pool (default 8).
+    pub pool_size: usize,
+    /// Per-event-kind overload policy.
+    pub overload: OverloadConfig,
+    /// Segment rotation (per-worker layout).
+    pub rotate: RotateConfig,
+    /// Redis settings (`filetype: redis`).
+    pub redis: RedisConfig,
+}
+
+impl Default for EveConfig {
+    fn default() -> Self {
+        EveConfig {
+            enabled: true,
+            filetype: FileType::Regular,
+            filename: "eve.json".into(),
+            layout: Layout::Shared,
+            buffer_size: DEFAULT_BUFFER_SIZE,
+            flush_interval: 1.0,
+            pool_size: 8,
+            overload: OverloadConfig::default(),
+            rotate: RotateConfig::default(),
+            redis: RedisConfig::default(),
+        }
+    }
+}
+
+/// `fast` (fast.log) settings.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+pub struct FastConfig {
+    /// Write fast.log (default yes).
+    pub enabled: bool,
+    /// File name (default `fast.log`).
+    pub filename: String,
+    /// Append to an existing file instead of truncating it (default yes).
+    pub append: bool,
+}
+
+impl Default for FastConfig {
+    fn default() -> Self {
+        FastConfig {
+            enabled: true,
+            filename: "fast.log".into(),
+            append: true,
+        }
+    }
+}
+
+/// `stats` (stats.log) settings.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+pub struct StatsLogConfig {
+    /// Write stats.log (default no).
+    pub enabled: bool,
+    /// File name (default `stats.log`).
+    pub filename: String,
+    /// Append to an existing file (default yes).
+    pub append: bool,
+    /// Log totals over all threads (default yes).
+    pub totals: bool,
+    /// Log per-thread values (default no).
+    pub threads: bool,
+    /// Also log counters that are zero (default no).
+    pub null_values: bool,
+}
+
+impl Default for StatsLogConfig {
+    fn default() -> Self {
+        StatsLogConfig {
+            enabled: false,
+            filename: "stats.log".into(),
+            append: true,
+            totals: true,
+            threads: false,
+            null_values: false,
+        }
+    }
+}
+
+/// Every output of this crate.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, Default)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+pub struct OutputConfig {
+    /// EVE JSON.
+    pub eve: EveConfig,
+    /// fast.log.
+    pub fast: FastConfig,
+    /// stats.log.
+    pub stats: StatsLogConfig,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_and_kebab_keys() {
+        let c: OutputConfig = serde_json::from_str("{}").unwrap();
+        assert_eq!(c, OutputConfig::default());
+        assert_eq!(c.eve.buffer_size, 65536);
+        assert_eq!(c.eve.overload.alert, OverloadPolicy::Block);
+        assert_eq!(c.eve.overload.flow, OverloadPolicy::Drop);
+        let c: OutputConfig = serde_json::from_str(
+            r#"{"eve":{"layout":"per-worker","buffer-size":4096,"flush-interval":0.5,
+                "filetype":"unix_dgram","redis":{"mode":"channel","key":"k"},
+                "overload":{"flow":"block"},"rotate":{"max-size":1000}},
+                "fast":{"enabled":false},"stats":{"null-values":true}}"#,
+        )
+        .unwrap();
+        assert_eq!(c.eve.layout, Layout::PerWorker);
+        assert_eq!(c.eve.buffer_size, 4096);
+        assert_eq!(c.eve.filetype, FileType::UnixDgram);
+        assert_eq!(c.eve.redis.mode, RedisMode::Publish);
+        assert_eq!(c.eve.overload.flow, OverloadPolicy::Block);
+        assert_eq!(c.eve.rotate.max_size, 1000);
+        assert!(!c.fast.enabled);
+        assert!(c.stats.null_values);
+        let list: RedisConfig = serde_json::from_str(r#"{"mode":"list"}"#).unwrap();
+        assert_eq!(list.mode, RedisMode::Lpush);
+    }
+
+    #[test]
+    fn unknown_keys_rejected() {
+        assert!(serde_json::from_str::<OutputConfig>(r#"{"eve":{"bufer-size":1}}"#).is_err());
+        assert!(serde_json::from_str::<OutputConfig>(r#"{"eve":{"layout":"threaded"}}"#).is_err());
+        assert!(serde_json::from_str::<FastConfig>(r#"{"file":"x"}"#).is_err());
+    }
+}

@@ -1,0 +1,130 @@
+//! `alert` records, in Suricata 7's field order.
+
+use std::net::IpAddr;
+
+use super::addr::Ipv6Style;
+use super::header::{set_ip, set_timestamp, write_eve_header, EveHeader};
+use crate::json::JsonWriter;
+
+/// The flow summary inside an alert (`alert.flow`).
+#[derive(Debug, Clone, Copy)]
+pub struct AlertFlow {
+    /// Packets to server so far.
+    pub pkts_toserver: u64,
+    /// Packets to client so far.
+    pub pkts_toclient: u64,
+    /// Bytes to server so far.
+    pub bytes_toserver: u64,
+    /// Bytes to client so far.
+    pub bytes_toclient: u64,
+    /// First packet time of the flow.
+    pub start_ns: u64,
+    /// Flow client address.
+    pub src_ip: IpAddr,
+    /// Flow server address.
+    pub dest_ip: IpAddr,
+    /// Flow `(src_port, dest_port)`, for TCP/UDP/SCTP.
+    pub ports: Option<(u16, u16)>,
+}
+
+/// Everything an `alert` record holds. `header.event_type` should be `"alert"`.
+#[derive(Debug, Clone, Copy)]
+pub struct AlertRecord<'a> {
+    /// Common header.
+    pub header: EveHeader<'a>,
+    /// `"allowed"` or `"blocked"`.
+    pub action: &'a str,
+    /// Generator id.
+    pub gid: u32,
+    /// Signature id.
+    pub signature_id: u32,
+    /// Revision.
+    pub rev: u32,
+    /// The rule's `msg` (bytes: invalid UTF-8 is escaped as Suricata does).
+    pub signature: &'a [u8],
+    /// Classification text (`category`); `None` is written as `""`, as Suricata 7 does.
+    pub category: Option<&'a str>,
+    /// Priority.
+    pub severity: u32,
+    /// Pre-serialised `metadata` object (e.g. `{"policy":["balanced"]}`), written verbatim.
+    pub metadata_json: Option<&'a [u8]>,
+    /// `app_proto` of the flow, when known.
+    pub app_proto: Option<&'a str>,
+    /// `"to_server"` / `"to_client"`.
+    pub direction: Option<&'a str>,
+    /// The `flow` object.
+    pub flow: Option<AlertFlow>,
+    /// Payload bytes: written as base64 `payload` when non-empty.
+    pub payload: Option<&'a [u8]>,
+    /// Also write `payload_printable` (non-printable bytes as `.`).
+    pub payload_printable: bool,
+    /// `stream` (1 when the match was on reassembled stream data).
+    pub stream: Option<u8>,
+    /// Whole packet bytes, written as base64 `packet`.
+    pub packet: Option<&'a [u8]>,
+    /// `packet_info.linktype` (written with `packet`).
+    pub linktype: Option<u32>,
+}
+
+/// Write a complete `alert` record (one JSON object, no newline).
+pub fn write_alert_record(w: &mut JsonWriter, a: &AlertRecord<'_>) {
+    write_eve_header(w, &a.header);
+    w.open_object("alert");
+    w.set_str("action", a.action)
+        .set_u64("gid", a.gid.into())
+        .set_u64("signature_id", a.signature_id.into())
+        .set_u64("rev", a.rev.into())
+        .set_bytes("signature", a.signature);
+    // Suricata 7 always writes `category`, as "" when the rule has no classtype.
+    w.set_str("category", a.category.unwrap_or(""));
+    w.set_u64("severity", a.severity.into());
+    if let Some(m) = a.metadata_json {
+        w.set_raw("metadata", m);
+    }
+    w.close();
+    if let Some(p) = a.app_proto {
+        w.set_str("app_proto", p);
+    }
+    if let Some(d) = a.direction {
+        w.set_str("direction", d);
+    }
+    if let Some(f) = &a.flow {
+        write_alert_flow(w, f, a.header.ipv6);
+    }
+    if let Some(p) = a.payload {
+        if !p.is_empty() {
+            w.set_base64("payload", p);
+        }
+        if a.payload_printable {
+            w.set_printable("payload_printable", p);
+        }
+    }
+    if let Some(s) = a.stream {
+        w.set_u64("stream", s.into());
+    }
+    if let Some(p) = a.packet {
+        w.set_base64("packet", p);
+        if let Some(l) = a.linktype {
+            w.open_object("packet_info")
+                .set_u64("linktype", l.into())
+                .close();
+        }
+    }
+    w.close();
+}
+
+fn write_alert_flow(w: &mut JsonWriter, f: &AlertFlow, style: Ipv6Style) {
+    w.open_object("flow");
+    w.set_u64("pkts_toserver", f.pkts_toserver)
+        .set_u64("pkts_toclient", f.pkts_toclient)
+        .set_u64("bytes_toserver", f.bytes_toserver)
+        .set_u64("bytes_toclient", f.bytes_toclient);
+    set_timestamp(w, "start", f.start_ns);
+    set_ip(w, "src_ip", f.src_ip, style);
+    set_ip(w, "dest_ip", f.dest_ip, style);
+    if let Some((sp, dp)) = f.ports {
+        w.set_u64("src_port", sp.into())
+            .set_u64("dest_port", dp.into());
+    }
+    w.close();
+}

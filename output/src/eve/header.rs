@@ -1,0 +1,144 @@
+//! The common EVE header, written in Suricata 7's field order.
+
+use std::net::IpAddr;
+
+use super::addr::{write_ip, write_proto, Ipv6Style};
+use super::time::write_iso;
+use crate::json::JsonWriter;
+
+/// Fields shared by packet-based EVE records (alert, anomaly, protocol records).
+///
+/// Suricata's order: `timestamp`, `flow_id`, `parent_id`, `in_iface`, `pcap_cnt`, `event_type`,
+/// `vlan`, `src_ip`, `src_port`, `dest_ip`, `dest_port`, `proto`, `ip_v`, `icmp_type`,
+/// `icmp_code`, `pkt_src`. Optional fields are left out when unset (zero ids, empty `vlan`).
+#[derive(Debug, Clone, Copy)]
+pub struct EveHeader<'a> {
+    /// Packet time, nanoseconds since the epoch.
+    pub timestamp_ns: u64,
+    /// Flow id; omitted when 0 (no flow).
+    pub flow_id: u64,
+    /// Parent flow id; omitted when 0.
+    pub parent_id: u64,
+    /// Capture interface (live capture only).
+    pub in_iface: Option<&'a str>,
+    /// Packet number in the pcap file (1-based); omitted when 0.
+    pub pcap_cnt: u64,
+    /// `alert`, `anomaly`, `flow`, `dns`, ...
+    pub event_type: &'a str,
+    /// VLAN ids, outermost first; omitted when empty (at most 3 are written, like Suricata).
+    pub vlan: &'a [u16],
+    /// Source address (omitted when `None`, e.g. non-IP anomalies).
+    pub src_ip: Option<IpAddr>,
+    /// Destination address.
+    pub dest_ip: Option<IpAddr>,
+    /// `(src_port, dest_port)`; Suricata logs these for TCP, UDP and SCTP only
+    /// (see [`proto_has_ports`](super::addr::proto_has_ports)).
+    pub ports: Option<(u16, u16)>,
+    /// IP protocol number; omitted when `None`.
+    pub proto: Option<u8>,
+    /// IP version (`ip_v`). Suricata 8 writes it; Suricata 7 does not, so leave it `None` for
+    /// Suricata 7 output.
+    pub ip_v: Option<u8>,
+    /// `(icmp_type, icmp_code)` for ICMP/ICMPv6 packets.
+    pub icmp: Option<(u8, u8)>,
+    /// Packet source (`"wire/pcap"`, `"stream (flow timeout)"`, ...); omitted when `None`.
+    pub pkt_src: Option<&'a str>,
+    /// How IPv6 addresses are written.
+    pub ipv6: Ipv6Style,
+}
+
+impl<'a> EveHeader<'a> {
+    /// A header with only the timestamp and event type set.
+    pub fn new(timestamp_ns: u64, event_type: &'a str) -> Self {
+        EveHeader {
+            timestamp_ns,
+            flow_id: 0,
+            parent_id: 0,
+            in_iface: None,
+            pcap_cnt: 0,
+            event_type,
+            vlan: &[],
+            src_ip: None,
+            dest_ip: None,
+            ports: None,
+            proto: None,
+            ip_v: None,
+            icmp: None,
+            pkt_src: None,
+            ipv6: Ipv6Style::Full,
+        }
+    }
+}
+
+/// Write `"timestamp":"..."`.
+pub fn set_timestamp(w: &mut JsonWriter, key: &str, ns: u64) {
+    w.set_ascii_with(key, |b| write_iso(b, ns));
+}
+
+/// Write `"key":"<address>"`.
+pub fn set_ip(w: &mut JsonWriter, key: &str, a: IpAddr, style: Ipv6Style) {
+    w.set_ascii_with(key, |b| write_ip(b, a, style));
+}
+
+/// Write `"proto":"<name or number>"`.
+pub fn set_proto(w: &mut JsonWriter, proto: u8) {
+    w.set_ascii_with("proto", |b| write_proto(b, proto));
+}
+
+/// Write `"vlan":[..]` when `vlan` is not empty (at most three ids, as Suricata).
+pub fn set_vlan(w: &mut JsonWriter, vlan: &[u16]) {
+    if vlan.is_empty() {
+        return;
+    }
+    w.open_array("vlan");
+    for &v in vlan.iter().take(3) {
+        w.u64(v.into());
+    }
+    w.close();
+}
+
+/// Open a record object and write the header fields. The object is left open for the
+/// event-specific fields; the caller closes it.
+pub fn write_eve_header(w: &mut JsonWriter, h: &EveHeader<'_>) {
+    w.start_object();
+    set_timestamp(w, "timestamp", h.timestamp_ns);
+    if h.flow_id != 0 {
+        w.set_u64("flow_id", h.flow_id);
+    }
+    if h.parent_id != 0 {
+        w.set_u64("parent_id", h.parent_id);
+    }
+    if let Some(i) = h.in_iface {
+        w.set_str("in_iface", i);
+    }
+    if h.pcap_cnt != 0 {
+        w.set_u64("pcap_cnt", h.pcap_cnt);
+    }
+    w.set_str("event_type", h.event_type);
+    set_vlan(w, h.vlan);
+    if let Some(a) = h.src_ip {
+        set_ip(w, "src_ip", a, h.ipv6);
+    }
+    if let Some((sp, _)) = h.ports {
+        w.set_u64("src_port", sp.into());
+    }
+    if let Some(a) = h.dest_ip {
+        set_ip(w, "dest_ip", a, h.ipv6);
+    }
+    if let Some((_, dp)) = h.ports {
+        w.set_u64("dest_port", dp.into());
+    }
+    if let Some(p) = h.proto {
+        set_proto(w, p);
+    }
+    if let Some(v) = h.ip_v {
+        w.set_u64("ip_v", v.into());
+    }
+    if let Some((t, c)) = h.icmp {
+        w.set_u64("icmp_type", t.into());
+        w.set_u64("icmp_code", c.into());
+    }
+    if let Some(s) = h.pkt_src {
+        w.set_str("pkt_src", s);
+    }
+}

@@ -1,0 +1,383 @@
+//! The asynchronous EVE pipeline: workers never wait on I/O.
+//!
+//! ```text
+//!  worker i: EveOutput ──full buffers──▶ SPSC ring (rtrb) ──▶ writer thread ──▶ Sink(s)
+//!                      ◀──empty buffers── SPSC ring (rtrb) ◀──
+//! ```
+//!
+//! Each worker owns a fixed pool of `pool-size` buffers (one being filled, the rest free or in
+//! flight), recycled through two SPSC rings sized to the pool, so pushes never fail and nothing
+//! is allocated in steady state. When the sink stalls, in-flight buffers stop coming back; once
+//! a worker's pool is empty its [`EveOutput::record`] applies the per-kind overload policy:
+//! `drop` (count and skip the record) or `block` (wait for a buffer, counting the time).
+//!
+//! The writer thread retries failed writes (ENOSPC and any other error) with exponential
+//! backoff (1 ms doubling to 1 s), continuing from the first byte not yet written, so a record
+//! is never split or duplicated in a file and nothing already handed over is lost. Only
+//! [`EvePipeline::shutdown`] with an expired deadline gives up, counting `lost_bytes`.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::{self, JoinHandle, Thread};
+use std::time::{Duration, Instant};
+
+use rtrb::{Consumer, Producer, RingBuffer};
+
+use crate::buffer::{headroom, EveBuffer, EventKind};
+use crate::config::{EveConfig, FileType, Layout, OverloadPolicy};
+use crate::error::OutputError;
+use crate::output::EveOutput;
+use crate::sink::worker_file_name;
+use crate::sinks::{FileSink, RedisSink, Sink, UnixDgramSink, UnixStreamSink};
+use crate::stats::OutputStats;
+
+/// Longest pause between write retries.
+const MAX_BACKOFF: Duration = Duration::from_secs(1);
+/// How long an idle writer sleeps before looking again (workers also wake it).
+const IDLE_PARK: Duration = Duration::from_millis(5);
+
+#[derive(Debug)]
+struct Control {
+    reopen: AtomicBool,
+    give_up: AtomicBool,
+    stats: Mutex<OutputStats>,
+}
+
+/// The worker's end of its two rings.
+#[derive(Debug)]
+pub(crate) struct WorkerLink {
+    full: Producer<Vec<u8>>,
+    free: Consumer<Vec<u8>>,
+    writer: Thread,
+}
+
+impl WorkerLink {
+    /// Swap the buffer's records out for a free buffer and queue them; false when no free
+    /// buffer is available (sink stalled) or the writer is gone.
+    pub(crate) fn try_send(&mut self, buf: &mut EveBuffer) -> bool {
+        let Ok(mut spare) = self.free.pop() else {
+            return false;
+        };
+        buf.swap(&mut spare);
+        // The ring holds the whole pool, so this cannot be full; if it were, keep the data.
+        if let Err(rtrb::PushError::Full(back)) = self.full.push(spare) {
+            let mut back = back;
+            buf.swap(&mut back);
+            return false;
+        }
+        self.writer.unpark();
+        true
+    }
+
+    /// Wait until a free buffer is available, then send. False if the writer has gone away.
+    pub(crate) fn send_blocking(&mut self, buf: &mut EveBuffer) -> bool {
+        loop {
+            if self.try_send(buf) {
+                return true;
+            }
+            if self.free.is_abandoned() && self.free.is_empty() {
+                return false;
+            }
+            self.writer.unpark();
+            thread::sleep(Duration::from_micros(50));
+        }
+    }
+
+    /// Wake the writer so it notices this worker is done.
+    pub(crate) fn close(&mut self) {
+        self.writer.unpark();
+    }
+}
+
+#[derive(Debug)]
+struct Slot {
+    full: Consumer<Vec<u8>>,
+    free: Producer<Vec<u8>>,
+    sink: usize,
+}
+
+/// The writer thread and its controls.
+#[derive(Debug)]
+pub struct EvePipeline {
+    handle: Option<JoinHandle<OutputStats>>,
+    ctl: Arc<Control>,
+    thread: Thread,
+}
+
+/// The per-kind policy table from the config.
+pub fn policies(cfg: &EveConfig) -> [OverloadPolicy; EventKind::COUNT] {
+    let o = &cfg.overload;
+    [o.alert, o.anomaly, o.flow, o.stats, o.protocol, o.other]
+}
+
+/// Sinks plus, per worker, the index of the sink it writes to.
+pub type SinkSet = (Vec<Box<dyn Sink>>, Vec<usize>);
+
+/// Build the sinks for `cfg`: returns the sinks and, per worker, the index of its sink.
+pub fn build_sinks(
+    cfg: &EveConfig,
+    log_dir: &Path,
+    workers: usize,
+) -> Result<SinkSet, OutputError> {
+    let path = log_dir.join(&cfg.filename);
+    let r = &cfg.rotate;
+    Ok(match (cfg.filetype, cfg.layout) {
+        (FileType::Regular, Layout::Shared) => (
+            vec![Box::new(FileSink::open(path, r.max_size, r.max_age)?) as Box<dyn Sink>],
+            vec![0; workers],
+        ),
+        (FileType::Regular, Layout::PerWorker) => {
+            let mut v: Vec<Box<dyn Sink>> = Vec::with_capacity(workers);
+            for w in 0..workers {
+                let p = worker_file_name(&path, w);
+                v.push(Box::new(FileSink::open(p, r.max_size, r.max_age)?));
+            }
+            (v, (0..workers).collect())
+        }
+        (FileType::UnixDgram, _) => (vec![Box::new(UnixDgramSink::open(path)?)], vec![0; workers]),
+        (FileType::UnixStream, _) => (vec![Box::new(UnixStreamSink::open(path))], vec![0; workers]),
+        (FileType::Redis, _) => (
+            vec![Box::new(RedisSink::new(cfg.redis.clone()))],
+            vec![0; workers],
+        ),
+    })
+}
+
+impl EvePipeline {
+    /// Start the writer thread for `cfg` with `workers` worker handles.
+    pub fn start(
+        cfg: &EveConfig,
+        log_dir: &Path,
+        workers: usize,
+    ) -> Result<(EvePipeline, Vec<EveOutput>), OutputError> {
+        if cfg.pool_size < 2 {
+            return Err(OutputError::Config(format!(
+                "eve-log.pool-size must be at least 2, got {}",
+                cfg.pool_size
+            )));
+        }
+        let (sinks, map) = build_sinks(cfg, log_dir, workers)?;
+        Ok(Self::with_sinks(
+            sinks,
+            &map,
+            cfg.buffer_size,
+            cfg.pool_size,
+            policies(cfg),
+        ))
+    }
+
+    /// Start the writer over given sinks; worker `i` writes to `sinks[map[i]]`.
+    pub fn with_sinks(
+        sinks: Vec<Box<dyn Sink>>,
+        map: &[usize],
+        buffer_size: usize,
+        pool_size: usize,
+        policies: [OverloadPolicy; EventKind::COUNT],
+    ) -> (EvePipeline, Vec<EveOutput>) {
+        let pool_size = pool_size.max(2);
+        let cap = buffer_size + headroom(buffer_size);
+        let ctl = Arc::new(Control {
+            reopen: AtomicBool::new(false),
+            give_up: AtomicBool::new(false),
+            stats: Mutex::new(OutputStats::default()),
+        });
+        let mut slots = Vec::with_capacity(map.len());
+        let mut ends = Vec::with_capacity(map.len());
+        for &sink in map {
+            let (full_tx, full_rx) = RingBuffer::new(pool_size);
+            let (mut free_tx, free_rx) = RingBuffer::new(pool_size);
+            for _ in 1..pool_size {
+                let _ = free_tx.push(Vec::with_capacity(cap));
+            }
+            slots.push(Slot {
+                full: full_rx,
+                free: free_tx,
+                sink: sink.min(sinks.len().saturating_sub(1)),
+            });
+            ends.push((full_tx, free_rx));
+        }
+        let ctl2 = Arc::clone(&ctl);
+        let handle = thread::Builder::new()
+            .name("eve-writer".into())
+            .spawn(move || writer_loop(sinks, slots, &ctl2))
+            .ok();
+        let thread = handle
+            .as_ref()
+            .map(|h| h.thread().clone())
+            .unwrap_or_else(thread::current);
+        let outputs = ends
+            .into_iter()
+            .map(|(full, free)| {
+                let link = WorkerLink {
+                    full,
+                    free,
+                    writer: thread.clone(),
+                };
+                EveOutput::pipelined(EveBuffer::new(buffer_size), link, policies)
+            })
+            .collect();
+        (
+            EvePipeline {
+                handle,
+                ctl,
+                thread,
+            },
+            outputs,
+        )
+    }
+
+    /// Ask the writer to reopen its files/connections (SIGHUP after logrotate).
+    pub fn reopen(&self) {
+        self.ctl.reopen.store(true, Ordering::Release);
+        self.thread.unpark();
+    }
+
+    /// Writer-side counters so far (bytes, writes, errors, rotations, reopens).
+    pub fn stats(&self) -> OutputStats {
+        self.ctl.stats.lock().map(|s| s.clone()).unwrap_or_default()
+    }
+
+    /// Wait until every worker handle is closed (or dropped) and everything is written.
+    pub fn join(mut self) -> OutputStats {
+        self.handle
+            .take()
+            .and_then(|h| h.join().ok())
+            .unwrap_or_else(|| self.stats())
+    }
+
+    /// Like [`join`](Self::join), but stop retrying failed writes after `timeout`; what could
+    /// not be written is counted in `lost_bytes`.
+    pub fn shutdown(self, timeout: Duration) -> OutputStats {
+        let deadline = Instant::now() + timeout;
+        while self.handle.as_ref().is_some_and(|h| !h.is_finished()) && Instant::now() < deadline {
+            self.thread.unpark();
+            thread::sleep(Duration::from_millis(2));
+        }
+        self.ctl.give_up.store(true, Ordering::Release);
+        self.thread.unpark();
+        self.join()
+    }
+}
+
+/// A buffer being written, possibly after a failed attempt.
+struct Pending {
+    slot: usize,
+    buf: Vec<u8>,
+    offset: usize,
+    backoff: Duration,
+    retry_at: Instant,
+}
+
+fn writer_loop(mut sinks: Vec<Box<dyn Sink>>, mut slots: Vec<Slot>, ctl: &Control) -> OutputStats {
+    let mut stats = OutputStats::default();
+    let mut pending: Option<Pending> = None;
+    let mut next = 0usize;
+    loop {
+        let mut changed = false;
+        if ctl.reopen.swap(false, Ordering::AcqRel) {
+            changed = true;
+            for s in &mut sinks {
+                if s.reopen().is_ok() {
+                    stats.reopens += 1;
+                }
+            }
+        }
+        let now = Instant::now();
+        let rotations = stats.rotations;
+        for s in &mut sinks {
+            s.tick(now, &mut stats);
+        }
+        changed |= stats.rotations != rotations;
+        let mut progressed = false;
+        // Take the next buffer round-robin, unless one is being retried.
+        if pending.is_none() {
+            for k in 0..slots.len() {
+                let i = (next + k) % slots.len();
+                if let Some(slot) = slots.get_mut(i) {
+                    if let Ok(buf) = slot.full.pop() {
+                        pending = Some(Pending {
+                            slot: i,
+                            buf,
+                            offset: 0,
+                            backoff: Duration::from_millis(1),
+                            retry_at: now,
+                        });
+                        next = i + 1;
+                        break;
+                    }
+                }
+            }
+        }
+        if let Some(mut p) = pending.take() {
+            if Instant::now() >= p.retry_at {
+                let sink_idx = slots.get(p.slot).map(|s| s.sink).unwrap_or(0);
+                let data = p.buf.get(p.offset..).unwrap_or_default();
+                let res = match sinks.get_mut(sink_idx) {
+                    Some(s) => s.write_buffer(data, &mut stats),
+                    None => Ok(()),
+                };
+                match res {
+                    Ok(()) => {
+                        stats.buffers += 1;
+                        recycle(&mut slots, p.slot, p.buf);
+                        progressed = true;
+                    }
+                    Err((done, e)) => {
+                        stats.write_errors += 1;
+                        if e.raw_os_error() == Some(libc::ENOSPC) {
+                            stats.enospc += 1;
+                        }
+                        p.offset += done;
+                        if ctl.give_up.load(Ordering::Acquire) {
+                            stats.lost_bytes += (p.buf.len() - p.offset) as u64;
+                            recycle(&mut slots, p.slot, p.buf);
+                        } else {
+                            p.retry_at = Instant::now() + p.backoff;
+                            p.backoff = (p.backoff * 2).min(MAX_BACKOFF);
+                            pending = Some(p);
+                        }
+                    }
+                }
+            } else if ctl.give_up.load(Ordering::Acquire) {
+                stats.lost_bytes += (p.buf.len() - p.offset) as u64;
+                recycle(&mut slots, p.slot, p.buf);
+            } else {
+                pending = Some(p);
+            }
+        }
+        if changed || progressed || pending.is_some() {
+            if let Ok(mut s) = ctl.stats.lock() {
+                s.clone_from(&stats);
+            }
+        }
+        let all_done = pending.is_none()
+            && slots
+                .iter()
+                .all(|s| s.full.is_abandoned() && s.full.is_empty());
+        if all_done {
+            break;
+        }
+        if !progressed {
+            let wait = match &pending {
+                Some(p) => p
+                    .retry_at
+                    .saturating_duration_since(Instant::now())
+                    .min(IDLE_PARK),
+                None => IDLE_PARK,
+            };
+            thread::park_timeout(wait);
+        }
+    }
+    if let Ok(mut s) = ctl.stats.lock() {
+        s.clone_from(&stats);
+    }
+    stats
+}
+
+fn recycle(slots: &mut [Slot], slot: usize, mut buf: Vec<u8>) {
+    buf.clear();
+    if let Some(s) = slots.get_mut(slot) {
+        let _ = s.free.push(buf);
+    }
+}

@@ -1,0 +1,411 @@
+//! Offline run: read capture files, dispatch packets to pinned workers, write EVE, summarise.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use shrike_capture::{CaptureError, FileSource, PacketSource};
+use shrike_detect::config::DecodeConfig;
+use shrike_detect::decode::{self, PacketMeta};
+use shrike_detect::stats::DecodeStats;
+use shrike_output::eve::stats::{write_stats_record, StatsTree};
+use shrike_output::{EveOutput, EvePipeline, EventKind};
+
+use crate::config::{Runmode, SensorConfig};
+use crate::dispatch::{self, Entry};
+use crate::progress::Progress;
+use crate::stats::{Snapshot, StatsBoard};
+use crate::worker::Worker;
+
+/// What the run needs besides the config.
+pub struct RunOptions {
+    pub inputs: Vec<PathBuf>,
+    pub log_dir: PathBuf,
+    pub workers: usize,
+    pub runmode: Runmode,
+    pub progress: Progress,
+}
+
+/// The outcome of a run, for the summary line and the exit code.
+#[derive(Debug, Default)]
+pub struct RunResult {
+    pub packets: u64,
+    pub bytes: u64,
+    pub flows: u64,
+    pub alerts: u64,
+    pub drops: u64,
+    pub seconds: f64,
+    /// Some input could not be read (corrupt header or record): exit 1.
+    pub input_errors: usize,
+}
+
+/// Exit the run early with a message (exit code 1).
+#[derive(Debug)]
+pub struct RunError(pub String);
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Decode one packet on the reader and compute its flow hash.
+#[inline]
+pub fn classify(
+    link: shrike_capture::LinkType,
+    data: &[u8],
+    cfg: &DecodeConfig,
+    stats: &mut DecodeStats,
+    seed: u64,
+) -> (PacketMeta, u64) {
+    let meta = decode::decode(link, data, cfg, stats);
+    let hash = if meta.is_ip() {
+        shrike_detect::flow::FlowKey::from_meta(&meta).0.hash(seed)
+    } else {
+        0
+    };
+    (meta, hash)
+}
+
+/// Pick a worker for a hash (multiply-shift, unbiased for any N).
+#[inline]
+pub fn worker_for(hash: u64, workers: usize) -> usize {
+    (((hash >> 32) * workers as u64) >> 32) as usize
+}
+
+/// The CPUs this process may run on, in order.
+pub fn allowed_cpus() -> Vec<usize> {
+    core_affinity::get_core_ids()
+        .map(|ids| ids.into_iter().map(|c| c.id).collect())
+        .unwrap_or_default()
+}
+
+/// Run over capture files.
+pub fn run_files(cfg: &SensorConfig, opts: RunOptions) -> Result<RunResult, RunError> {
+    let started = Instant::now();
+    let workers = opts.workers.max(1);
+    let seed = crate::stats::random_seed();
+
+    // Output: one handle per worker plus one for the stats writer.
+    let (pipeline, mut outputs) =
+        EvePipeline::start(&cfg.output.eve, &opts.log_dir, workers + 1)
+            .map_err(|e| RunError(format!("{}: {e}", opts.log_dir.display())))?;
+    let stats_out = outputs.pop().expect("stats output handle");
+    let board = Arc::new(StatsBoard::new(workers));
+    let stop = Arc::new(AtomicBool::new(false));
+
+    let mut result = RunResult::default();
+    let (reader_snapshot, stats_out) = if opts.runmode == Runmode::Single {
+        let out = outputs.pop().expect("worker output");
+        let mut worker = Worker::new(0, cfg, out, board.clone(), seed);
+        let mut reader = Reader::new(cfg, seed);
+        reader.read_all(&opts, &mut result, |e, data| worker.process(e, data));
+        worker.finish();
+        (reader.snapshot(), stats_out)
+    } else {
+        let stats_thread = StatsThread::start(cfg, board.clone(), stats_out, stop.clone());
+        let snap = run_dispatch(cfg, &opts, outputs, &board, &stop, seed, &mut result);
+        stop.store(true, Ordering::Relaxed);
+        (snap, stats_thread.join())
+    };
+    opts.progress.done(
+        result.packets,
+        board.total_with(&Snapshot::default()).get("detect.alert"),
+    );
+    finish(
+        cfg,
+        pipeline,
+        stats_out,
+        &board,
+        reader_snapshot,
+        result,
+        started,
+    )
+}
+
+/// Dispatch runmode: this thread reads and hashes, N pinned workers inspect.
+fn run_dispatch(
+    cfg: &SensorConfig,
+    opts: &RunOptions,
+    outputs: Vec<EveOutput>,
+    board: &Arc<StatsBoard>,
+    stop: &Arc<AtomicBool>,
+    seed: u64,
+    result: &mut RunResult,
+) -> Snapshot {
+    let workers = outputs.len();
+    let cpus = if cfg.workers.cpus.is_empty() {
+        allowed_cpus()
+    } else {
+        cfg.workers.cpus.clone()
+    };
+    let (mut disp, queues) = dispatch::channel::<PacketMeta>(
+        workers,
+        cfg.workers.queue_depth,
+        cfg.workers.batch_packets,
+        stop.clone(),
+    );
+    let handles: Vec<_> = queues
+        .into_iter()
+        .zip(outputs)
+        .enumerate()
+        .map(|(i, (mut q, out))| {
+            let cfg = cfg.clone();
+            let board = board.clone();
+            let cpu = cpus.get(i % cpus.len().max(1)).copied();
+            thread::Builder::new()
+                .name(format!("W#{i:02}"))
+                .spawn(move || {
+                    if let Some(c) = cpu {
+                        core_affinity::set_for_current(core_affinity::CoreId { id: c });
+                    }
+                    let mut worker = Worker::new(i, &cfg, out, board, seed);
+                    while let Some(batch) = q.next_batch(None) {
+                        for (e, data) in batch.iter() {
+                            worker.process(e, data);
+                        }
+                        worker.batch_done();
+                        q.recycle(batch);
+                    }
+                    worker.finish();
+                })
+                .expect("spawn worker")
+        })
+        .collect();
+    let mut reader = Reader::new(cfg, seed);
+    reader.read_all(opts, result, |e, data| {
+        disp.push(worker_for(e.hash, workers), *e, data);
+    });
+    disp.flush_all();
+    let disp_stats = disp.stats;
+    drop(disp);
+    for h in handles {
+        if h.join().is_err() {
+            eprintln!("shrike: error: a worker thread panicked");
+        }
+    }
+    let mut snap = reader.snapshot();
+    snap.add(
+        "shrike.dispatch.queue_full_waits",
+        disp_stats.queue_full_waits,
+    );
+    snap.add("shrike.dispatch.wait_us", disp_stats.wait_ns / 1000);
+    snap
+}
+
+fn finish(
+    cfg: &SensorConfig,
+    pipeline: EvePipeline,
+    mut stats_out: EveOutput,
+    board: &StatsBoard,
+    reader: Snapshot,
+    mut result: RunResult,
+    started: Instant,
+) -> Result<RunResult, RunError> {
+    let total = board.total_with(&reader);
+    let uptime = started.elapsed().as_secs();
+    if cfg.stats.enabled {
+        write_stats(&mut stats_out, &total, uptime, board.last_ts_ns());
+    }
+    let _ = stats_out.close();
+    let out_stats = pipeline.shutdown(Duration::from_secs(10));
+    result.flows = total.get("flow.total");
+    result.alerts = total.get("detect.alert");
+    result.drops = out_stats.dropped_total() + total.get("capture.kernel_drops");
+    result.seconds = started.elapsed().as_secs_f64();
+    Ok(result)
+}
+
+fn write_stats(out: &mut EveOutput, total: &Snapshot, uptime: u64, ts_ns: u64) {
+    let mut tree = StatsTree::new();
+    for (k, v) in total.iter() {
+        if !k.starts_with("shrike.") {
+            tree.add(k, v);
+        }
+    }
+    if let Some(mut rec) = out.record(EventKind::Stats) {
+        write_stats_record(&mut rec, ts_ns, uptime, &mut tree);
+        let _ = rec.commit();
+    }
+}
+
+/// Periodic stats records on wall-clock time (`stats.interval`).
+struct StatsThread {
+    handle: thread::JoinHandle<EveOutput>,
+}
+
+impl StatsThread {
+    fn start(
+        cfg: &SensorConfig,
+        board: Arc<StatsBoard>,
+        mut out: EveOutput,
+        stop: Arc<AtomicBool>,
+    ) -> StatsThread {
+        let interval = Duration::from_secs(cfg.stats.interval.max(1));
+        let enabled = cfg.stats.enabled;
+        let started = Instant::now();
+        let handle = thread::Builder::new()
+            .name("stats".into())
+            .spawn(move || {
+                let mut next = Instant::now() + interval;
+                while !stop.load(Ordering::Relaxed) {
+                    thread::sleep(Duration::from_millis(50));
+                    if enabled && Instant::now() >= next {
+                        next += interval;
+                        let total = board.total_with(&Snapshot::default());
+                        write_stats(
+                            &mut out,
+                            &total,
+                            started.elapsed().as_secs(),
+                            board.last_ts_ns(),
+                        );
+                        out.flush();
+                    }
+                }
+                out
+            })
+            .expect("spawn stats thread");
+        StatsThread { handle }
+    }
+
+    fn join(self) -> EveOutput {
+        self.handle.join().expect("stats thread")
+    }
+}
+
+/// The reader: opens each input in turn, decodes and hashes every packet.
+struct Reader {
+    decode_cfg: DecodeConfig,
+    decode_stats: DecodeStats,
+    seed: u64,
+    pcap_cnt: u64,
+    capture: shrike_capture::CaptureStats,
+}
+
+impl Reader {
+    fn new(cfg: &SensorConfig, seed: u64) -> Self {
+        Reader {
+            decode_cfg: cfg.detect.decoder.clone(),
+            decode_stats: DecodeStats::default(),
+            seed,
+            pcap_cnt: 0,
+            capture: Default::default(),
+        }
+    }
+
+    fn read_all(
+        &mut self,
+        opts: &RunOptions,
+        result: &mut RunResult,
+        mut sink: impl FnMut(&Entry<PacketMeta>, &[u8]),
+    ) {
+        for path in &opts.inputs {
+            let mut src = match open_input(path) {
+                Ok(s) => s,
+                Err(e) => {
+                    report_input_error(&e, result);
+                    continue;
+                }
+            };
+            opts.progress.start_file(path, src.total_bytes());
+            loop {
+                match src.next_packet() {
+                    Ok(Some(p)) => {
+                        self.pcap_cnt += 1;
+                        result.packets += 1;
+                        result.bytes += p.data.len() as u64;
+                        let (meta, hash) = classify(
+                            p.link,
+                            p.data,
+                            &self.decode_cfg,
+                            &mut self.decode_stats,
+                            self.seed,
+                        );
+                        let e = Entry {
+                            off: 0,
+                            len: p.data.len() as u32,
+                            orig_len: p.orig_len,
+                            ts: p.ts,
+                            link: p.link,
+                            hash,
+                            seq: self.pcap_cnt,
+                            meta,
+                        };
+                        sink(&e, p.data);
+                        if self.pcap_cnt & 0x3fff == 0 {
+                            opts.progress
+                                .update(src.bytes_read(), result.packets, result.bytes);
+                        }
+                    }
+                    Ok(None) => break,
+                    Err(e) => {
+                        report_input_error(&e, result);
+                        break;
+                    }
+                }
+            }
+            if src.is_truncated() {
+                eprintln!(
+                    "shrike: warning: {}: truncated capture: the last record is incomplete; every complete record was processed",
+                    src.name()
+                );
+            }
+            if !src.unsupported_link_types().is_empty() {
+                eprintln!(
+                    "shrike: warning: {}: packets on unsupported link types {:?} were skipped",
+                    src.name(),
+                    src.unsupported_link_types()
+                );
+            }
+            self.capture.merge(src.stats());
+            opts.progress
+                .update(src.bytes_read(), result.packets, result.bytes);
+        }
+    }
+
+    fn snapshot(&self) -> Snapshot {
+        let mut s = Snapshot::default();
+        self.decode_stats.visit(&mut |k, v| s.add(k, v));
+        s
+    }
+}
+
+fn open_input(path: &Path) -> Result<FileSource, CaptureError> {
+    if path.as_os_str() == "-" {
+        FileSource::stdin()
+    } else {
+        FileSource::open(path)
+    }
+}
+
+fn report_input_error(e: &CaptureError, result: &mut RunResult) {
+    if e.is_unsupported_link() {
+        eprintln!("shrike: warning: {e}; file skipped");
+    } else {
+        eprintln!("shrike: error: {e}");
+        result.input_errors += 1;
+    }
+}
+
+/// Print the one-line summary on stderr.
+pub fn print_summary(r: &RunResult) {
+    let pps = if r.seconds > 0.0 {
+        r.packets as f64 / r.seconds
+    } else {
+        0.0
+    };
+    let _ = writeln!(
+        std::io::stderr(),
+        "shrike: {} packets, {} bytes, {} flows, {} alerts, {} drops, {:.3} s, {:.0} packets/s",
+        r.packets,
+        r.bytes,
+        r.flows,
+        r.alerts,
+        r.drops,
+        r.seconds,
+        pps
+    );
+}

@@ -1,0 +1,265 @@
+//! A detect worker: owns its flow table (and the table's timer wheel), its EVE output and its
+//! counters. Nothing here is shared with other workers on the packet path.
+
+use std::net::IpAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use shrike_capture::Timestamp;
+use shrike_detect::decode::PacketMeta;
+use shrike_detect::flow::{Direction, EndReason, Flow, FlowKey, FlowState, FlowTable};
+use shrike_output::eve::addr::Ipv6Style;
+use shrike_output::eve::flow::{
+    write_flow_record, FlowEndReason, FlowIcmp, FlowRecord, FlowState as EveFlowState, TcpFlowInfo,
+};
+use shrike_output::{EveOutput, EventKind};
+
+use crate::config::SensorConfig;
+use crate::dispatch::Entry;
+use crate::stats::{Snapshot, StatsBoard};
+
+/// Per-flow state the worker keeps beside the table's own fields.
+#[derive(Debug, Default)]
+pub struct FlowData {
+    /// ICMP type/code of the first packet, and of the first reply.
+    icmp: Option<(u8, u8)>,
+    icmp_reply: Option<(u8, u8)>,
+    /// Any alert fired on this flow.
+    alerted: bool,
+}
+
+/// Worker counters that are not owned by a detect component.
+#[derive(Clone, Copy, Debug, Default)]
+struct Counters {
+    pkts: u64,
+    bytes: u64,
+    non_ip: u64,
+    flow_records: u64,
+}
+
+pub struct Worker {
+    id: usize,
+    flows: FlowTable<FlowData>,
+    out: EveOutput,
+    board: Arc<StatsBoard>,
+    counters: Counters,
+    ipv6: Ipv6Style,
+    /// Packet time of the newest packet (the clock of file mode).
+    now: Timestamp,
+    last_expire_ms: u64,
+    flush_every_ms: u64,
+    next_flush_ms: u64,
+    last_publish: Instant,
+}
+
+impl Worker {
+    pub fn new(
+        id: usize,
+        cfg: &SensorConfig,
+        out: EveOutput,
+        board: Arc<StatsBoard>,
+        _seed: u64,
+    ) -> Worker {
+        let flush_every_ms = (cfg.output.eve.flush_interval * 1000.0).max(1.0) as u64;
+        Worker {
+            id,
+            flows: FlowTable::new(&cfg.detect.flow, id as u8),
+            out,
+            board,
+            counters: Counters::default(),
+            ipv6: Ipv6Style::default(),
+            now: Timestamp(0),
+            last_expire_ms: 0,
+            flush_every_ms,
+            next_flush_ms: 0,
+            last_publish: Instant::now(),
+        }
+    }
+
+    /// Process one packet (decoded by the reader).
+    #[inline]
+    pub fn process(&mut self, e: &Entry<PacketMeta>, data: &[u8]) {
+        self.advance_clock(e.ts);
+        self.counters.pkts += 1;
+        self.counters.bytes += data.len() as u64;
+        let m = &e.meta;
+        if !m.is_ip() {
+            self.counters.non_ip += 1;
+            return;
+        }
+        let (key, dir) = FlowKey::from_meta(m);
+        let tcp = if m.proto == 6 { m.tcp_flags } else { 0 };
+        let (out, ipv6, counters) = (&mut self.out, self.ipv6, &mut self.counters);
+        let (h, _created) = self.flows.packet(
+            e.hash,
+            key,
+            dir,
+            e.ts,
+            data.len() as u32,
+            tcp,
+            FlowData::default,
+            &mut |f, r| {
+                counters.flow_records += 1;
+                write_flow(out, &f, r, e.ts, ipv6);
+            },
+        );
+        if let Some(flow) = self.flows.get_mut(h) {
+            if m.is_icmp() {
+                if let (Some(t), Some(c)) = (m.icmp_type(), m.icmp_code()) {
+                    if flow.to_server(dir) {
+                        flow.data.icmp.get_or_insert((t, c));
+                    } else {
+                        flow.data.icmp_reply.get_or_insert((t, c));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Packet time moves on: run the flow timeouts and the EVE flush timer.
+    #[inline]
+    fn advance_clock(&mut self, ts: Timestamp) {
+        if ts <= self.now {
+            return;
+        }
+        self.now = ts;
+        let now_ms = ts.as_millis();
+        if now_ms != self.last_expire_ms {
+            self.last_expire_ms = now_ms;
+            if self.flows.next_deadline_ms().is_some_and(|d| d <= now_ms) {
+                let (out, ipv6, counters) = (&mut self.out, self.ipv6, &mut self.counters);
+                self.flows.expire(ts, &mut |f, r| {
+                    counters.flow_records += 1;
+                    write_flow(out, &f, r, ts, ipv6);
+                });
+            }
+            if now_ms >= self.next_flush_ms {
+                if self.next_flush_ms != 0 {
+                    self.out.flush();
+                }
+                self.next_flush_ms = now_ms + self.flush_every_ms;
+            }
+        }
+    }
+
+    /// End of a batch: publish stats now and then (wall clock, never per packet).
+    pub fn batch_done(&mut self) {
+        if self.last_publish.elapsed() >= Duration::from_millis(500) {
+            self.publish();
+        }
+    }
+
+    fn publish(&mut self) {
+        self.last_publish = Instant::now();
+        let mut s = Snapshot::default();
+        self.flows.stats.visit(&mut |k, v| s.add(k, v));
+        s.add("shrike.worker.pkts", self.counters.pkts);
+        s.add("shrike.worker.bytes", self.counters.bytes);
+        s.add("shrike.worker.flow_records", self.counters.flow_records);
+        let o = self.out.stats();
+        s.add("shrike.output.dropped", o.dropped_total());
+        self.board.publish(self.id, s, self.now.0);
+    }
+
+    /// End of input: every remaining flow is logged (reason "shutdown"), output is closed.
+    pub fn finish(mut self) {
+        let now = self.now;
+        let (out, ipv6, counters) = (&mut self.out, self.ipv6, &mut self.counters);
+        self.flows.drain(&mut |f, r| {
+            counters.flow_records += 1;
+            write_flow(out, &f, r, now, ipv6);
+        });
+        self.publish();
+        let _ = self.out.close();
+    }
+}
+
+fn ip_of(addr: &[u8; 16], v6: bool) -> IpAddr {
+    if v6 {
+        IpAddr::from(*addr)
+    } else {
+        IpAddr::from([addr[0], addr[1], addr[2], addr[3]])
+    }
+}
+
+/// Write the EVE `flow` record of a flow leaving the table.
+fn write_flow(
+    out: &mut EveOutput,
+    f: &Flow<FlowData>,
+    reason: EndReason,
+    now: Timestamp,
+    ipv6: Ipv6Style,
+) {
+    let Some(mut rec) = out.record(EventKind::Flow) else {
+        return;
+    };
+    let v6 = f.key.ip_version == 6;
+    let client_lo = f.client == Direction::LoToHi;
+    let (src, dst, sp, dp) = if client_lo {
+        (&f.key.lo_addr, &f.key.hi_addr, f.key.lo_port, f.key.hi_port)
+    } else {
+        (&f.key.hi_addr, &f.key.lo_addr, f.key.hi_port, f.key.lo_port)
+    };
+    let proto = f.key.proto;
+    let tcp = (proto == 6).then(|| TcpFlowInfo {
+        flags: f.tcp_flags[0] | f.tcp_flags[1],
+        flags_ts: f.tcp_flags[0],
+        flags_tc: f.tcp_flags[1],
+        ..TcpFlowInfo::default()
+    });
+    let icmp = f.data.icmp.map(|(t, c)| FlowIcmp {
+        icmp_type: t,
+        icmp_code: c,
+        response: f.data.icmp_reply,
+    });
+    let vlan: &[u16] = match f.key.vlan {
+        [0, 0] => &[],
+        [_, 0] => &f.key.vlan[..1],
+        _ => &f.key.vlan[..],
+    };
+    let rec_ts = if reason == EndReason::Shutdown {
+        now.max(f.last_ts)
+    } else {
+        now
+    };
+    let r = FlowRecord {
+        timestamp_ns: rec_ts.0,
+        flow_id: f.id,
+        in_iface: None,
+        vlan,
+        src_ip: ip_of(src, v6),
+        dest_ip: ip_of(dst, v6),
+        src_port: sp,
+        dest_port: dp,
+        proto,
+        icmp,
+        spi: None,
+        app_proto: None,
+        app_proto_ts: None,
+        app_proto_tc: None,
+        pkts_toserver: f.pkts[0],
+        pkts_toclient: f.pkts[1],
+        bytes_toserver: f.bytes[0],
+        bytes_toclient: f.bytes[1],
+        start_ns: f.first_ts.0,
+        end_ns: f.last_ts.0,
+        emergency: false,
+        state: match f.state {
+            FlowState::New => EveFlowState::New,
+            FlowState::Established => EveFlowState::Established,
+            FlowState::Closed => EveFlowState::Closed,
+        },
+        reason: match reason {
+            EndReason::Timeout => FlowEndReason::Timeout,
+            EndReason::Forced => FlowEndReason::Forced,
+            EndReason::Shutdown => FlowEndReason::Shutdown,
+        },
+        alerted: f.data.alerted,
+        wrong_thread: false,
+        action: None,
+        tcp,
+        ipv6,
+    };
+    write_flow_record(&mut rec, &r);
+    let _ = rec.commit();
+}
