@@ -7,7 +7,7 @@ use super::headers::{split_header, FIELD_FOLDED};
 use super::parser::{
     body_data, is_empty_line, read_line, HttpState, LineRead, ReqState, RespState,
 };
-use super::request::{codings, parse_protocol};
+use super::reqline::{codings, parse_protocol};
 use super::tx::{MethodKind, Progress, Protocol, TransferCoding};
 use super::util::{
     chomp, contains_nocase, eq_nocase, is_lws, is_space, mem_to_pint, parse_chunk_len,
