@@ -802,3 +802,22 @@ proptest! {
         let _ = observe(&st);
     }
 }
+
+#[test]
+fn state_is_send_and_body_inspection_thresholds() {
+    fn send<T: Send>() {}
+    send::<HttpState>();
+    let cfg = HttpConfig {
+        request_body_minimal_inspect_size: 10,
+        ..HttpConfig::default()
+    };
+    let mut st = with(cfg);
+    st.parse(
+        Dir::ToServer,
+        b"POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 30\r\n\r\n12345",
+    );
+    assert!(!st.body_inspectable(0, Dir::ToServer));
+    st.parse(Dir::ToServer, b"67890");
+    assert!(st.body_inspectable(0, Dir::ToServer));
+    assert_eq!(HttpBuffer::RequestBody.min_progress(), Progress::Body);
+}
