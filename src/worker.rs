@@ -129,17 +129,8 @@ impl Worker {
         out: EveOutput,
         board: Arc<StatsBoard>,
         _seed: u64,
-        det: Option<WorkerDetect>,
     ) -> Worker {
         let flush_every_ms = (cfg.output.eve.flush_interval * 1000.0).max(1.0) as u64;
-        let detect = det.map(|d| Detect {
-            thread: d.engine.thread(),
-            engine: d.engine,
-            fast: d.fast,
-            fast_buf: Vec::with_capacity(FAST_FLUSH_BYTES),
-            alerts: d.alerts,
-            pending: 0,
-        });
         Worker {
             id,
             flows: FlowTable::new(&cfg.detect.flow, id as u8),
@@ -152,8 +143,21 @@ impl Worker {
             flush_every_ms,
             next_flush_ms: 0,
             last_publish: Instant::now(),
-            detect,
+            detect: None,
         }
+    }
+
+    /// Run detection in this worker (`None`: decode and flows only).
+    pub fn with_detect(mut self, det: Option<WorkerDetect>) -> Worker {
+        self.detect = det.map(|d| Detect {
+            thread: d.engine.thread(),
+            engine: d.engine,
+            fast: d.fast,
+            fast_buf: Vec::with_capacity(FAST_FLUSH_BYTES),
+            alerts: d.alerts,
+            pending: 0,
+        });
+        self
     }
 
     /// Process one packet (decoded by the reader).
@@ -243,6 +247,11 @@ impl Worker {
                 }
             }
         }
+    }
+
+    /// No packet for a while (live capture): let the timers run on the wall clock.
+    pub fn idle(&mut self, now: Timestamp) {
+        self.advance_clock(now);
     }
 
     /// Packet time moves on: run the flow timeouts and the EVE flush timer.

@@ -7,16 +7,23 @@
 
 use std::fmt;
 
+pub mod afpacket;
 mod buf;
+pub mod config;
+#[cfg(feature = "dpdk")]
+pub mod dpdk;
 mod error;
 mod inputs;
+pub mod live;
 mod pcap;
 mod pcapng;
 mod source;
 mod stats;
 
+pub use config::{AfPacketConfig, ClusterType, DpdkConfig};
 pub use error::CaptureError;
 pub use inputs::expand_inputs;
+pub use live::{LiveError, LiveStats};
 pub use source::{FileFormat, FileSource, MAX_BLOCK_LEN, MAX_CAPLEN};
 pub use stats::CaptureStats;
 

@@ -12,7 +12,9 @@
 pub mod app;
 pub mod config;
 pub mod decode;
+pub mod defrag;
 pub mod engine;
 pub mod flow;
 pub mod rules;
 pub mod stats;
+pub mod stream;

@@ -12,6 +12,7 @@
 //!   app-layer events (Suricata's names) and never panics.
 
 pub mod dns;
+pub mod http;
 pub mod tls;
 
 /// Direction of data on a flow.

@@ -1,0 +1,314 @@
+//! What the live sources (AF_PACKET, DPDK) share: counters, errors and thread helpers.
+
+use std::io;
+use std::time::Duration;
+
+/// Counters of one live socket or queue. Plain `u64`s owned by the worker; kernel counters that
+/// reset on read (`PACKET_STATISTICS`) are accumulated here.
+///
+/// [`LiveStats::visit`] yields names of Suricata's EVE `stats.capture` object;
+/// [`LiveStats::visit_extra`] yields shrike's own counters (for `stats.log`, not EVE).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LiveStats {
+    /// Packets the kernel (or NIC) saw for this socket, drops included
+    /// (`capture.kernel_packets`; `tp_packets`, or DPDK `ipackets + imissed`).
+    pub packets: u64,
+    /// Packets dropped because the ring (or NIC queue, or mempool) was full
+    /// (`capture.kernel_drops`; `tp_drops`, or DPDK `imissed + rx_nombuf`).
+    pub drops: u64,
+    /// Times the kernel froze the ring because user space was behind (`tp_freeze_q_cnt`).
+    pub freeze_q: u64,
+    /// Packets handed to the caller.
+    pub delivered: u64,
+    /// Captured bytes handed to the caller.
+    pub bytes: u64,
+    /// Ring blocks (or DPDK bursts) handed to the caller.
+    pub blocks: u64,
+    /// Packets whose VLAN tag was restored from the ring header.
+    pub vlan_restored: u64,
+    /// Packets truncated by the ring (`tp_len > tp_snaplen`).
+    pub truncated: u64,
+    /// Times the interface went away (down, removed, poll error) and the socket was closed.
+    pub iface_down: u64,
+    /// Successful reopens after the interface came back.
+    pub reopens: u64,
+    /// Malformed ring blocks or packet headers skipped (a kernel/ABI mismatch; never expected).
+    pub ring_errors: u64,
+    /// Receive errors (`capture.errors`; DPDK `ierrors`, AF_PACKET poll errors).
+    pub errors: u64,
+    /// `poll()` calls (`capture.afpacket.polls`).
+    pub polls: u64,
+    /// Polls interrupted by a signal (`capture.afpacket.poll_signal`).
+    pub poll_signal: u64,
+    /// Polls that timed out (`capture.afpacket.poll_timeout`).
+    pub poll_timeout: u64,
+    /// Polls that found data (`capture.afpacket.poll_data`).
+    pub poll_data: u64,
+    /// Polls that reported an error (`capture.afpacket.poll_errors`).
+    pub poll_errors: u64,
+    /// DPDK: packets the port missed (`imissed`, stats.log only).
+    pub dpdk_imissed: u64,
+    /// DPDK: packets dropped for lack of mbufs (`rx_nombuf`, stats.log only).
+    pub dpdk_rx_nombuf: u64,
+    /// DPDK: erroneous received packets (`ierrors`, stats.log only).
+    pub dpdk_ierrors: u64,
+}
+
+impl LiveStats {
+    /// Counters with names from Suricata's EVE schema (`stats.capture.*`).
+    pub fn visit(&self, f: &mut dyn FnMut(&str, u64)) {
+        f("capture.kernel_packets", self.packets);
+        f("capture.kernel_drops", self.drops);
+        f("capture.errors", self.errors);
+        f("capture.afpacket.polls", self.polls);
+        f("capture.afpacket.poll_signal", self.poll_signal);
+        f("capture.afpacket.poll_timeout", self.poll_timeout);
+        f("capture.afpacket.poll_data", self.poll_data);
+        f("capture.afpacket.poll_errors", self.poll_errors);
+    }
+
+    /// shrike's own counters, which Suricata's EVE schema has no place for.
+    pub fn visit_extra(&self, f: &mut dyn FnMut(&str, u64)) {
+        f("capture.freeze_q", self.freeze_q);
+        f("capture.delivered", self.delivered);
+        f("capture.bytes", self.bytes);
+        f("capture.blocks", self.blocks);
+        f("capture.vlan_restored", self.vlan_restored);
+        f("capture.truncated", self.truncated);
+        f("capture.iface_down", self.iface_down);
+        f("capture.reopens", self.reopens);
+        f("capture.ring_errors", self.ring_errors);
+        f("capture.dpdk.imissed", self.dpdk_imissed);
+        f("capture.dpdk.rx_nombuf", self.dpdk_rx_nombuf);
+        f("capture.dpdk.ierrors", self.dpdk_ierrors);
+    }
+
+    /// Adds every counter of `o` to `self`.
+    pub fn merge(&mut self, o: &LiveStats) {
+        self.packets += o.packets;
+        self.drops += o.drops;
+        self.freeze_q += o.freeze_q;
+        self.delivered += o.delivered;
+        self.bytes += o.bytes;
+        self.blocks += o.blocks;
+        self.vlan_restored += o.vlan_restored;
+        self.truncated += o.truncated;
+        self.iface_down += o.iface_down;
+        self.reopens += o.reopens;
+        self.ring_errors += o.ring_errors;
+        self.errors += o.errors;
+        self.polls += o.polls;
+        self.poll_signal += o.poll_signal;
+        self.poll_timeout += o.poll_timeout;
+        self.poll_data += o.poll_data;
+        self.poll_errors += o.poll_errors;
+        self.dpdk_imissed += o.dpdk_imissed;
+        self.dpdk_rx_nombuf += o.dpdk_rx_nombuf;
+        self.dpdk_ierrors += o.dpdk_ierrors;
+    }
+}
+
+/// Errors of the live sources. Each names the interface (or DPDK port) it concerns.
+#[derive(Debug, thiserror::Error)]
+pub enum LiveError {
+    /// No interface of that name exists (in this network namespace).
+    #[error("{iface}: no such network interface")]
+    NoSuchInterface {
+        /// The interface name.
+        iface: String,
+    },
+    /// The process lacks CAP_NET_RAW (socket) or CAP_NET_ADMIN (promiscuous mode).
+    #[error("{iface}: permission denied for {op}: capture needs root or CAP_NET_RAW (and CAP_NET_ADMIN, CAP_IPC_LOCK)")]
+    Permission {
+        /// The interface name.
+        iface: String,
+        /// The operation that failed.
+        op: &'static str,
+    },
+    /// A setting is invalid.
+    #[error("{iface}: bad capture setting: {reason}")]
+    Config {
+        /// The interface name.
+        iface: String,
+        /// What is wrong, naming the key.
+        reason: String,
+    },
+    /// A system call failed while setting up or reading the socket.
+    #[error("{iface}: {op} failed: {source}")]
+    Sys {
+        /// The interface name.
+        iface: String,
+        /// The operation (`socket`, `PACKET_RX_RING`, `mmap`, `bind`, `PACKET_FANOUT`, `poll` …).
+        op: &'static str,
+        /// The OS error.
+        #[source]
+        source: io::Error,
+    },
+    /// A DPDK call failed.
+    #[error("{iface}: DPDK {op} failed: {reason}")]
+    Dpdk {
+        /// The port (device name or number).
+        iface: String,
+        /// The DPDK function.
+        op: &'static str,
+        /// The error text (`rte_strerror`) or code.
+        reason: String,
+    },
+}
+
+impl LiveError {
+    /// Builds [`LiveError::Sys`] from errno, or [`LiveError::Permission`] for EPERM/EACCES.
+    pub(crate) fn sys(iface: &str, op: &'static str, source: io::Error) -> LiveError {
+        match source.raw_os_error() {
+            Some(libc::EPERM) | Some(libc::EACCES) => LiveError::Permission {
+                iface: iface.to_string(),
+                op,
+            },
+            _ => LiveError::Sys {
+                iface: iface.to_string(),
+                op,
+                source,
+            },
+        }
+    }
+
+    /// Builds [`LiveError::Config`].
+    pub(crate) fn config(iface: &str, reason: impl Into<String>) -> LiveError {
+        LiveError::Config {
+            iface: iface.to_string(),
+            reason: reason.into(),
+        }
+    }
+}
+
+/// Pins the calling thread to one CPU (`sched_setaffinity`); the error keeps errno.
+pub fn pin_current_thread(cpu: usize) -> io::Result<()> {
+    if cpu >= libc::CPU_SETSIZE as usize {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("cpu {cpu} is beyond CPU_SETSIZE"),
+        ));
+    }
+    // SAFETY: cpu_set_t is plain data; all-zero is the empty set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: `cpu` is below CPU_SETSIZE, checked above, so CPU_SET stays inside `set`.
+    unsafe { libc::CPU_SET(cpu, &mut set) };
+    // SAFETY: `set` is a valid cpu_set_t of the size passed; pid 0 is the calling thread.
+    let rc = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// The CPUs the calling thread may run on, in order.
+pub fn allowed_cpus() -> io::Result<Vec<usize>> {
+    // SAFETY: cpu_set_t is plain data; all-zero is the empty set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: `set` is writable and of the size passed.
+    let rc =
+        unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
+    if rc != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok((0..libc::CPU_SETSIZE as usize)
+        // SAFETY: `c` is below CPU_SETSIZE and `set` is initialised.
+        .filter(|&c| unsafe { libc::CPU_ISSET(c, &set) })
+        .collect())
+}
+
+/// CPU time used by the calling thread (`CLOCK_THREAD_CPUTIME_ID`).
+pub fn cpu_time() -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    if rc != 0 {
+        return Duration::ZERO;
+    }
+    Duration::new(
+        ts.tv_sec.max(0) as u64,
+        ts.tv_nsec.clamp(0, 999_999_999) as u32,
+    )
+}
+
+/// Moves the calling thread into the named network namespace (`/run/netns/NAME`, as created by
+/// `ip netns add`). Sockets opened afterwards by this thread live in that namespace and keep
+/// it when moved to other threads. Used by the tests; also lets a sensor capture inside a
+/// container's namespace.
+pub fn enter_netns(name: &str) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let path = if name.contains('/') {
+        std::path::PathBuf::from(name)
+    } else {
+        std::path::Path::new("/run/netns").join(name)
+    };
+    let f = std::fs::File::open(&path)?;
+    // SAFETY: `f` is an open namespace file descriptor for the duration of the call; setns
+    // only changes the calling thread's network namespace.
+    let rc = unsafe { libc::setns(f.as_raw_fd(), libc::CLONE_NEWNET) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_merge_adds() {
+        let s = LiveStats {
+            packets: 1,
+            drops: 2,
+            errors: 3,
+            polls: 4,
+            freeze_q: 5,
+            dpdk_ierrors: 6,
+            ..Default::default()
+        };
+        let mut names = std::collections::HashSet::new();
+        let mut n = 0;
+        s.visit(&mut |k, _| {
+            assert!(names.insert(k.to_string()), "{k}");
+            n += 1;
+        });
+        s.visit_extra(&mut |k, _| {
+            assert!(names.insert(k.to_string()), "{k}");
+            n += 1;
+        });
+        assert_eq!(n, 20);
+        let mut t = s.clone();
+        t.merge(&s);
+        assert_eq!(
+            (t.packets, t.drops, t.freeze_q, t.dpdk_ierrors),
+            (2, 4, 10, 12)
+        );
+    }
+
+    #[test]
+    fn cpu_helpers() {
+        let cpus = allowed_cpus().unwrap();
+        assert!(!cpus.is_empty());
+        let first = cpus[0];
+        std::thread::spawn(move || {
+            pin_current_thread(first).unwrap();
+            assert_eq!(allowed_cpus().unwrap(), vec![first]);
+            let t0 = cpu_time();
+            let mut x = 0u64;
+            for i in 0..2_000_000u64 {
+                x = x.wrapping_add(std::hint::black_box(i));
+            }
+            std::hint::black_box(x);
+            assert!(cpu_time() > t0);
+        })
+        .join()
+        .unwrap();
+        assert!(pin_current_thread(1 << 20).is_err());
+    }
+}

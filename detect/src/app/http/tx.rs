@@ -1,0 +1,362 @@
+//! One HTTP transaction (a request and its response) and its progress.
+
+use std::cell::OnceCell;
+
+use super::decompress::Decoder;
+use super::events::{HttpEvent, HttpEvents};
+use super::headers::HeaderTable;
+
+/// Progress of one side of a transaction, numbered as libhtp/Suricata number it
+/// (`HTP_REQUEST_*` / `HTP_RESPONSE_*`), so rule inspection can use the same thresholds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(u8)]
+pub enum Progress {
+    /// Nothing seen yet.
+    #[default]
+    NotStarted = 0,
+    /// Reading the request or status line.
+    Line = 1,
+    /// Reading headers.
+    Headers = 2,
+    /// Reading the body (headers complete).
+    Body = 3,
+    /// Reading chunked trailers.
+    Trailer = 4,
+    /// Done.
+    Complete = 5,
+}
+
+/// Protocol version on a request or status line.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Protocol {
+    /// Not seen (yet).
+    #[default]
+    Unknown,
+    /// Present but not `HTTP/0.9`, `HTTP/1.0` or `HTTP/1.1` exactly.
+    Invalid,
+    /// HTTP/0.9 (also: request line without protocol).
+    V09,
+    /// HTTP/1.0.
+    V10,
+    /// HTTP/1.1.
+    V11,
+}
+
+/// Request methods the parser treats specially (libhtp recognises more; those are `Known`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MethodKind {
+    /// Not a method libhtp knows.
+    #[default]
+    Unknown,
+    /// GET.
+    Get,
+    /// HEAD (response has no body).
+    Head,
+    /// POST.
+    Post,
+    /// PUT.
+    Put,
+    /// CONNECT (tunnel).
+    Connect,
+    /// Another method known to libhtp.
+    Known,
+}
+
+impl MethodKind {
+    /// Classifies a method token (case-sensitive, as libhtp).
+    pub fn of(m: &[u8]) -> MethodKind {
+        match m {
+            b"GET" => MethodKind::Get,
+            b"HEAD" => MethodKind::Head,
+            b"POST" => MethodKind::Post,
+            b"PUT" => MethodKind::Put,
+            b"CONNECT" => MethodKind::Connect,
+            b"DELETE" | b"OPTIONS" | b"TRACE" | b"PATCH" | b"PROPFIND" | b"PROPPATCH"
+            | b"MKCOL" | b"COPY" | b"MOVE" | b"LOCK" | b"UNLOCK" | b"VERSION-CONTROL"
+            | b"CHECKOUT" | b"UNCHECKOUT" | b"CHECKIN" | b"UPDATE" | b"LABEL" | b"REPORT"
+            | b"MKWORKSPACE" | b"MKACTIVITY" | b"BASELINE-CONTROL" | b"MERGE" | b"INVALID" => {
+                MethodKind::Known
+            }
+            _ => MethodKind::Unknown,
+        }
+    }
+}
+
+/// How a message body is delimited.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TransferCoding {
+    /// Not determined yet.
+    #[default]
+    Unknown,
+    /// No body.
+    NoBody,
+    /// Content-Length or until close.
+    Identity,
+    /// Chunked.
+    Chunked,
+    /// Headers made the body length undeterminable.
+    Invalid,
+}
+
+/// A body kept for inspection: de-chunked and decoded, at most the configured limit.
+#[derive(Debug, Default)]
+pub struct Body {
+    pub(crate) data: Vec<u8>,
+    /// Decoded bytes seen, kept or not.
+    pub(crate) total: u64,
+    pub(crate) truncated: bool,
+    pub(crate) gap: bool,
+    pub(crate) complete: bool,
+}
+
+impl Body {
+    /// The kept bytes.
+    pub fn data(&self) -> &[u8] {
+        &self.data
+    }
+    /// Decoded bytes seen in total (kept or not).
+    pub fn total_len(&self) -> u64 {
+        self.total
+    }
+    /// Whether bytes past the limit were dropped.
+    pub fn is_truncated(&self) -> bool {
+        self.truncated
+    }
+    /// Whether part of the body was lost to a stream gap.
+    pub fn had_gap(&self) -> bool {
+        self.gap
+    }
+    /// Whether the body ended.
+    pub fn is_complete(&self) -> bool {
+        self.complete
+    }
+    fn clear(&mut self) {
+        self.data.clear();
+        self.total = 0;
+        self.truncated = false;
+        self.gap = false;
+        self.complete = false;
+    }
+}
+
+/// Byte range inside a line buffer.
+pub(crate) type Span = (u32, u32);
+
+pub(crate) fn span_of(buf: &[u8], s: Option<Span>) -> Option<&[u8]> {
+    s.and_then(|(a, b)| buf.get(a as usize..b as usize))
+}
+
+/// Lazily built composite buffers (header blocks), per direction.
+#[derive(Debug, Default)]
+pub(crate) struct Cache {
+    pub header: [OnceCell<Vec<u8>>; 2],
+    pub start: [OnceCell<Vec<u8>>; 2],
+    pub names: [OnceCell<Vec<u8>>; 2],
+}
+
+impl Cache {
+    pub(crate) fn reset(&mut self, d: usize) {
+        if let Some(c) = self.header.get_mut(d) {
+            c.take();
+        }
+        if let Some(c) = self.start.get_mut(d) {
+            c.take();
+        }
+        if let Some(c) = self.names.get_mut(d) {
+            c.take();
+        }
+    }
+}
+
+/// One request/response pair.
+#[derive(Debug, Default)]
+pub struct HttpTx {
+    pub(crate) id: u64,
+    pub(crate) req_progress: Progress,
+    pub(crate) resp_progress: Progress,
+    pub(crate) events: HttpEvents,
+
+    // Request.
+    pub(crate) request_line: Vec<u8>,
+    pub(crate) has_request_line: bool,
+    pub(crate) method: Option<Span>,
+    pub(crate) uri: Option<Span>,
+    pub(crate) protocol: Option<Span>,
+    pub(crate) method_kind: MethodKind,
+    pub(crate) req_proto: Protocol,
+    pub(crate) is_09: bool,
+    /// Synthetic URI for a response without request.
+    pub(crate) uri_override: Option<&'static [u8]>,
+    pub(crate) uri_norm: Vec<u8>,
+    pub(crate) has_uri_norm: bool,
+    pub(crate) uri_host: Option<Vec<u8>>,
+    pub(crate) uri_port: Option<Option<u16>>,
+    pub(crate) hostname: Option<Vec<u8>>,
+    /// libhtp's `request_port_number`: 0 until headers are processed, -1 for none.
+    pub(crate) port: i32,
+    pub(crate) req_headers: HeaderTable,
+    pub(crate) req_headers_raw: Vec<u8>,
+    pub(crate) req_coding: TransferCoding,
+    pub(crate) req_content_length: Option<u64>,
+    pub(crate) req_message_len: u64,
+    pub(crate) req_body: Body,
+    pub(crate) req_decoder: Option<Decoder>,
+    pub(crate) req_has_trailer: bool,
+
+    // Response.
+    pub(crate) response_line: Vec<u8>,
+    pub(crate) has_response_line: bool,
+    pub(crate) resp_protocol: Option<Span>,
+    pub(crate) status: Option<Span>,
+    pub(crate) message: Option<Span>,
+    pub(crate) resp_proto: Protocol,
+    /// Parsed status: the leading digits of the status token, -1 when none.
+    pub(crate) status_number: i32,
+    pub(crate) resp_headers: HeaderTable,
+    pub(crate) resp_headers_raw: Vec<u8>,
+    pub(crate) resp_coding: TransferCoding,
+    pub(crate) resp_content_length: Option<u64>,
+    pub(crate) resp_message_len: u64,
+    pub(crate) resp_body: Body,
+    pub(crate) resp_decoder: Option<Decoder>,
+    pub(crate) resp_has_trailer: bool,
+    pub(crate) seen_100: bool,
+
+    pub(crate) cache: Cache,
+}
+
+impl HttpTx {
+    /// Resets for reuse under a new id, keeping allocations.
+    pub(crate) fn reset(&mut self, id: u64) {
+        let mut keep = std::mem::take(self);
+        *self = HttpTx {
+            id,
+            port: 0,
+            status_number: -1,
+            ..HttpTx::default()
+        };
+        keep.request_line.clear();
+        keep.uri_norm.clear();
+        keep.req_headers.clear();
+        keep.req_headers_raw.clear();
+        keep.req_body.clear();
+        keep.response_line.clear();
+        keep.resp_headers.clear();
+        keep.resp_headers_raw.clear();
+        keep.resp_body.clear();
+        self.request_line = keep.request_line;
+        self.uri_norm = keep.uri_norm;
+        self.req_headers = keep.req_headers;
+        self.req_headers_raw = keep.req_headers_raw;
+        self.req_body = keep.req_body;
+        self.response_line = keep.response_line;
+        self.resp_headers = keep.resp_headers;
+        self.resp_headers_raw = keep.resp_headers_raw;
+        self.resp_body = keep.resp_body;
+    }
+
+    /// Transaction id (0 for the first on a flow).
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+    /// Request progress.
+    pub fn request_progress(&self) -> Progress {
+        self.req_progress
+    }
+    /// Response progress.
+    pub fn response_progress(&self) -> Progress {
+        self.resp_progress
+    }
+    /// Whether both sides are complete.
+    pub fn is_complete(&self) -> bool {
+        self.req_progress == Progress::Complete && self.resp_progress == Progress::Complete
+    }
+    /// Events raised on this transaction.
+    pub fn events(&self) -> &HttpEvents {
+        &self.events
+    }
+    pub(crate) fn set_event(&mut self, e: HttpEvent) {
+        self.events.set(e);
+    }
+    /// Request method.
+    pub fn method(&self) -> Option<&[u8]> {
+        span_of(&self.request_line, self.method)
+    }
+    /// Raw request URI as sent (`http.uri.raw`, EVE `url`).
+    pub fn uri_raw(&self) -> Option<&[u8]> {
+        self.uri_override
+            .or_else(|| span_of(&self.request_line, self.uri))
+    }
+    /// Normalised URI (`http.uri`).
+    pub fn uri_normalized(&self) -> Option<&[u8]> {
+        self.has_uri_norm.then_some(self.uri_norm.as_slice())
+    }
+    /// Request protocol string.
+    pub fn request_protocol(&self) -> Option<&[u8]> {
+        span_of(&self.request_line, self.protocol)
+    }
+    /// Request line without its line ending.
+    pub fn request_line(&self) -> Option<&[u8]> {
+        self.has_request_line
+            .then_some(self.request_line.as_slice())
+    }
+    /// Status line without its line ending.
+    pub fn response_line(&self) -> Option<&[u8]> {
+        self.has_response_line
+            .then_some(self.response_line.as_slice())
+    }
+    /// Response protocol string.
+    pub fn response_protocol(&self) -> Option<&[u8]> {
+        span_of(&self.response_line, self.resp_protocol)
+    }
+    /// Status code token as sent.
+    pub fn status(&self) -> Option<&[u8]> {
+        span_of(&self.response_line, self.status)
+    }
+    /// Status code as a number (leading digits of the token), if any.
+    pub fn status_number(&self) -> Option<u16> {
+        u16::try_from(self.status_number)
+            .ok()
+            .filter(|_| self.status_number >= 0)
+    }
+    /// Reason phrase.
+    pub fn status_message(&self) -> Option<&[u8]> {
+        span_of(&self.response_line, self.message)
+    }
+    /// Request hostname (`http.host`, EVE `hostname`).
+    pub fn hostname(&self) -> Option<&[u8]> {
+        self.hostname.as_deref()
+    }
+    /// Request headers.
+    pub fn request_headers(&self) -> &HeaderTable {
+        &self.req_headers
+    }
+    /// Response headers.
+    pub fn response_headers(&self) -> &HeaderTable {
+        &self.resp_headers
+    }
+    /// Request header block as sent (`http.header.raw`), trailers appended.
+    pub fn request_headers_raw(&self) -> &[u8] {
+        &self.req_headers_raw
+    }
+    /// Response header block as sent, trailers appended.
+    pub fn response_headers_raw(&self) -> &[u8] {
+        &self.resp_headers_raw
+    }
+    /// Request body kept for inspection.
+    pub fn request_body(&self) -> &Body {
+        &self.req_body
+    }
+    /// Response body kept for inspection.
+    pub fn response_body(&self) -> &Body {
+        &self.resp_body
+    }
+    /// Response body bytes on the wire, framing included (EVE `length`).
+    pub fn response_message_len(&self) -> u64 {
+        self.resp_message_len
+    }
+    /// Whether the request line had no protocol (HTTP/0.9).
+    pub fn is_http09(&self) -> bool {
+        self.is_09
+    }
+}

@@ -1,0 +1,115 @@
+//! Helpers for the binary-level tests: run shrike, read its EVE output, validate records
+//! against Suricata's EVE schema.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+pub fn shrike() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_shrike"))
+}
+
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `../shared` beside the repository, when present.
+pub fn shared() -> Option<PathBuf> {
+    let p = repo().join("..").join("shared");
+    p.is_dir().then_some(p)
+}
+
+/// A fresh, empty temporary directory (removed on drop).
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new(tag: &str) -> TempDir {
+        let p = std::env::temp_dir().join(format!(
+            "shrike-test-{tag}-{}-{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos())
+                .unwrap_or(0)
+        ));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).unwrap();
+        TempDir(p)
+    }
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Every EVE record in `dir/eve.json` (empty when the file is missing).
+pub fn eve_records(dir: &Path) -> Vec<serde_json::Value> {
+    let Ok(text) = std::fs::read_to_string(dir.join("eve.json")) else {
+        return Vec::new();
+    };
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("bad EVE line {l}: {e}")))
+        .collect()
+}
+
+fn validator() -> Option<&'static jsonschema::Validator> {
+    static V: OnceLock<Option<jsonschema::Validator>> = OnceLock::new();
+    V.get_or_init(|| {
+        let path = shared()?.join("eve-schema").join("schema.json");
+        let schema: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
+        Some(jsonschema::draft202012::new(&schema).expect("EVE schema compiles"))
+    })
+    .as_ref()
+}
+
+/// Assert every record validates against ../shared/eve-schema/schema.json. Returns how many
+/// were checked (0 when the schema is not present).
+pub fn assert_valid_eve(records: &[serde_json::Value]) -> usize {
+    let Some(v) = validator() else {
+        eprintln!("EVE schema not present: records not validated");
+        return 0;
+    };
+    for r in records {
+        if let Err(e) = v.validate(r) {
+            panic!("EVE record does not validate: {e}\nrecord: {r}");
+        }
+    }
+    records.len()
+}
+
+/// Count records by `event_type`.
+pub fn count_type(records: &[serde_json::Value], t: &str) -> usize {
+    records.iter().filter(|r| r["event_type"] == t).count()
+}
+
+/// The `N packets` of the summary line.
+pub fn summary_packets(err: &str) -> Option<u64> {
+    let line = err
+        .lines()
+        .find(|l| l.starts_with("shrike: ") && l.contains(" packets, "))?;
+    line.strip_prefix("shrike: ")?
+        .split(' ')
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// Value of `name=V` in the `-v` counters line.
+pub fn counter(err: &str, name: &str) -> Option<u64> {
+    let line = err.lines().find(|l| l.starts_with("shrike: counters:"))?;
+    line.split(' ')
+        .find_map(|kv| kv.strip_prefix(&format!("{name}=")))
+        .and_then(|v| v.parse().ok())
+}
