@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use shrike_capture::{LinkType, Timestamp};
 use shrike_detect::decode::PacketMeta;
 use shrike_detect::engine::output::{
-    write_eve_alert, write_fast_alert, AlertContext, AlertFlowInfo,
+    write_eve_alert, write_eve_tagged_packet, write_fast_alert, AlertContext, AlertFlowInfo,
 };
 use shrike_detect::engine::{DetectThread, Engine, FlowDetect, FlowInput, Packet};
 use shrike_detect::flow::{Direction, EndReason, Flow, FlowKey, FlowState, FlowTable};
@@ -232,9 +232,12 @@ impl Worker {
                     pkts_toserver: flow.pkts[0],
                     pkts_toclient: flow.pkts[1],
                 };
-                let alerts = d.engine.inspect(&pkt, Some(input), &mut d.thread);
-                if !alerts.is_empty() {
-                    flow.data.alerted = true;
+                let alerted = !d
+                    .engine
+                    .inspect(&pkt, Some(input), &mut d.thread)
+                    .is_empty();
+                if alerted || d.thread.tagged() {
+                    flow.data.alerted |= alerted;
                     let ctx = AlertContext {
                         pkt,
                         pcap_cnt: e.seq,
@@ -351,8 +354,15 @@ fn alert_flow(f: &Flow<FlowData>, to_server: bool) -> AlertFlowInfo {
     }
 }
 
-/// Write the logged alerts of the last inspected packet to EVE and fast.log.
+/// Write the logged alerts of the last inspected packet to EVE and fast.log, and the packet
+/// itself when a `tag` covers it.
 fn log_alerts(d: &mut Detect, out: &mut EveOutput, ctx: &AlertContext<'_>) {
+    if d.thread.tagged() && d.engine.config().alert.tagged_packets {
+        if let Some(mut rec) = out.record(EventKind::Other) {
+            write_eve_tagged_packet(&mut rec, ctx);
+            let _ = rec.commit();
+        }
+    }
     for a in d.thread.alerts() {
         if !a.log {
             continue;

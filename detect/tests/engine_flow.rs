@@ -354,3 +354,59 @@ fn skipped_rules_have_reasons() {
         .iter()
         .all(|s| s.line > 0 && &*s.file == "<rules>"));
 }
+
+#[test]
+fn hostbits_like_suricata() {
+    // suricata-verify detect-hostbits-02 (one packet): Suricata 7.0.10 alerts 4, 10, 2, 11.
+    let rules = "alert ip any any -> any any (hostbits:isset,abc,src; content:\"GET \"; sid:1;)\n\
+                 alert ip any any -> any any (hostbits:isnotset,abc,dst; content:\"GET \"; sid:2;)\n\
+                 alert ip any any -> any any (hostbits:unset,abc,src; content:\"GET \"; sid:4;)\n\
+                 alert ip any any -> any any (hostbits:set,myflow2; sid:10;)\n\
+                 alert ip any any -> any any (hostbits:isset,myflow2; sid:11;)";
+    let mut sim = Sim::new(rules);
+    let r = sim.feed(&at(tcp4(C4, S4, 1, 80, 1, 1, ACK | PSH, b"GET /"), 0.0));
+    assert_eq!(r, vec![4, 10, 2, 11]);
+
+    // Bits live per host, across flows, and expire after 300 s.
+    let rules = "alert tcp any any -> any any (content:\"mark\"; hostbits:set,m,dst; hostbits:noalert; sid:1;)\n\
+                 alert udp any any -> any any (hostbits:isset,m,dst; sid:2;)";
+    let mut sim = Sim::new(rules);
+    let r = sim.run(&[
+        at(udp4(C4, S4, 1, 2, b"x"), 0.0),
+        at(tcp4(C4, S4, 5, 80, 1, 1, ACK, b"mark"), 1.0),
+        at(udp4([10, 9, 9, 9], S4, 1, 2, b"x"), 2.0),
+        at(udp4(C4, S4, 1, 2, b"x"), 302.0),
+    ]);
+    assert_eq!(r, vec![vec![], vec![], vec![2], vec![]]);
+}
+
+#[test]
+fn tags_mark_later_packets() {
+    // Session tag of 3 packets: the trigger counts, the next two are tagged.
+    let rules = "alert tcp any any -> any any (flags:S; tag:session,3,packets; sid:1;)";
+    let mut sim = Sim::new(rules);
+    let frames = session(80, &[(true, b"a"), (false, b"b"), (true, b"c")]);
+    let mut tagged = Vec::new();
+    for f in &frames {
+        sim.feed(f);
+        tagged.push(sim.th.tagged());
+    }
+    assert_eq!(tagged, vec![false, true, true, false, false, false]);
+
+    // Host tag on the destination: any packet to or from that host, across flows.
+    let rules = "alert tcp any any -> any any (flags:S; tag:host,3,packets,dst; sid:1;)";
+    let mut sim = Sim::new(rules);
+    let frames = [
+        at(tcp4(C4, S4, 40000, 80, 1, 0, SYN, b""), 0.0),
+        at(udp4([10, 1, 1, 1], S4, 1, 2, b"x"), 0.1),
+        at(udp4([10, 1, 1, 1], [10, 1, 1, 2], 1, 2, b"x"), 0.2),
+        at(udp4(S4, [10, 1, 1, 2], 1, 2, b"x"), 0.3),
+        at(udp4(S4, [10, 1, 1, 2], 1, 2, b"x"), 0.4),
+    ];
+    let mut tagged = Vec::new();
+    for f in &frames {
+        sim.feed(f);
+        tagged.push(sim.th.tagged());
+    }
+    assert_eq!(tagged, vec![false, true, false, true, false]);
+}

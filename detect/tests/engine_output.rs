@@ -122,6 +122,7 @@ fn metadata_classification_and_options() {
             payload_printable: true,
             packet: true,
             metadata: true,
+            tagged_packets: false,
         },
         ..EngineConfig::default()
     };
@@ -213,4 +214,39 @@ fn decoder_event_alert_without_addresses() {
         "{}",
         out[0].fast
     );
+}
+
+#[test]
+fn tagged_packet_record() {
+    use shrike_detect::engine::output::write_eve_tagged_packet;
+    let frame = tcp4(C4, S4, 40000, 22, 1, 1, ACK, b"SSH-2.0");
+    let m = decode(
+        LinkType::Ethernet,
+        &frame,
+        &DecodeConfig::default(),
+        &mut DecodeStats::default(),
+    );
+    let ctx = AlertContext {
+        pkt: Packet {
+            meta: &m,
+            data: &frame,
+            ts: Timestamp(1_591_180_157_694_894_000),
+        },
+        pcap_cnt: 9,
+        linktype: 1,
+        flow: None,
+        app_proto: None,
+        ipv6: Ipv6Style::Full,
+    };
+    let mut w = JsonWriter::new();
+    write_eve_tagged_packet(&mut w, &ctx);
+    let s = String::from_utf8(w.into_inner()).expect("utf8");
+    assert!(s.starts_with("{\"timestamp\":\"2020-06-03T10:29:17.694894+0000\",\"pcap_cnt\":9,\"event_type\":\"packet\",\"src_ip\":\"192.168.1.10\",\"src_port\":40000"), "{s}");
+    assert!(s.contains("\"pkt_src\":\"wire/pcap\",\"packet\":\""), "{s}");
+    assert!(s.ends_with("\"packet_info\":{\"linktype\":1}}"), "{s}");
+    let v: serde_json::Value = serde_json::from_str(&s).expect("json");
+    if let Some(val) = validator() {
+        let errs: Vec<String> = val.iter_errors(&v).map(|x| x.to_string()).collect();
+        assert!(errs.is_empty(), "{errs:?}");
+    }
 }

@@ -33,7 +33,8 @@ pub struct BuildInput<'a> {
     pub config: &'a EngineConfig,
 }
 
-/// Suricata's signature order: action, flowbits, flowint, flowvar, pktvar, priority, sid.
+/// Suricata's signature order: action, flowbits, flowint, flowvar, pktvar, hostbits,
+/// priority, sid.
 fn order_key(c: &Compiled) -> (u8, std::cmp::Reverse<OrderKeys>, u32, u32, u32) {
     (
         action_order(c.sig.info.action),
@@ -52,8 +53,14 @@ impl PartialOrd for OrderKeys {
 
 impl Ord for OrderKeys {
     fn cmp(&self, o: &Self) -> std::cmp::Ordering {
-        (self.flowbits, self.flowint, self.flowvar, self.pktvar)
-            .cmp(&(o.flowbits, o.flowint, o.flowvar, o.pktvar))
+        (
+            self.flowbits,
+            self.flowint,
+            self.flowvar,
+            self.pktvar,
+            self.hostbits,
+        )
+            .cmp(&(o.flowbits, o.flowint, o.flowvar, o.pktvar, o.hostbits))
     }
 }
 
@@ -232,7 +239,9 @@ impl Engine {
         report.prefilter_time = groups.prefilter_time;
         report.prefilter_patterns = groups.prefilter_patterns;
         report.group_time = t1.elapsed();
+        let has_tags = sigs.iter().any(|s| !s.tags.is_empty());
         Engine {
+            has_tags,
             sigs,
             iponly,
             groups,

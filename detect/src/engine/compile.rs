@@ -47,6 +47,7 @@ impl std::fmt::Display for SkipReason {
 pub(crate) struct VarNames {
     pub bits: HashMap<String, u32>,
     pub ints: HashMap<String, u32>,
+    pub hosts: HashMap<String, u32>,
 }
 
 impl VarNames {
@@ -58,6 +59,10 @@ impl VarNames {
         let next = self.ints.len() as u32;
         *self.ints.entry(n.to_string()).or_insert(next)
     }
+    fn host(&mut self, n: &str) -> u32 {
+        let next = self.hosts.len() as u32;
+        *self.hosts.entry(n.to_string()).or_insert(next)
+    }
 }
 
 /// Facts used to order signatures like Suricata (`detect-engine-sigorder.c`).
@@ -68,6 +73,7 @@ pub(crate) struct OrderKeys {
     pub flowint: u8,
     pub flowvar: u8,
     pub pktvar: u8,
+    pub hostbits: u8,
 }
 
 fn var_type(read: bool, write: bool) -> u8 {
@@ -306,6 +312,9 @@ pub(crate) fn compile(
     let mut threshold: Option<ThresholdSpec> = None;
     let (mut bits_read, mut bits_write, mut int_read, mut int_write) = (false, false, false, false);
     let mut require_flowvar = false;
+    let mut host_checks = Vec::new();
+    let mut host_post = Vec::new();
+    let mut tags = Vec::new();
     for k in &rule.keywords {
         match k {
             Keyword::Flow(o) => {
@@ -429,8 +438,7 @@ pub(crate) fn compile(
                 }
                 threshold = Some(ThresholdSpec::from_keyword(t));
             }
-            // Tagging is accepted; tagged-packet logging is not implemented.
-            Keyword::Tag(_) => {}
+            Keyword::Tag(t) => tags.push(*t),
             Keyword::AppLayerProtocol { .. } => {
                 return Err(SkipReason::AppLayer("app-layer-protocol".into()))
             }
@@ -448,6 +456,22 @@ pub(crate) fn compile(
             },
             Keyword::StreamEvent(_) => return Err(SkipReason::Stream("stream-event".into())),
             Keyword::StreamSize { .. } => return Err(SkipReason::Stream("stream_size".into())),
+            Keyword::Unknown { name, value, .. } if name == "hostbits" => {
+                use super::hostbits::{self, HostBit, HostCmd};
+                if let Some((cmd, n, dst)) = hostbits::parse(value.as_deref().unwrap_or(""))? {
+                    let b = HostBit {
+                        cmd,
+                        id: names.host(&n),
+                        dst,
+                    };
+                    match cmd {
+                        HostCmd::IsSet | HostCmd::IsNotSet => host_checks.push(b),
+                        _ => host_post.push(b),
+                    }
+                } else {
+                    noalert = true;
+                }
+            }
             Keyword::Unknown { name, value, .. } => {
                 if let Some(which) = csum_keyword(name) {
                     let v = value.as_deref().map(str::trim).unwrap_or("");
@@ -469,6 +493,7 @@ pub(crate) fn compile(
     // Type and mask.
     let only_event_checks =
         !checks.is_empty() && checks.iter().all(|c| matches!(c, Check::Event(_)));
+    // hostbits are IP-only compatible, flowbits only with `set` (Suricata 7).
     let iponly_compat = sections.is_empty()
         && !has_flow_kw
         && checks.is_empty()
@@ -479,7 +504,12 @@ pub(crate) fn compile(
         } else {
             SigKind::IpOnly
         }
-    } else if sections.is_empty() && only_event_checks && post.is_empty() {
+    } else if sections.is_empty()
+        && only_event_checks
+        && post.is_empty()
+        && host_checks.is_empty()
+        && host_post.is_empty()
+    {
         SigKind::DecoderEvent
     } else {
         SigKind::Packet
@@ -528,6 +558,7 @@ pub(crate) fn compile(
         flowint: var_type(int_read, int_write),
         flowvar: var_type(false, flow_capture),
         pktvar: var_type(false, pkt_capture),
+        hostbits: var_type(!host_checks.is_empty(), !host_post.is_empty()),
     };
     let sig = Sig {
         info: SigInfo {
@@ -552,6 +583,9 @@ pub(crate) fn compile(
         suppress: Box::new([]),
         noalert,
         require_flowvar,
+        host_checks: host_checks.into_boxed_slice(),
+        host_post: host_post.into_boxed_slice(),
+        tags: tags.into_boxed_slice(),
     };
     Ok(Compiled {
         sig,

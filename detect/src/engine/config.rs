@@ -10,6 +10,7 @@
 //!     payload-printable: no
 //!     packet: no
 //!     metadata: yes
+//!     tagged-packets: no
 //! ```
 
 use serde::{Deserialize, Serialize};
@@ -26,6 +27,8 @@ pub struct AlertOutputConfig {
     pub packet: bool,
     /// `metadata`: the rule's `metadata` keyword as an object of arrays (Suricata's default: on).
     pub metadata: bool,
+    /// `tagged-packets`: log packets covered by a `tag` as EVE `packet` records.
+    pub tagged_packets: bool,
 }
 
 impl Default for AlertOutputConfig {
@@ -35,6 +38,7 @@ impl Default for AlertOutputConfig {
             payload_printable: false,
             packet: false,
             metadata: true,
+            tagged_packets: false,
         }
     }
 }

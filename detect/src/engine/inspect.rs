@@ -4,11 +4,14 @@ use crate::rules::matcher::{MatchEnv, Scratch};
 use crate::rules::parse::Action;
 
 use super::group::Group;
+use super::hostbits::HostBits;
 use super::packet::{FlowInput, Packet, PacketView};
 use super::sig::{mask, Sig};
+use super::tag::{self, HostTags};
 use super::threshold::{ThresholdState, Verdict};
 use super::vars::{fflag, FlowVars};
 use super::Engine;
+use crate::rules::parse::keywords::TagKind;
 
 /// One alert of a packet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,6 +63,11 @@ pub struct DetectThread {
     alerts: Vec<Alert>,
     /// Threshold and detection_filter counters of this worker.
     pub thresholds: ThresholdState,
+    /// Host bits of this worker.
+    pub hostbits: HostBits,
+    /// Host tags of this worker.
+    pub host_tags: HostTags,
+    tagged: bool,
     /// Counters.
     pub stats: DetectStats,
 }
@@ -79,6 +87,12 @@ impl DetectThread {
     pub fn alerts(&self) -> &[Alert] {
         &self.alerts
     }
+
+    /// The last inspected packet is covered by a `tag` (log it as an EVE `packet` record
+    /// when `tagged-packets` is on).
+    pub fn tagged(&self) -> bool {
+        self.tagged
+    }
 }
 
 impl Engine {
@@ -93,6 +107,9 @@ impl Engine {
             queue: Vec::with_capacity(32),
             alerts: Vec::with_capacity(self.cfg.packet_alert_max.max(1)),
             thresholds: ThresholdState::default(),
+            hostbits: HostBits::default(),
+            host_tags: HostTags::default(),
+            tagged: false,
             stats: DetectStats::default(),
         }
     }
@@ -108,6 +125,7 @@ impl Engine {
     ) -> &'t [Alert] {
         th.alerts.clear();
         th.queue.clear();
+        th.tagged = false;
         let mut p = PacketView::new(pkt);
         if let Some(f) = flow.as_mut() {
             p.has_flow = true;
@@ -151,10 +169,13 @@ impl Engine {
                     let Some(s) = self.sigs.get(n as usize) else {
                         continue;
                     };
-                    if s.header.matches(&p) {
+                    if s.header.matches(&p)
+                        && s.host_checks.iter().all(|b| th.hostbits.check(b, &p))
+                    {
                         if let Some(f) = flow.as_mut() {
                             s.post.iter().for_each(|op| op.apply(f.state));
                         }
+                        s.host_post.iter().for_each(|b| th.hostbits.apply(b, &p));
                         th.queue.push(n);
                     }
                 }
@@ -172,10 +193,13 @@ impl Engine {
                     continue;
                 };
                 let vars = flow.as_ref().and_then(|f| f.state.vars());
-                if self.sig_matches(s, &p, vars, &mut th.scratch, &env) {
+                if self.sig_matches(s, &p, vars, &mut th.scratch, &env)
+                    && s.host_checks.iter().all(|b| th.hostbits.check(b, &p))
+                {
                     if let Some(f) = flow.as_mut() {
                         s.post.iter().for_each(|op| op.apply(f.state));
                     }
+                    s.host_post.iter().for_each(|b| th.hostbits.apply(b, &p));
                     th.queue.push(n);
                 }
             }
@@ -263,8 +287,30 @@ impl Engine {
         true
     }
 
-    /// Suricata's `PacketAlertFinalize`: order, thresholds, suppressions, actions, `pass`.
+    /// Suricata's `PacketAlertFinalize`: order, thresholds, suppressions, actions, `pass`,
+    /// then tag accounting.
     fn finalize(
+        &self,
+        p: &PacketView<'_>,
+        mut flow: Option<&mut FlowInput<'_>>,
+        th: &mut DetectThread,
+    ) {
+        self.alert_queue(p, flow.as_deref_mut(), th);
+        if self.has_tags {
+            let now = p.ts_ns / 1_000_000_000;
+            let len = p.data.len() as u64;
+            let mut tagged = false;
+            if let Some(v) = flow.and_then(|f| f.state.vars.as_deref_mut()) {
+                if !v.tags.is_empty() {
+                    tagged |= tag::handle(&mut v.tags, len, now);
+                }
+            }
+            tagged |= th.host_tags.handle(p);
+            th.tagged = tagged;
+        }
+    }
+
+    fn alert_queue(
         &self,
         p: &PacketView<'_>,
         mut flow: Option<&mut FlowInput<'_>>,
@@ -283,6 +329,25 @@ impl Engine {
             let verdict = self.alert_verdict(s, p, &mut th.thresholds);
             if verdict == Verdict::Drop {
                 continue;
+            }
+            if !s.tags.is_empty() {
+                let now = p.ts_ns / 1_000_000_000;
+                for t in s.tags.iter() {
+                    match t.kind {
+                        TagKind::Session => {
+                            if let Some(f) = flow.as_deref_mut() {
+                                tag::add(
+                                    &mut f.state.vars_mut().tags,
+                                    t,
+                                    s.info.sid,
+                                    s.info.gid,
+                                    now,
+                                );
+                            }
+                        }
+                        TagKind::Host => th.host_tags.add(t, s.info.sid, s.info.gid, p),
+                    }
+                }
             }
             let pass = s.info.action == Action::Pass;
             if pass && s.kind.action_applies_to_flow() {

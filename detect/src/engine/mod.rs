@@ -16,6 +16,7 @@ mod build;
 mod compile;
 pub mod config;
 mod group;
+pub mod hostbits;
 mod inspect;
 mod keywords;
 pub mod output;
@@ -23,6 +24,7 @@ mod packet;
 pub mod prefilter;
 pub mod setup;
 mod sig;
+pub mod tag;
 mod threshold;
 mod vars;
 
@@ -108,6 +110,8 @@ pub struct Engine {
     suppress: Vec<threshold::SuppressSpec>,
     cfg: EngineConfig,
     report: BuildReport,
+    /// Some rule has `tag`.
+    has_tags: bool,
 }
 
 impl Engine {

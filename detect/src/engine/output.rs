@@ -6,7 +6,7 @@ use std::net::IpAddr;
 
 use shrike_output::eve::addr::{proto_has_ports, Ipv6Style};
 use shrike_output::eve::alert::{write_alert_record, AlertFlow, AlertRecord};
-use shrike_output::eve::header::EveHeader;
+use shrike_output::eve::header::{write_eve_header, EveHeader};
 use shrike_output::eve::time::write_fast;
 use shrike_output::fast::{write_fast_line, FastAlert};
 use shrike_output::JsonWriter;
@@ -69,11 +69,7 @@ impl AlertContext<'_> {
     }
 }
 
-/// Write one EVE `alert` record (a complete JSON object, no newline).
-pub fn write_eve_alert(w: &mut JsonWriter, engine: &Engine, a: &Alert, ctx: &AlertContext<'_>) {
-    let Some(s) = engine.sig_info(a.sig) else {
-        return;
-    };
+fn header<'a>(ctx: &'a AlertContext<'a>, event_type: &'a str) -> EveHeader<'a> {
     let m = ctx.pkt.meta;
     let (src, dst) = ctx.addrs();
     let proto = ctx.proto();
@@ -85,13 +81,13 @@ pub fn write_eve_alert(w: &mut JsonWriter, engine: &Engine, a: &Alert, ctx: &Ale
         (Some(t), Some(c)) => Some((t, c)),
         _ => None,
     };
-    let header = EveHeader {
+    EveHeader {
         timestamp_ns: ctx.pkt.ts.0,
         flow_id: ctx.flow.map_or(0, |f| f.flow_id),
         parent_id: 0,
         in_iface: None,
         pcap_cnt: ctx.pcap_cnt,
-        event_type: "alert",
+        event_type,
         vlan: m.vlan_ids(),
         src_ip: src,
         dest_ip: dst,
@@ -101,7 +97,25 @@ pub fn write_eve_alert(w: &mut JsonWriter, engine: &Engine, a: &Alert, ctx: &Ale
         icmp,
         pkt_src: Some("wire/pcap"),
         ipv6: ctx.ipv6,
+    }
+}
+
+/// Write one EVE `packet` record for a tagged packet (Suricata's `tagged-packets`).
+pub fn write_eve_tagged_packet(w: &mut JsonWriter, ctx: &AlertContext<'_>) {
+    write_eve_header(w, &header(ctx, "packet"));
+    w.set_base64("packet", ctx.pkt.data);
+    w.open_object("packet_info")
+        .set_u64("linktype", ctx.linktype.into())
+        .close();
+    w.close();
+}
+
+/// Write one EVE `alert` record (a complete JSON object, no newline).
+pub fn write_eve_alert(w: &mut JsonWriter, engine: &Engine, a: &Alert, ctx: &AlertContext<'_>) {
+    let Some(s) = engine.sig_info(a.sig) else {
+        return;
     };
+    let header = header(ctx, "alert");
     let cfg = &engine.config().alert;
     let payload = ctx.pkt.meta.payload(ctx.pkt.data);
     let want_payload = (cfg.payload || cfg.payload_printable) && !payload.is_empty();

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use crate::rules::matcher::CompiledSection;
 use crate::rules::parse::{Action, IpSet, PortSet};
 
+use super::hostbits::HostBit;
 use super::keywords::Check;
 use super::packet::PacketView;
 use super::vars::PostOp;
@@ -252,4 +253,10 @@ pub(crate) struct Sig {
     pub noalert: bool,
     /// Needs a flow with variables (has `flowbits:isset`).
     pub require_flowvar: bool,
+    /// `hostbits:isset/isnotset` checks.
+    pub host_checks: Box<[HostBit]>,
+    /// `hostbits:set/unset/toggle`, run on a match.
+    pub host_post: Box<[HostBit]>,
+    /// `tag` keywords, installed when the rule alerts.
+    pub tags: Box<[crate::rules::parse::keywords::Tag]>,
 }

@@ -41,6 +41,8 @@ pub(crate) mod fflag {
 pub struct FlowVars {
     bits: Vec<u64>,
     ints: Vec<(u32, u32)>,
+    /// Session tags (`tag:session`).
+    pub(crate) tags: Vec<super::tag::TagEntry>,
 }
 
 impl FlowVars {
