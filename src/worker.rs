@@ -185,6 +185,7 @@ impl Worker {
                             linktype: linktype_number(e.link),
                             flow: None,
                             app_proto: None,
+                            flow_vars: None,
                             ipv6: self.ipv6,
                         };
                         log_alerts(d, &mut self.out, &ctx);
@@ -244,6 +245,7 @@ impl Worker {
                         linktype: linktype_number(e.link),
                         flow: Some(alert_flow(flow, to_server)),
                         app_proto: None,
+                        flow_vars: flow.data.detect.vars(),
                         ipv6: self.ipv6,
                     };
                     log_alerts(d, &mut self.out, &ctx);
@@ -279,6 +281,11 @@ impl Worker {
                     self.out.flush();
                     if let Some(d) = self.detect.as_mut() {
                         d.flush_fast();
+                        // Single runmode has no batches: report alerts here too.
+                        if d.pending > 0 {
+                            d.alerts.fetch_add(d.pending, Ordering::Relaxed);
+                            d.pending = 0;
+                        }
                     }
                 }
                 self.next_flush_ms = now_ms + self.flush_every_ms;
@@ -478,6 +485,10 @@ mod tests {
     #[test]
     fn worker_flow_fits_budget() {
         let fp = flow_footprint();
+        eprintln!(
+            "worker flow footprint: {fp} bytes (FlowData {} bytes)",
+            std::mem::size_of::<FlowData>()
+        );
         assert!(fp <= 256, "flow footprint {fp} bytes");
         assert!(std::mem::size_of::<FlowData>() <= 32);
     }

@@ -71,6 +71,7 @@ fn render(rules: &str, cfg: &EngineConfig, frame: &[u8], with_flow: bool) -> Vec
         linktype: 1,
         flow,
         app_proto: None,
+        flow_vars: None,
         ipv6: Ipv6Style::Full,
     };
     alerts
@@ -113,7 +114,7 @@ fn icmp_alert_matches_suricata_record() {
 #[test]
 fn metadata_classification_and_options() {
     let rules = "alert udp any any -> any 53 (msg:\"meta \\\"q\\\"\"; content:\"tk\"; \
-                 metadata: created_at 2011_06_14, updated_at 2022_05_03, created_at 2012; \
+                 metadata: updated_at 2022_05_03, created_at 2011_06_14, created_at 2012; \
                  classtype:attempted-recon; sid:5;)";
     let frame = udp4(C4, S4, 1000, 53, b"\x02tk\x00");
     let cfg = EngineConfig {
@@ -128,7 +129,7 @@ fn metadata_classification_and_options() {
     };
     let out = render(rules, &cfg, &frame, true);
     let e = &out[0].eve;
-    // Suricata's metadata order: keys and values reversed from the rule text.
+    // Suricata's metadata order: keys sorted, values reversed from the rule text.
     assert!(
         e.contains("\"metadata\":{\"created_at\":[\"2012\",\"2011_06_14\"],\"updated_at\":[\"2022_05_03\"]}"),
         "{e}"
@@ -236,6 +237,7 @@ fn tagged_packet_record() {
         linktype: 1,
         flow: None,
         app_proto: None,
+        flow_vars: None,
         ipv6: Ipv6Style::Full,
     };
     let mut w = JsonWriter::new();
@@ -244,6 +246,67 @@ fn tagged_packet_record() {
     assert!(s.starts_with("{\"timestamp\":\"2020-06-03T10:29:17.694894+0000\",\"pcap_cnt\":9,\"event_type\":\"packet\",\"src_ip\":\"192.168.1.10\",\"src_port\":40000"), "{s}");
     assert!(s.contains("\"pkt_src\":\"wire/pcap\",\"packet\":\""), "{s}");
     assert!(s.ends_with("\"packet_info\":{\"linktype\":1}}"), "{s}");
+    let v: serde_json::Value = serde_json::from_str(&s).expect("json");
+    if let Some(val) = validator() {
+        let errs: Vec<String> = val.iter_errors(&v).map(|x| x.to_string()).collect();
+        assert!(errs.is_empty(), "{errs:?}");
+    }
+}
+
+#[test]
+fn target_and_flow_variables() {
+    use shrike_detect::engine::FlowVars;
+    let engine = engine_with(
+        "alert tcp any any -> any 2404 (msg:\"t\"; flowbits:set,ET.TorIP; target:dest_ip; sid:1;)",
+        &EngineConfig::default(),
+    );
+    let frame = tcp4(
+        [172, 27, 248, 109],
+        [172, 27, 248, 79],
+        1568,
+        2404,
+        1,
+        1,
+        ACK | PSH,
+        b"x",
+    );
+    let m = decode(
+        LinkType::Ethernet,
+        &frame,
+        &DecodeConfig::default(),
+        &mut DecodeStats::default(),
+    );
+    let pkt = Packet {
+        meta: &m,
+        data: &frame,
+        ts: Timestamp(1_220_000_000_000_000_000),
+    };
+    let mut th = engine.thread();
+    let alerts = engine.inspect(&pkt, None, &mut th).to_vec();
+    assert_eq!(alerts.len(), 1);
+    let mut vars = FlowVars::default();
+    vars.set_bit(0, true);
+    vars.set_int(0, 3);
+    let ctx = AlertContext {
+        pkt,
+        pcap_cnt: 4,
+        linktype: 1,
+        flow: None,
+        app_proto: None,
+        flow_vars: Some(&vars),
+        ipv6: Ipv6Style::Full,
+    };
+    let mut w = JsonWriter::new();
+    write_eve_alert(&mut w, &engine, &alerts[0], &ctx);
+    let s = String::from_utf8(w.into_inner()).expect("utf8");
+    // As Suricata 7.0.10 writes it (ET SCADA rule with target:dest_ip, ET.TorIP flowbit).
+    assert!(
+        s.contains(
+            "\"pkt_src\":\"wire/pcap\",\"metadata\":{\"flowbits\":[\"ET.TorIP\"]},\"alert\":{"
+        ),
+        "{s}"
+    );
+    assert!(s.contains("\"severity\":3,\"source\":{\"ip\":\"172.27.248.109\",\"port\":1568},\"target\":{\"ip\":\"172.27.248.79\",\"port\":2404}}"), "{s}");
     let v: serde_json::Value = serde_json::from_str(&s).expect("json");
     if let Some(val) = validator() {
         let errs: Vec<String> = val.iter_errors(&v).map(|x| x.to_string()).collect();

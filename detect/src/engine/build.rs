@@ -240,7 +240,20 @@ impl Engine {
         report.prefilter_patterns = groups.prefilter_patterns;
         report.group_time = t1.elapsed();
         let has_tags = sigs.iter().any(|s| !s.tags.is_empty());
+        let by_id = |m: &HashMap<String, u32>| {
+            let mut v: Vec<Box<str>> = vec![Box::from(""); m.len()];
+            for (k, &i) in m {
+                if let Some(slot) = v.get_mut(i as usize) {
+                    *slot = Box::from(k.as_str());
+                }
+            }
+            v
+        };
+        let bit_names = by_id(&names.bits);
+        let int_names = by_id(&names.ints);
         Engine {
+            bit_names,
+            int_names,
             has_tags,
             sigs,
             iponly,

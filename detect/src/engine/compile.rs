@@ -209,8 +209,8 @@ fn app_proto_name(rule: &Rule) -> String {
 }
 
 fn metadata_json(rule: &Rule) -> Option<Box<[u8]>> {
-    // Suricata keeps metadata in a list built by prepending, and appends values per key
-    // while walking it: both keys and values come out in reverse order of the rule text.
+    // Suricata 7 writes the keys sorted and each key's values in reverse order of the rule
+    // text (its list is built by prepending; checked against 7.0.10 on ET rules).
     let pairs: Vec<(&str, &str)> = rule.metadata_pairs().collect();
     let mut keys: Vec<(&str, Vec<&str>)> = Vec::new();
     for &(k, v) in pairs.iter().rev() {
@@ -222,6 +222,7 @@ fn metadata_json(rule: &Rule) -> Option<Box<[u8]>> {
             None => keys.push((k, vec![v])),
         }
     }
+    keys.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
     if keys.is_empty() {
         return None;
     }
@@ -572,6 +573,7 @@ pub(crate) fn compile(
             metadata_json: metadata_json(rule),
             source,
             line,
+            target: rule.target,
         },
         kind,
         header,

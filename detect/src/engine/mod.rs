@@ -112,6 +112,10 @@ pub struct Engine {
     report: BuildReport,
     /// Some rule has `tag`.
     has_tags: bool,
+    /// Flowbit names by id.
+    bit_names: Vec<Box<str>>,
+    /// Flowint names by id.
+    int_names: Vec<Box<str>>,
 }
 
 impl Engine {
@@ -138,6 +142,16 @@ impl Engine {
     /// The settings the engine was built with.
     pub fn config(&self) -> &EngineConfig {
         &self.cfg
+    }
+
+    /// Name of flowbit `id`.
+    pub fn flowbit_name(&self, id: u32) -> Option<&str> {
+        self.bit_names.get(id as usize).map(|s| &**s)
+    }
+
+    /// Name of flowint `id`.
+    pub fn flowint_name(&self, id: u32) -> Option<&str> {
+        self.int_names.get(id as usize).map(|s| &**s)
     }
 
     /// Signature ids in engine order (Suricata's internal signature order).

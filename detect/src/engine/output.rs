@@ -11,7 +11,7 @@ use shrike_output::eve::time::write_fast;
 use shrike_output::fast::{write_fast_line, FastAlert};
 use shrike_output::JsonWriter;
 
-use super::{Alert, Engine, Packet};
+use super::{Alert, Engine, FlowVars, Packet};
 
 /// The flow of an alerted packet, as the worker's flow table has it.
 #[derive(Debug, Clone, Copy)]
@@ -51,6 +51,9 @@ pub struct AlertContext<'a> {
     pub flow: Option<AlertFlowInfo>,
     /// Detected application protocol of the flow (EVE `app_proto`).
     pub app_proto: Option<&'a str>,
+    /// The flow's variables (flowbits, flowints), logged as the top-level `metadata` object
+    /// when the alert `metadata` option is on.
+    pub flow_vars: Option<&'a FlowVars>,
     /// IPv6 text form.
     pub ipv6: Ipv6Style,
 }
@@ -157,7 +160,120 @@ pub fn write_eve_alert(w: &mut JsonWriter, engine: &Engine, a: &Alert, ctx: &Ale
         packet: cfg.packet.then_some(ctx.pkt.data),
         linktype: cfg.packet.then_some(ctx.linktype),
     };
-    write_alert_record(w, &rec);
+    let target = s.target.map(|t| (t, ctx));
+    let vars = if cfg.metadata {
+        vars_json(engine, ctx)
+    } else {
+        None
+    };
+    if target.is_none() && vars.is_none() {
+        write_alert_record(w, &rec);
+        return;
+    }
+    // `AlertRecord` has no place for the top-level `metadata` (flow variables) or for
+    // `alert.source`/`alert.target`: write the record aside and splice them in where
+    // Suricata puts them (before `"alert"`, and after `"severity"`).
+    let mut tmp = JsonWriter::with_capacity(1024);
+    write_alert_record(&mut tmp, &rec);
+    let mut bytes = tmp.into_inner();
+    if let Some((t, ctx)) = target {
+        if let Some(st) = source_target_json(t, ctx, ctx.ipv6) {
+            if let Some(at) = find(&bytes, b"\"severity\":") {
+                let end = bytes[at + 11..]
+                    .iter()
+                    .position(|b| !b.is_ascii_digit())
+                    .map_or(bytes.len(), |e| at + 11 + e);
+                bytes.splice(end..end, st);
+            }
+        }
+    }
+    if let Some(v) = vars {
+        if let Some(at) = find(&bytes, b",\"alert\":{") {
+            let mut ins = b",\"metadata\":".to_vec();
+            ins.extend_from_slice(&v);
+            bytes.splice(at..at, ins);
+        }
+    }
+    w.raw(&bytes);
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+/// `"metadata":{"flowbits":[...],"flowints":{...}}` for a flow with variables.
+fn vars_json(engine: &Engine, ctx: &AlertContext<'_>) -> Option<Vec<u8>> {
+    let v = ctx.flow_vars?;
+    let bits: Vec<&str> = v
+        .set_bits()
+        .filter_map(|id| engine.flowbit_name(id))
+        .collect();
+    let ints: Vec<(&str, u32)> = v
+        .ints()
+        .iter()
+        .filter_map(|&(id, val)| engine.flowint_name(id).map(|n| (n, val)))
+        .collect();
+    if bits.is_empty() && ints.is_empty() {
+        return None;
+    }
+    let mut w = JsonWriter::with_capacity(128);
+    w.start_object();
+    if !bits.is_empty() {
+        w.open_array("flowbits");
+        for b in bits {
+            w.str(b);
+        }
+        w.close();
+    }
+    if !ints.is_empty() {
+        w.open_object("flowints");
+        for (n, val) in ints {
+            w.set_u64(n, val.into());
+        }
+        w.close();
+    }
+    w.close();
+    Some(w.into_inner())
+}
+
+/// `,"source":{...},"target":{...}` for a rule with `target:` (Suricata's
+/// `AlertJsonSourceTarget`): the target is the rule's `dest_ip` or `src_ip` side.
+fn source_target_json(
+    t: crate::rules::parse::Target,
+    ctx: &AlertContext<'_>,
+    style: Ipv6Style,
+) -> Option<Vec<u8>> {
+    use crate::rules::parse::Target;
+    let m = ctx.pkt.meta;
+    let (src, dst) = (m.src_addr()?, m.dst_addr()?);
+    let ports = ctx.l4() && proto_has_ports(m.proto);
+    let (sp, dp) = (m.sport, m.dport);
+    let ((tip, tport), (sip, sport)) = match t {
+        Target::DestIp => ((dst, dp), (src, sp)),
+        Target::SrcIp => ((src, sp), (dst, dp)),
+    };
+    let mut w = JsonWriter::with_capacity(128);
+    w.start_object();
+    w.open_object("source");
+    shrike_output::eve::header::set_ip(&mut w, "ip", sip, style);
+    if ports {
+        w.set_u64("port", sport.into());
+    }
+    w.close();
+    w.open_object("target");
+    shrike_output::eve::header::set_ip(&mut w, "ip", tip, style);
+    if ports {
+        w.set_u64("port", tport.into());
+    }
+    w.close();
+    w.close();
+    let mut v = w.into_inner();
+    // `{"source":…,"target":…}` → `,"source":…,"target":…`
+    v.pop();
+    if let Some(first) = v.first_mut() {
+        *first = b',';
+    }
+    Some(v)
 }
 
 /// Append one fast.log line for an alert.

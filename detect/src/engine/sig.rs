@@ -228,6 +228,8 @@ pub struct SigInfo {
     pub source: Arc<str>,
     /// Line of the rule in its file.
     pub line: u32,
+    /// `target:` (EVE `alert.source`/`alert.target`).
+    pub target: Option<crate::rules::parse::Target>,
 }
 
 /// A compiled signature.

@@ -86,6 +86,20 @@ impl FlowVars {
         }
     }
 
+    /// Ids of the flowbits that are set, ascending.
+    pub fn set_bits(&self) -> impl Iterator<Item = u32> + '_ {
+        self.bits.iter().enumerate().flat_map(|(w, &word)| {
+            (0..64u32)
+                .filter(move |b| word & (1u64 << b) != 0)
+                .map(move |b| w as u32 * 64 + b)
+        })
+    }
+
+    /// `(id, value)` of the flowints that are set, in the order they were first set.
+    pub fn ints(&self) -> &[(u32, u32)] {
+        &self.ints
+    }
+
     /// No variable set at all (Suricata's "flow has no flowvars").
     pub fn is_empty(&self) -> bool {
         self.bits.iter().all(|&w| w == 0) && self.ints.is_empty()
