@@ -8,7 +8,10 @@
 //! port group: they form one base group per protocol and direction, and the port groups
 //! hold only port-specific rules. A TCP/UDP packet scans two prefilters (base and port
 //! group) instead of one, and each pattern is compiled into far fewer automatons, which
-//! keeps start-up fast with large rule sets.
+//! keeps start-up fast with large rule sets. The hot ports of Suricata's default port
+//! whitelists (TCP 53, 80, 139, 443, 445, 1433, 3306, 3389, 6666, 6667, 8080; UDP 53, 135,
+//! 5060) are the exception: their groups include the any-port rules, so their packets scan
+//! one prefilter, and they are never merged.
 //!
 //! Groups with identical rule sets are shared. When a protocol and direction has more
 //! distinct port groups than the configured maximum, the smallest are merged into one (a
@@ -58,12 +61,17 @@ pub(crate) struct Group {
 struct PortMap {
     starts: Box<[u16]>,
     gids: Box<[u32]>,
+    /// The group already holds the any-port rules.
+    combined: Box<[bool]>,
 }
 
 impl PortMap {
-    fn get(&self, port: u16) -> Option<u32> {
-        let i = self.starts.partition_point(|&s| s <= port);
-        i.checked_sub(1).and_then(|i| self.gids.get(i)).copied()
+    fn get(&self, port: u16) -> Option<(u32, bool)> {
+        let i = self.starts.partition_point(|&s| s <= port).checked_sub(1)?;
+        Some((
+            *self.gids.get(i)?,
+            self.combined.get(i).copied().unwrap_or(false),
+        ))
     }
 }
 
@@ -238,13 +246,22 @@ impl<'a> Builder<'a> {
                 members.push((i as u32, ports));
             }
         }
-        let base = self.intern(base);
+        let whitelist = if proto == 6 {
+            TCP_WHITELIST
+        } else {
+            UDP_WHITELIST
+        };
         let mut bounds: Vec<u32> = vec![0];
         for (_, set) in &members {
             for &(lo, hi) in set.ranges() {
                 bounds.push(u32::from(lo));
                 bounds.push(u32::from(hi) + 1);
             }
+        }
+        // Hot ports get segments of their own.
+        for &p in whitelist {
+            bounds.push(u32::from(p));
+            bounds.push(u32::from(p) + 1);
         }
         bounds.retain(|&b| b <= 65535);
         bounds.sort_unstable();
@@ -259,10 +276,14 @@ impl<'a> Builder<'a> {
                 }
             }
         }
-        // Distinct lists, biggest first; merge the tail beyond `max`.
+        let hot: Vec<bool> = bounds
+            .iter()
+            .map(|&b| whitelist.iter().any(|&p| u32::from(p) == b))
+            .collect();
+        // Distinct lists of the other segments, biggest first; merge the tail beyond `max`.
         let mut distinct: HashMap<&[u32], usize> = HashMap::new();
-        for s in &segs {
-            if !s.is_empty() {
+        for (s, &h) in segs.iter().zip(&hot) {
+            if !s.is_empty() && !h {
                 *distinct.entry(s.as_slice()).or_default() += 1;
             }
         }
@@ -284,25 +305,45 @@ impl<'a> Builder<'a> {
         }
         let mut starts = Vec::with_capacity(bounds.len());
         let mut gids = Vec::with_capacity(bounds.len());
-        for (b, list) in bounds.iter().zip(segs) {
-            let list = replace.get(&list).cloned().unwrap_or(list);
-            let g = self.intern(list);
-            if gids.last() == Some(&g) {
+        let mut combined = Vec::with_capacity(bounds.len());
+        for ((b, list), h) in bounds.iter().zip(segs).zip(hot) {
+            let (g, c) = if h {
+                // A hot port: one group with the any-port rules too, so its packets scan a
+                // single prefilter (Suricata's port whitelist idea).
+                let mut all = base.clone();
+                all.extend_from_slice(&list);
+                all.sort_unstable();
+                all.dedup();
+                (self.intern(all), true)
+            } else {
+                let list = replace.get(&list).cloned().unwrap_or(list);
+                (self.intern(list), false)
+            };
+            if gids.last() == Some(&g) && combined.last() == Some(&c) {
                 continue;
             }
             starts.push(*b as u16);
             gids.push(g);
+            combined.push(c);
         }
+        let base = self.intern(base);
         (
             base,
             PortMap {
                 starts: starts.into_boxed_slice(),
                 gids: gids.into_boxed_slice(),
+                combined: combined.into_boxed_slice(),
             },
             n_distinct,
         )
     }
 }
+
+/// TCP ports whose groups include the any-port rules (Suricata's default
+/// `detect.grouping.tcp-whitelist`).
+const TCP_WHITELIST: &[u16] = &[53, 80, 139, 443, 445, 1433, 3306, 3389, 6666, 6667, 8080];
+/// UDP ports whose groups include the any-port rules (`detect.grouping.udp-whitelist`).
+const UDP_WHITELIST: &[u16] = &[53, 135, 5060];
 
 impl Groups {
     /// Build the groups for `sigs` (in engine order) with their fast patterns.
@@ -379,15 +420,14 @@ impl Groups {
         } else {
             let dir = usize::from(!p.has_flow || p.to_server);
             let port = if dir == 1 { p.dport } else { p.sport };
+            let pick = |i: usize| match self.ports[i][dir].get(port) {
+                Some((g, true)) => (g, NONE),
+                Some((g, false)) => (self.base[i][dir], g),
+                None => (self.base[i][dir], NONE),
+            };
             match p.ip_proto {
-                6 => (
-                    self.base[0][dir],
-                    self.ports[0][dir].get(port).unwrap_or(NONE),
-                ),
-                17 => (
-                    self.base[1][dir],
-                    self.ports[1][dir].get(port).unwrap_or(NONE),
-                ),
+                6 => pick(0),
+                17 => pick(1),
                 n => (
                     self.other.get(usize::from(n)).map_or(NONE, |d| d[dir]),
                     NONE,

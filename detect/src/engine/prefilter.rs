@@ -27,6 +27,8 @@ pub struct AcPrefilter {
 impl AcPrefilter {
     /// Build over `patterns` (already lowercased; matching ignores ASCII case).
     pub fn new(patterns: &[&[u8]]) -> Option<AcPrefilter> {
+        // Contiguous NFA: a DFA scanned no faster on ET-sized groups (measured) and builds
+        // much slower.
         let ac = AhoCorasickBuilder::new()
             .ascii_case_insensitive(true)
             .match_kind(MatchKind::Standard)
