@@ -232,6 +232,7 @@ impl Worker {
                     to_server,
                     pkts_toserver: flow.pkts[0],
                     pkts_toclient: flow.pkts[1],
+                    tcp_established: None,
                 };
                 let alerted = !d
                     .engine

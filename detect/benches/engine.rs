@@ -115,6 +115,7 @@ fn established(engine: &Engine, th: &mut DetectThread) -> FlowDetect {
                 to_server: ts,
                 pkts_toserver: 2,
                 pkts_toclient: 1,
+                tcp_established: None,
             }),
             th,
         );
@@ -171,6 +172,7 @@ Referer: https://www.example.com/\r\nCookie: session=abcdef0123456789; theme=dar
                         to_server: true,
                         pkts_toserver: 3,
                         pkts_toclient: 1,
+                        tcp_established: None,
                     }),
                     &mut th,
                 )
@@ -194,6 +196,7 @@ Referer: https://www.example.com/\r\nCookie: session=abcdef0123456789; theme=dar
                         to_server: true,
                         pkts_toserver: 5,
                         pkts_toclient: 0,
+                        tcp_established: None,
                     }),
                     &mut th,
                 )

@@ -131,14 +131,21 @@ impl Engine {
             p.has_flow = true;
             p.to_server = f.to_server;
             p.mask |= mask::FLOW;
-            p.established = if p.is_tcp {
-                f.state.tcp_packet(
+            let tracked = if p.is_tcp {
+                Some(f.state.tcp_packet(
                     p.tcp_flags,
                     p.meta.tcp_seq(),
                     p.meta.tcp_ack(),
                     f.to_server,
                     self.cfg.midstream,
-                )
+                ))
+            } else {
+                None
+            };
+            p.established = if let Some(e) = f.tcp_established.filter(|_| p.ip_proto == 6) {
+                e
+            } else if let Some(t) = tracked {
+                t
             } else if p.ip_proto == 6 {
                 f.state.tcp >= super::TcpTrack::Established
             } else {

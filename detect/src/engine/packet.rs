@@ -30,6 +30,10 @@ pub struct FlowInput<'a> {
     pub pkts_toserver: u64,
     /// Packets seen to the client so far, this one included.
     pub pkts_toclient: u64,
+    /// For TCP: whether the session was established before this packet, when a stream
+    /// engine tracks it (Suricata's `ssn->state >= TCP_ESTABLISHED`). `None`: the engine
+    /// follows the handshake itself (see [`FlowDetect`]).
+    pub tcp_established: Option<bool>,
 }
 
 /// Facts about the packet, computed once per packet.

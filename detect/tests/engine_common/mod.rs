@@ -98,6 +98,7 @@ impl Sim {
                 to_server: flow.to_server(d),
                 pkts_toserver: flow.pkts[0],
                 pkts_toclient: flow.pkts[1],
+                tcp_established: None,
                 state: &mut flow.data,
             };
             self.engine.inspect(&pkt, Some(input), &mut self.th)
