@@ -193,3 +193,52 @@ fn check_config_exit_codes() {
     assert!(err.contains("bad.rules:2 sid 2"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn rule_files_from_config_and_dash_s() {
+    let dir = std::env::temp_dir().join(format!("shrike-e2e-cfg-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let cfg = dir.join("shrike.yaml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "rules:\n  default-rule-path: {}\n  rule-files:\n    - sample.rules\nvars:\n  address-groups:\n    HOME_NET: \"[10.0.0.0/8]\"\n",
+            repo().join("samples").display()
+        ),
+    )
+    .expect("write config");
+    let extra = dir.join("extra.rules");
+    std::fs::write(
+        &extra,
+        "alert icmp any any -> any any (msg:\"extra echo\"; itype:8; sid:9000001; rev:1;)\n",
+    )
+    .expect("write rules");
+    let out = dir.join("out");
+    std::fs::create_dir_all(&out).expect("mkdir");
+    let o = Command::new(env!("CARGO_BIN_EXE_shrike"))
+        .arg("-c")
+        .arg(&cfg)
+        .arg("-s")
+        .arg(&extra)
+        .arg("-r")
+        .arg(repo().join("samples/sample.pcap"))
+        .arg("-l")
+        .arg(&out)
+        .arg("-v")
+        .output()
+        .expect("run");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    // 8 sample rules + 1 extra; -v lists each rule that is not enforced.
+    assert!(err.contains("2 file(s), 9 rule(s): 5 loaded"), "{err}");
+    assert!(
+        err.contains("rule not enforced:") && err.contains("sid 2013028"),
+        "{err}"
+    );
+    let eve = std::fs::read_to_string(out.join("eve.json")).expect("eve");
+    assert_eq!(eve.matches("\"signature_id\":9000001").count(), 3);
+    // HOME_NET narrowed to 10/8: the DNS rule ($HOME_NET source) still fires.
+    assert_eq!(eve.matches("\"signature_id\":1000002").count(), 1);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -431,11 +431,16 @@ pub(crate) fn compile(
                         "more than one threshold/detection_filter".into(),
                     ));
                 }
+                // Suricata 7.0 rejects both (they came with 8.0).
                 if t.track == Track::ByFlow {
-                    return Err(SkipReason::Keyword("threshold track by_flow".into()));
+                    return Err(SkipReason::Invalid(
+                        "threshold track by_flow (Suricata 8)".into(),
+                    ));
                 }
                 if t.kind == ThresholdType::Backoff {
-                    return Err(SkipReason::Keyword("threshold type backoff".into()));
+                    return Err(SkipReason::Invalid(
+                        "threshold type backoff (Suricata 8)".into(),
+                    ));
                 }
                 threshold = Some(ThresholdSpec::from_keyword(t));
             }
