@@ -120,3 +120,71 @@ proptest! {
         }
     }
 }
+
+fn addr_spec() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("any".to_string()),
+        Just("10.1.2.3".to_string()),
+        Just("10.1.2.0/24".to_string()),
+        Just("10.1.0.0/16".to_string()),
+        Just("[10.1.2.3,192.168.5.0/24]".to_string()),
+        Just("!10.1.2.0/24".to_string()),
+        Just("2001:db8::1".to_string()),
+        Just("[2001:db8::/64,10.9.9.9]".to_string()),
+        Just("192.168.5.77".to_string()),
+    ]
+}
+
+fn addr_pool() -> impl Strategy<Value = [u8; 4]> {
+    prop_oneof![
+        Just([10u8, 1, 2, 3]),
+        Just([10, 1, 2, 200]),
+        Just([10, 1, 9, 9]),
+        Just([10, 9, 9, 9]),
+        Just([192, 168, 5, 77]),
+        Just([192, 168, 6, 1]),
+        Just([8, 8, 8, 8]),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    #[test]
+    fn ip_only_index_never_changes_results(
+        rules in prop::collection::vec((addr_spec(), addr_spec(), any::<bool>()), 1..30),
+        pkts in prop::collection::vec((addr_pool(), addr_pool()), 1..10),
+    ) {
+        use shrike_detect::rules::parse::IpSet;
+        use shrike_detect::rules::Vars;
+        let text: String = rules
+            .iter()
+            .enumerate()
+            .map(|(i, (s, d, bidir))| {
+                format!("alert ip {s} any {} {d} any (sid:{};)\n", if *bidir { "<>" } else { "->" }, i + 1)
+            })
+            .collect();
+        let mut sim = Sim::new(&text);
+        let vars = Vars::empty();
+        for (i, (src, dst)) in pkts.iter().enumerate() {
+            // A new flow per packet (distinct ports): IP-only rules run on each.
+            let frame = udp4(*src, *dst, 1000 + i as u16, 2000, b"x");
+            let mut got = sim.feed(&at(frame, i as f64));
+            got.sort_unstable();
+            let ip = |a: [u8; 4]| std::net::IpAddr::from(a);
+            let mut want: Vec<u32> = rules
+                .iter()
+                .enumerate()
+                .filter(|(_, (s, d, bidir))| {
+                    let (ss, ds) = (IpSet::parse(s, &vars).unwrap(), IpSet::parse(d, &vars).unwrap());
+                    (ss.contains(ip(*src)) && ds.contains(ip(*dst)))
+                        || (*bidir && ss.contains(ip(*dst)) && ds.contains(ip(*src)))
+                })
+                .map(|(k, _)| k as u32 + 1)
+                .collect();
+            want.sort_unstable();
+            if want.len() <= 15 {
+                prop_assert_eq!(got, want, "packet {} {:?} -> {:?}", i, src, dst);
+            }
+        }
+    }
+}

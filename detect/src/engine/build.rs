@@ -226,6 +226,7 @@ impl Engine {
             .map(|(i, _)| i as u32)
             .collect();
         report.ip_only = iponly.len();
+        let iponly = super::iponly::IpOnlyIndex::build(&sigs, &iponly);
         report.decoder_event = sigs
             .iter()
             .filter(|s| s.kind == SigKind::DecoderEvent)

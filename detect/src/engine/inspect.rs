@@ -56,6 +56,7 @@ impl DetectStats {
 pub struct DetectThread {
     scratch: Scratch,
     cand: Vec<u32>,
+    ipcand: Vec<u32>,
     stamp: Vec<u32>,
     vstamp: Vec<u32>,
     gen: u32,
@@ -101,6 +102,7 @@ impl Engine {
         DetectThread {
             scratch: Scratch::with_limit(self.cfg.inspection_recursion_limit),
             cand: Vec::with_capacity(256),
+            ipcand: Vec::with_capacity(64),
             stamp: vec![0; self.sigs.len()],
             vstamp: vec![0; self.groups.variants as usize],
             gen: 0,
@@ -172,7 +174,9 @@ impl Engine {
                 None => true,
             };
             if due {
-                for &n in self.iponly.iter() {
+                self.iponly.candidates(&p, &mut th.ipcand);
+                let ipcand = std::mem::take(&mut th.ipcand);
+                for &n in &ipcand {
                     let Some(s) = self.sigs.get(n as usize) else {
                         continue;
                     };
@@ -186,6 +190,7 @@ impl Engine {
                         th.queue.push(n);
                     }
                 }
+                th.ipcand = ipcand;
             }
         }
 

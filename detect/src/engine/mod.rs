@@ -18,6 +18,7 @@ pub mod config;
 mod group;
 pub mod hostbits;
 mod inspect;
+mod iponly;
 mod keywords;
 pub mod output;
 mod packet;
@@ -104,7 +105,7 @@ pub struct BuildReport {
 #[derive(Debug)]
 pub struct Engine {
     sigs: Vec<sig::Sig>,
-    iponly: Box<[u32]>,
+    iponly: iponly::IpOnlyIndex,
     groups: group::Groups,
     thresholds: Vec<threshold::ThresholdSpec>,
     suppress: Vec<threshold::SuppressSpec>,
