@@ -33,7 +33,7 @@ impl<T: RangeInt> Segments<T> {
                 }
             }
         }
-        ev.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        ev.sort_unstable_by_key(|e| e.0);
         let mut active: Vec<u32> = Vec::new();
         let mut starts = Vec::new();
         let mut lists = Vec::new();
