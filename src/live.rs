@@ -13,7 +13,6 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use serde_json::{Map, Value};
 use shrike_capture::afpacket::{self, AfPacketSocket};
 use shrike_capture::config::AfPacketConfig;
 use shrike_capture::live::{LiveError, LiveStats};
@@ -37,7 +36,9 @@ pub struct LiveInterface {
     pub runmode: Runmode,
     pub threads: usize,
     pub cpus: Vec<usize>,
-    pub settings: Map<String, Value>,
+    pub af_packet: Option<AfPacketConfig>,
+    #[cfg_attr(not(feature = "dpdk"), allow(dead_code))]
+    pub dpdk: Option<shrike_capture::DpdkConfig>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,9 +80,8 @@ pub fn resolve(
             runmode,
             threads,
             cpus: ic.map(|i| i.cpus.clone()).unwrap_or_default(),
-            settings: ic
-                .map(|i| i.capture_settings.clone().into_iter().collect())
-                .unwrap_or_default(),
+            af_packet: ic.and_then(|i| i.af_packet.clone()),
+            dpdk: ic.and_then(|i| i.dpdk.clone()),
         });
     };
     for n in names {
@@ -109,11 +109,11 @@ fn method_of(i: &InterfaceConfig) -> Option<Method> {
 }
 
 /// The AF_PACKET settings of an interface, validated by the capture crate.
-fn afpacket_config(li: &LiveInterface) -> Result<AfPacketConfig, String> {
-    let mut m = li.settings.clone();
-    m.remove("interface");
-    m.insert("interface".into(), Value::String(li.name.clone()));
-    serde_json::from_value(Value::Object(m)).map_err(|e| format!("interface {}: {e}", li.name))
+fn afpacket_config(li: &LiveInterface) -> AfPacketConfig {
+    let mut c = li.af_packet.clone().unwrap_or_default();
+    c.interface = li.name.clone();
+    c.threads = Some(li.threads);
+    c
 }
 
 /// A live packet source a worker or capture thread polls.
@@ -172,7 +172,7 @@ impl Source for shrike_capture::dpdk::DpdkQueue {
 fn open_sources(li: &LiveInterface, n: usize) -> Result<Vec<Box<dyn Source>>, String> {
     match li.method {
         Method::AfPacket => {
-            let cfg = afpacket_config(li)?;
+            let cfg = afpacket_config(li);
             for lint in cfg.lints() {
                 eprintln!("shrike: warning: interface {}: {lint}", li.name);
             }
@@ -211,6 +211,11 @@ fn open_dpdk(li: &LiveInterface, _n: usize) -> Result<Vec<Box<dyn Source>>, Stri
         li.name
     ))
 }
+
+/// Poll timeout while capturing: short enough for the timers to run on an idle link.
+const POLL: Duration = Duration::from_millis(100);
+/// Poll timeout while draining the ring after a stop request (longer than a block timeout).
+const DRAIN_POLL: Duration = Duration::from_millis(30);
 
 fn wall_now() -> Timestamp {
     Timestamp(
@@ -423,8 +428,13 @@ fn ring_worker(
     };
     let mut seq = 0u64;
     let mut last_publish = Instant::now();
-    while !stop.load(Ordering::Relaxed) {
-        let r = src.poll(Duration::from_millis(100), &mut |p| {
+    let mut draining = 0;
+    loop {
+        // On stop, keep reading until the ring is empty (partly filled blocks are handed over
+        // after the block timeout), so nothing already captured is lost.
+        let stopping = stop.load(Ordering::Relaxed);
+        let timeout = if stopping { DRAIN_POLL } else { POLL };
+        let r = src.poll(timeout, &mut |p| {
             seq += 1;
             let (meta, hash) = run::classify(p.link, p.data, dcfg, &mut cc.decode, seed);
             let e = Entry {
@@ -439,6 +449,17 @@ fn ring_worker(
             };
             worker.process(&e, p.data);
         });
+        if stopping {
+            draining = if matches!(r, Ok(n) if n > 0) {
+                0
+            } else {
+                draining + 1
+            };
+            if draining >= 2 {
+                break;
+            }
+            continue;
+        }
         match r {
             Ok(0) => worker.idle(wall_now()),
             Ok(_) => {}
@@ -476,8 +497,11 @@ fn capture_dispatch(
     };
     let mut seq = 0u64;
     let mut last_publish = Instant::now();
-    while !stop.load(Ordering::Relaxed) {
-        let r = src.poll(Duration::from_millis(100), &mut |p| {
+    let mut draining = 0;
+    loop {
+        let stopping = stop.load(Ordering::Relaxed);
+        let timeout = if stopping { DRAIN_POLL } else { POLL };
+        let r = src.poll(timeout, &mut |p| {
             seq += 1;
             let (meta, hash) = run::classify(p.link, p.data, dcfg, &mut cc.decode, seed);
             let e = Entry {
@@ -494,6 +518,17 @@ fn capture_dispatch(
         });
         // Bounded latency: whatever was read goes to the workers now.
         disp.flush_all();
+        if stopping {
+            draining = if matches!(r, Ok(n) if n > 0) {
+                0
+            } else {
+                draining + 1
+            };
+            if draining >= 2 {
+                break;
+            }
+            continue;
+        }
         if let Err(e) = r {
             eprintln!("shrike: warning: {e}");
             thread::sleep(Duration::from_millis(100));
