@@ -193,7 +193,7 @@ fn workers_runmode_hash_fanout_exact_count_and_whole_flows() {
     assert_eq!(st["stats"]["decoder"]["pkts"], sent, "{err}");
     assert_eq!(st["stats"]["capture"]["kernel_packets"], sent, "{err}");
     assert_eq!(st["stats"]["capture"]["kernel_drops"], 0, "{err}");
-    assert_eq!(assert_flows_whole(&recs) > 10, true);
+    assert!(assert_flows_whole(&recs) > 10);
     assert_eq!(count_type(&recs, "flow"), 23);
     assert_valid_eve(&recs);
 }
