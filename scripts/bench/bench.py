@@ -217,7 +217,7 @@ def med(values):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=str(ROOT / "bench-out"))
-    ap.add_argument("--binary", default=str(ROOT / "target" / "release" / "shrike"))
+    ap.add_argument("--binary", default=str(ROOT / "target" / "dist" / "shrike"))
     ap.add_argument("--inputs", default="mix,udp64,udp1460,corpus")
     ap.add_argument("--rules", default="none,etopen", help="none, etopen, or rule file paths")
     ap.add_argument("--workers", default="1,2")
