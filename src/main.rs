@@ -4,6 +4,7 @@
 mod cli;
 mod config;
 mod dispatch;
+mod ops;
 mod progress;
 mod run;
 mod stats;
