@@ -178,6 +178,11 @@ pub fn channel<M: Copy>(
 }
 
 impl<M: Copy> Dispatcher<M> {
+    /// Number of workers fed by this dispatcher.
+    pub fn lanes(&self) -> usize {
+        self.lanes.len()
+    }
+
     /// Queue one packet for `worker`, sending the worker's batch when it is full.
     pub fn push(&mut self, worker: usize, e: Entry<M>, bytes: &[u8]) {
         let len = bytes.len().min(self.max_bytes);
@@ -302,6 +307,11 @@ impl<M> WorkerQueue<M> {
             }
             backoff.snooze();
         }
+    }
+
+    /// True once the reader has gone away and every batch was taken.
+    pub fn is_done(&self) -> bool {
+        self.from_reader.is_abandoned() && self.from_reader.is_empty()
     }
 
     /// Give a processed batch back to the reader.

@@ -4,6 +4,7 @@
 mod cli;
 mod config;
 mod dispatch;
+mod live;
 mod ops;
 mod progress;
 mod run;
@@ -71,6 +72,13 @@ fn real_main(cli: Cli) -> Result<u8, (u8, String)> {
         return Ok(0);
     }
 
+    let live = !cli.interface.is_empty() || cli.af_packet.is_some() || cli.dpdk;
+    if live {
+        if !cli.read.is_empty() {
+            return Err((EXIT_USAGE, "-r cannot be combined with live capture".into()));
+        }
+        return run_live(&cli, &cfg, workers);
+    }
     if cli.read.is_empty() {
         return Err((
             EXIT_USAGE,
@@ -111,6 +119,44 @@ fn real_main(cli: Cli) -> Result<u8, (u8, String)> {
     } else {
         0
     })
+}
+
+/// Live capture on interfaces until SIGINT/SIGTERM.
+fn run_live(cli: &Cli, cfg: &config::SensorConfig, workers: usize) -> Result<u8, (u8, String)> {
+    let mut names = cli.interface.clone();
+    if let Some(n) = cli.af_packet.as_deref().filter(|n| !n.is_empty()) {
+        names.push(n.to_string());
+    }
+    let method = if cli.dpdk {
+        live::Method::Dpdk
+    } else {
+        live::Method::AfPacket
+    };
+    let runmode = cli.runmode.as_deref().and_then(Runmode::parse);
+    let mut ifaces =
+        live::resolve(cfg, &names, method, workers, runmode).map_err(|e| (EXIT_INPUT, e))?;
+    if runmode == Some(Runmode::Single) {
+        for i in &mut ifaces {
+            i.threads = 1;
+            i.runmode = Runmode::Workers;
+        }
+    }
+    let log_dir = cli
+        .log_dir
+        .clone()
+        .or_else(|| cfg.default_log_dir.clone())
+        .unwrap_or_else(|| PathBuf::from("."));
+    check_log_dir(&log_dir).map_err(|e| (EXIT_INPUT, e))?;
+    let signals = live::Signals::install().map_err(|e| (EXIT_INPUT, e))?;
+    let result =
+        live::run_live(cfg, ifaces, &log_dir, &signals).map_err(|e| (EXIT_INPUT, e.to_string()))?;
+    if !cli.quiet {
+        run::print_summary(&result);
+    }
+    if cli.verbose > 0 {
+        run::print_counters(&result);
+    }
+    Ok(0)
 }
 
 /// The log directory must exist (or be creatable) and be writable, before any work starts.

@@ -198,7 +198,7 @@ fn run_dispatch(
     snap
 }
 
-fn finish(
+pub(crate) fn finish(
     cfg: &SensorConfig,
     pipeline: EvePipeline,
     mut stats_out: EveOutput,
@@ -236,12 +236,12 @@ fn write_stats(out: &mut EveOutput, total: &Snapshot, uptime: u64, ts_ns: u64) {
 }
 
 /// Periodic stats records on wall-clock time (`stats.interval`).
-struct StatsThread {
+pub(crate) struct StatsThread {
     handle: thread::JoinHandle<EveOutput>,
 }
 
 impl StatsThread {
-    fn start(
+    pub(crate) fn start(
         cfg: &SensorConfig,
         board: Arc<StatsBoard>,
         mut out: EveOutput,
@@ -274,7 +274,7 @@ impl StatsThread {
         StatsThread { handle }
     }
 
-    fn join(self) -> EveOutput {
+    pub(crate) fn join(self) -> EveOutput {
         self.handle.join().expect("stats thread")
     }
 }

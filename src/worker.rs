@@ -116,6 +116,11 @@ impl Worker {
         }
     }
 
+    /// No packet for a while (live capture): let the timers run on the wall clock.
+    pub fn idle(&mut self, now: Timestamp) {
+        self.advance_clock(now);
+    }
+
     /// Packet time moves on: run the flow timeouts and the EVE flush timer.
     #[inline]
     fn advance_clock(&mut self, ts: Timestamp) {

@@ -5,8 +5,6 @@
 //! * [`control`]: the control socket (Suricata's `unix-command`, speaking the protocol of
 //!   `suricatasc`), its server thread and the `shrike ctl` client ([`control::run_ctl`]).
 //! * [`metrics`]: a Prometheus text endpoint (`GET /metrics`) over plain TCP.
-//! * [`signals`]: SIGUSR2 (rule reload), SIGHUP (reopen logs), SIGTERM/SIGINT (stop) as flags
-//!   the main loop polls.
 //! * [`config`]: the `unix-command:`, `run-as:` and `metrics:` sections.
 //!
 //! Privilege dropping lives in `shrike_capture::privileges` (the only crate with `unsafe`).
@@ -21,13 +19,11 @@ pub mod control;
 mod control_proto;
 pub mod metrics;
 pub mod notify;
-pub mod signals;
 
 pub use config::{MetricsConfig, RunAsConfig, Toggle, UnixCommandConfig};
 pub use control::{run_ctl, Command, Control, ControlOptions, ControlServer, Reply, Request};
 pub use metrics::{MetricsServer, MetricsSnapshot};
 pub use notify::Notifier;
-pub use signals::Signals;
 
 #[cfg(test)]
 mod configs_test;

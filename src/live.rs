@@ -1,0 +1,554 @@
+//! Live capture: AF_PACKET (and DPDK with feature `dpdk`) in two runmodes.
+//!
+//! * `workers`: each worker owns one fanout socket (or DPDK RX queue) and its ring, decodes and
+//!   inspects in the same pinned thread; the kernel (or NIC RSS) keeps flows on one socket.
+//! * `dispatch`: one capture thread per interface reads its ring, decodes, hashes each packet by
+//!   its symmetric flow key and hands batches over SPSC queues to N pinned workers.
+//!
+//! SIGINT/SIGTERM stop capture, drain the queues, flush flows and output and exit 0; SIGHUP
+//! reopens the log files (logrotate).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use serde_json::{Map, Value};
+use shrike_capture::afpacket::{self, AfPacketSocket};
+use shrike_capture::config::AfPacketConfig;
+use shrike_capture::live::{LiveError, LiveStats};
+use shrike_capture::{RawPacket, Timestamp};
+use shrike_detect::config::DecodeConfig;
+use shrike_detect::decode::PacketMeta;
+use shrike_detect::stats::DecodeStats;
+use shrike_output::{EveOutput, EvePipeline};
+
+use crate::config::{InterfaceConfig, Runmode, SensorConfig};
+use crate::dispatch::{self, Entry, WorkerQueue};
+use crate::run::{self, RunError, RunResult, StatsThread};
+use crate::stats::{Snapshot, StatsBoard};
+use crate::worker::Worker;
+
+/// One interface to capture on, resolved from the CLI and the config.
+#[derive(Clone, Debug)]
+pub struct LiveInterface {
+    pub name: String,
+    pub method: Method,
+    pub runmode: Runmode,
+    pub threads: usize,
+    pub cpus: Vec<usize>,
+    pub settings: Map<String, Value>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    AfPacket,
+    Dpdk,
+}
+
+/// Resolve which interfaces to open: `-i X` / `--af-packet=X` name one (its settings come from
+/// the matching `interfaces:` entry when there is one); `--af-packet` alone or `--dpdk` take
+/// every configured interface of that method.
+pub fn resolve(
+    cfg: &SensorConfig,
+    names: &[String],
+    method: Method,
+    default_threads: usize,
+    cli_runmode: Option<Runmode>,
+) -> Result<Vec<LiveInterface>, String> {
+    let wanted: Vec<&InterfaceConfig> = if names.is_empty() {
+        cfg.interfaces
+            .iter()
+            .filter(|i| method_of(i) == Some(method))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let mut out = Vec::new();
+    let mut push = |name: &str, ic: Option<&InterfaceConfig>| {
+        let runmode = cli_runmode
+            .or_else(|| {
+                ic.and_then(|i| i.runmode.as_deref())
+                    .and_then(Runmode::parse)
+            })
+            .unwrap_or(Runmode::Workers);
+        let threads = ic.and_then(|i| i.threads).unwrap_or(default_threads).max(1);
+        out.push(LiveInterface {
+            name: name.to_string(),
+            method,
+            runmode,
+            threads,
+            cpus: ic.map(|i| i.cpus.clone()).unwrap_or_default(),
+            settings: ic
+                .map(|i| i.capture_settings.clone().into_iter().collect())
+                .unwrap_or_default(),
+        });
+    };
+    for n in names {
+        let ic = cfg.interfaces.iter().find(|i| &i.name == n);
+        push(n, ic);
+    }
+    for ic in wanted {
+        push(&ic.name, Some(ic));
+    }
+    if out.is_empty() {
+        return Err(match method {
+            Method::AfPacket => "no interface: give one with -i IFACE or --af-packet=IFACE, or list it under interfaces: in the config".into(),
+            Method::Dpdk => "no DPDK interface configured (interfaces: entries with capture: dpdk)".into(),
+        });
+    }
+    Ok(out)
+}
+
+fn method_of(i: &InterfaceConfig) -> Option<Method> {
+    match i.capture.as_deref() {
+        None | Some("af-packet") | Some("afpacket") => Some(Method::AfPacket),
+        Some("dpdk") => Some(Method::Dpdk),
+        _ => None,
+    }
+}
+
+/// The AF_PACKET settings of an interface, validated by the capture crate.
+fn afpacket_config(li: &LiveInterface) -> Result<AfPacketConfig, String> {
+    let mut m = li.settings.clone();
+    m.remove("interface");
+    m.insert("interface".into(), Value::String(li.name.clone()));
+    serde_json::from_value(Value::Object(m)).map_err(|e| format!("interface {}: {e}", li.name))
+}
+
+/// A live packet source a worker or capture thread polls.
+trait Source: Send {
+    /// Hand every packet available within `timeout` to `f`; returns how many.
+    fn poll(
+        &mut self,
+        timeout: Duration,
+        f: &mut dyn FnMut(RawPacket<'_>),
+    ) -> Result<usize, LiveError>;
+    fn stats(&mut self) -> LiveStats;
+}
+
+impl Source for AfPacketSocket {
+    fn poll(
+        &mut self,
+        timeout: Duration,
+        f: &mut dyn FnMut(RawPacket<'_>),
+    ) -> Result<usize, LiveError> {
+        let mut n = 0;
+        if let Some(mut block) = self.next_block(timeout)? {
+            while let Some(p) = block.next_packet() {
+                f(p);
+                n += 1;
+            }
+        }
+        Ok(n)
+    }
+    fn stats(&mut self) -> LiveStats {
+        AfPacketSocket::stats(self)
+    }
+}
+
+#[cfg(feature = "dpdk")]
+impl Source for shrike_capture::dpdk::DpdkQueue {
+    fn poll(
+        &mut self,
+        timeout: Duration,
+        f: &mut dyn FnMut(RawPacket<'_>),
+    ) -> Result<usize, LiveError> {
+        let mut n = 0;
+        if let Some(mut burst) = self.next_burst(timeout) {
+            while let Some(p) = burst.next_packet() {
+                f(p);
+                n += 1;
+            }
+        }
+        Ok(n)
+    }
+    fn stats(&mut self) -> LiveStats {
+        shrike_capture::dpdk::DpdkQueue::stats(self)
+    }
+}
+
+/// Open the sources of one interface: `n` fanout members (AF_PACKET) or RX queues (DPDK).
+fn open_sources(li: &LiveInterface, n: usize) -> Result<Vec<Box<dyn Source>>, String> {
+    match li.method {
+        Method::AfPacket => {
+            let cfg = afpacket_config(li)?;
+            for lint in cfg.lints() {
+                eprintln!("shrike: warning: interface {}: {lint}", li.name);
+            }
+            let socks = afpacket::open_fanout(&li.name, n, &cfg).map_err(|e| e.to_string())?;
+            Ok(socks
+                .into_iter()
+                .map(|s| Box::new(s) as Box<dyn Source>)
+                .collect())
+        }
+        Method::Dpdk => open_dpdk(li, n),
+    }
+}
+
+#[cfg(feature = "dpdk")]
+fn open_dpdk(li: &LiveInterface, n: usize) -> Result<Vec<Box<dyn Source>>, String> {
+    use shrike_capture::config::DpdkConfig;
+    let mut m = li.settings.clone();
+    m.entry("interface")
+        .or_insert(Value::String(li.name.clone()));
+    let cfg: DpdkConfig = serde_json::from_value(Value::Object(m))
+        .map_err(|e| format!("interface {}: {e}", li.name))?;
+    cfg.validate()
+        .map_err(|e| format!("interface {}: {e}", li.name))?;
+    shrike_capture::dpdk::eal_init(&cfg.eal_params.to_args()).map_err(|e| e.to_string())?;
+    let qs = shrike_capture::dpdk::open_port(&cfg, n).map_err(|e| e.to_string())?;
+    Ok(qs
+        .into_iter()
+        .map(|q| Box::new(q) as Box<dyn Source>)
+        .collect())
+}
+
+#[cfg(not(feature = "dpdk"))]
+fn open_dpdk(li: &LiveInterface, _n: usize) -> Result<Vec<Box<dyn Source>>, String> {
+    Err(format!(
+        "interface {}: this shrike was built without DPDK support (cargo build --features dpdk)",
+        li.name
+    ))
+}
+
+fn wall_now() -> Timestamp {
+    Timestamp(
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(0),
+    )
+}
+
+/// Signal flags: stop (SIGINT/SIGTERM) and reopen logs (SIGHUP).
+pub struct Signals {
+    pub stop: Arc<AtomicBool>,
+    pub hup: Arc<AtomicBool>,
+}
+
+impl Signals {
+    pub fn install() -> Result<Signals, String> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let hup = Arc::new(AtomicBool::new(false));
+        for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+            signal_hook::flag::register(sig, stop.clone()).map_err(|e| e.to_string())?;
+        }
+        signal_hook::flag::register(signal_hook::consts::SIGHUP, hup.clone())
+            .map_err(|e| e.to_string())?;
+        Ok(Signals { stop, hup })
+    }
+}
+
+/// Capture-side counters of one thread, published beside the workers'.
+struct CaptureCounters {
+    decode: DecodeStats,
+    live: LiveStats,
+}
+
+impl CaptureCounters {
+    fn snapshot(&self) -> Snapshot {
+        let mut s = Snapshot::default();
+        self.decode.visit(&mut |k, v| s.add(k, v));
+        self.live.visit(&mut |k, v| s.add(k, v));
+        self.live
+            .visit_extra(&mut |k, v| s.add(&format!("shrike.{k}"), v));
+        s
+    }
+}
+
+/// Run live until a stop signal. Returns the run's totals.
+pub fn run_live(
+    cfg: &SensorConfig,
+    ifaces: Vec<LiveInterface>,
+    log_dir: &std::path::Path,
+    signals: &Signals,
+) -> Result<RunResult, RunError> {
+    let started = Instant::now();
+    let seed = crate::stats::random_seed();
+    // Open every source before any thread starts, so errors (missing interface, missing
+    // privileges) stop the start-up cleanly.
+    let mut plans = Vec::new();
+    for li in &ifaces {
+        let n = if li.runmode == Runmode::Dispatch {
+            1
+        } else {
+            li.threads
+        };
+        let sources = open_sources(li, n).map_err(RunError)?;
+        plans.push((li.clone(), sources));
+    }
+    let workers_total: usize = plans.iter().map(|(li, _)| li.threads).sum();
+    let capture_threads: usize = plans.iter().map(|(_, s)| s.len()).sum();
+    let (pipeline, mut outputs) = EvePipeline::start(&cfg.output.eve, log_dir, workers_total + 1)
+        .map_err(|e| RunError(format!("{}: {e}", log_dir.display())))?;
+    let stats_out = outputs.pop().expect("stats output");
+    // Board slots: workers first, then one per capture thread.
+    let board = Arc::new(StatsBoard::new(workers_total + capture_threads));
+    let stop = signals.stop.clone();
+    let stats_stop = Arc::new(AtomicBool::new(false));
+    let stats_thread = StatsThread::start(cfg, board.clone(), stats_out, stats_stop.clone());
+    let allowed = run::allowed_cpus();
+
+    let mut handles = Vec::new();
+    let mut outputs = outputs.into_iter();
+    let mut next_worker = 0usize;
+    let mut next_capture = workers_total;
+    for (li, sources) in plans {
+        let cpus = if li.cpus.is_empty() {
+            allowed.clone()
+        } else {
+            li.cpus.clone()
+        };
+        let cpu_for = |i: usize| cpus.get(i % cpus.len().max(1)).copied();
+        if li.runmode == Runmode::Dispatch {
+            let (disp, queues) = dispatch::channel::<PacketMeta>(
+                li.threads,
+                cfg.workers.queue_depth,
+                cfg.workers.batch_packets,
+                stop.clone(),
+            );
+            for (i, q) in queues.into_iter().enumerate() {
+                let out = outputs.next().expect("worker output");
+                let id = next_worker;
+                next_worker += 1;
+                handles.push(spawn_queue_worker(
+                    id,
+                    cfg,
+                    out,
+                    board.clone(),
+                    seed,
+                    q,
+                    cpu_for(i),
+                ));
+            }
+            // Dispatch mode opens one source per interface.
+            if let Some(src) = sources.into_iter().next() {
+                let slot = next_capture;
+                next_capture += 1;
+                let (dcfg, board2, stop2) =
+                    (cfg.detect.decoder.clone(), board.clone(), stop.clone());
+                let mut disp = disp;
+                handles.push(
+                    thread::Builder::new()
+                        .name(format!("RX#{}", li.name))
+                        .spawn(move || {
+                            capture_dispatch(src, &mut disp, &dcfg, seed, &board2, slot, &stop2)
+                        })
+                        .expect("spawn capture thread"),
+                );
+            }
+        } else {
+            for (i, src) in sources.into_iter().enumerate() {
+                let out = outputs.next().expect("worker output");
+                let id = next_worker;
+                next_worker += 1;
+                let slot = next_capture;
+                next_capture += 1;
+                let (cfg2, board2, stop2) = (cfg.clone(), board.clone(), stop.clone());
+                let cpu = cpu_for(i);
+                handles.push(
+                    thread::Builder::new()
+                        .name(format!("W#{id:02}-{}", li.name))
+                        .spawn(move || {
+                            if let Some(c) = cpu {
+                                let _ = shrike_capture::live::pin_current_thread(c);
+                            }
+                            let worker = Worker::new(id, &cfg2, out, board2.clone(), seed);
+                            ring_worker(
+                                src,
+                                worker,
+                                &cfg2.detect.decoder,
+                                seed,
+                                &board2,
+                                slot,
+                                &stop2,
+                            );
+                        })
+                        .expect("spawn worker"),
+                );
+            }
+        }
+    }
+    eprintln!(
+        "shrike: capturing on {} with {} worker(s); stop with SIGINT or SIGTERM",
+        ifaces
+            .iter()
+            .map(|i| format!("{} ({:?})", i.name, i.runmode).to_lowercase())
+            .collect::<Vec<_>>()
+            .join(", "),
+        workers_total
+    );
+    while !stop.load(Ordering::Relaxed) {
+        thread::sleep(Duration::from_millis(100));
+        if signals.hup.swap(false, Ordering::Relaxed) {
+            pipeline.reopen();
+        }
+    }
+    for h in handles {
+        if h.join().is_err() {
+            eprintln!("shrike: error: a capture or worker thread panicked");
+        }
+    }
+    stats_stop.store(true, Ordering::Relaxed);
+    let stats_out = stats_thread.join();
+    let mut result = RunResult::default();
+    let total = board.total_with(&Snapshot::default());
+    result.packets = total.get("decoder.pkts");
+    result.bytes = total.get("decoder.bytes");
+    run::finish(
+        cfg,
+        pipeline,
+        stats_out,
+        &board,
+        Snapshot::default(),
+        result,
+        started,
+    )
+}
+
+/// Workers runmode: this thread owns one ring and inspects what it reads.
+fn ring_worker(
+    mut src: Box<dyn Source>,
+    mut worker: Worker,
+    dcfg: &DecodeConfig,
+    seed: u64,
+    board: &StatsBoard,
+    slot: usize,
+    stop: &AtomicBool,
+) {
+    let mut cc = CaptureCounters {
+        decode: DecodeStats::default(),
+        live: LiveStats::default(),
+    };
+    let mut seq = 0u64;
+    let mut last_publish = Instant::now();
+    while !stop.load(Ordering::Relaxed) {
+        let r = src.poll(Duration::from_millis(100), &mut |p| {
+            seq += 1;
+            let (meta, hash) = run::classify(p.link, p.data, dcfg, &mut cc.decode, seed);
+            let e = Entry {
+                off: 0,
+                len: p.data.len() as u32,
+                orig_len: p.orig_len,
+                ts: p.ts,
+                link: p.link,
+                hash,
+                seq,
+                meta,
+            };
+            worker.process(&e, p.data);
+        });
+        match r {
+            Ok(0) => worker.idle(wall_now()),
+            Ok(_) => {}
+            Err(e) => {
+                eprintln!("shrike: warning: {e}");
+                thread::sleep(Duration::from_millis(100));
+            }
+        }
+        worker.batch_done();
+        if last_publish.elapsed() >= Duration::from_millis(500) {
+            last_publish = Instant::now();
+            cc.live = src.stats();
+            board.publish(slot, cc.snapshot(), 0);
+        }
+    }
+    cc.live = src.stats();
+    board.publish(slot, cc.snapshot(), 0);
+    worker.finish();
+}
+
+/// Dispatch runmode, capture side: read, decode, hash, hand over.
+fn capture_dispatch(
+    mut src: Box<dyn Source>,
+    disp: &mut dispatch::Dispatcher<PacketMeta>,
+    dcfg: &DecodeConfig,
+    seed: u64,
+    board: &StatsBoard,
+    slot: usize,
+    stop: &AtomicBool,
+) {
+    let workers = disp.lanes();
+    let mut cc = CaptureCounters {
+        decode: DecodeStats::default(),
+        live: LiveStats::default(),
+    };
+    let mut seq = 0u64;
+    let mut last_publish = Instant::now();
+    while !stop.load(Ordering::Relaxed) {
+        let r = src.poll(Duration::from_millis(100), &mut |p| {
+            seq += 1;
+            let (meta, hash) = run::classify(p.link, p.data, dcfg, &mut cc.decode, seed);
+            let e = Entry {
+                off: 0,
+                len: p.data.len() as u32,
+                orig_len: p.orig_len,
+                ts: p.ts,
+                link: p.link,
+                hash,
+                seq,
+                meta,
+            };
+            disp.push(run::worker_for(hash, workers), e, p.data);
+        });
+        // Bounded latency: whatever was read goes to the workers now.
+        disp.flush_all();
+        if let Err(e) = r {
+            eprintln!("shrike: warning: {e}");
+            thread::sleep(Duration::from_millis(100));
+        }
+        if last_publish.elapsed() >= Duration::from_millis(500) {
+            last_publish = Instant::now();
+            cc.live = src.stats();
+            board.publish(slot, cc.snapshot(), 0);
+        }
+    }
+    cc.live = src.stats();
+    let mut snap = cc.snapshot();
+    snap.add(
+        "shrike.dispatch.queue_full_waits",
+        disp.stats.queue_full_waits,
+    );
+    board.publish(slot, snap, 0);
+}
+
+/// Dispatch runmode, worker side: inspect batches from the capture thread; run the timers
+/// when the queue is idle.
+fn spawn_queue_worker(
+    id: usize,
+    cfg: &SensorConfig,
+    out: EveOutput,
+    board: Arc<StatsBoard>,
+    seed: u64,
+    mut q: WorkerQueue<PacketMeta>,
+    cpu: Option<usize>,
+) -> thread::JoinHandle<()> {
+    let cfg = cfg.clone();
+    thread::Builder::new()
+        .name(format!("W#{id:02}"))
+        .spawn(move || {
+            if let Some(c) = cpu {
+                let _ = shrike_capture::live::pin_current_thread(c);
+            }
+            let mut worker = Worker::new(id, &cfg, out, board, seed);
+            loop {
+                match q.next_batch(Some(Duration::from_millis(100))) {
+                    Some(batch) => {
+                        for (e, data) in batch.iter() {
+                            worker.process(e, data);
+                        }
+                        worker.batch_done();
+                        q.recycle(batch);
+                    }
+                    None if q.is_done() => break,
+                    None => {
+                        worker.idle(wall_now());
+                        worker.batch_done();
+                    }
+                }
+            }
+            worker.finish();
+        })
+        .expect("spawn worker")
+}
