@@ -10,7 +10,7 @@
 #   --shrike PATH   the shrike binary (default target/release/shrike, else `shrike` in PATH);
 #                   used as `shrike -i veth0 --workers N -l DIR` when it has live capture
 #   --capture CMD   another capture command instead (`{iface}` is replaced by veth0); it is
-#                   started per trial and stopped with SIGINT. Received packets then come
+#                   started per trial and stopped with SIGTERM. Received packets then come
 #                   from /sys/class/net/veth0/statistics/rx_packets (the kernel's count), as
 #                   they also do when the shrike binary has no live capture
 #   --duration      seconds per trial (default 2; RFC 2544 asks for 60 on real hardware)
@@ -69,7 +69,7 @@ ns=shrike-rfc2544-$$
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/shrike-rfc2544.XXXXXX")
 cap_pid=
 cleanup() {
-  if [[ -n $cap_pid ]]; then kill -INT "$cap_pid" 2>/dev/null || true; wait "$cap_pid" 2>/dev/null || true; fi
+  if [[ -n $cap_pid ]]; then kill -TERM "$cap_pid" 2>/dev/null || true; wait "$cap_pid" 2>/dev/null || true; fi
   ip netns del "$ns" 2>/dev/null || true
   rm -rf "$tmp"
 }
@@ -95,7 +95,8 @@ start_capture() {
   case $mode in
     shrike)
       rm -rf "$tmp/log"; mkdir -p "$tmp/log"
-      nsx "$shrike" -i veth0 --workers "$workers" -l "$tmp/log" > "$log" 2>&1 &
+      # Not through the nsx function: $! must be shrike itself (ip netns exec execs it).
+      ip netns exec "$ns" "$shrike" -i veth0 --workers "$workers" -l "$tmp/log" > "$log" 2>&1 &
       cap_pid=$!
       # Ready once it says it is capturing (rings open, workers started).
       for _ in $(seq 100); do
@@ -108,7 +109,7 @@ start_capture() {
       exit 1
       ;;
     custom)
-      nsx bash -c "exec ${capture_cmd//\{iface\}/veth0}" > "$log" 2>&1 &
+      ip netns exec "$ns" bash -c "exec ${capture_cmd//\{iface\}/veth0}" > "$log" 2>&1 &
       cap_pid=$!
       sleep 1
       ;;
@@ -116,33 +117,41 @@ start_capture() {
   esac
 }
 
-# Stop it; prints the packets it received (shrike's count, or the kernel's in sysfs mode).
+# Waits for the capture process to exit (up to 30 s).
+reap() {
+  for _ in $(seq 300); do
+    kill -0 "$cap_pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  wait "$cap_pid" 2>/dev/null || true
+  cap_pid=
+}
+
+# Stop it; sets cap_recv to the packets it received (shrike's count, or the kernel's).
 stop_capture() {
   local before=$1
   sleep 0.3
   case $mode in
     shrike)
-      kill -INT "$cap_pid" 2>/dev/null || true
-      wait "$cap_pid" 2>/dev/null || true
-      cap_pid=
+      kill -TERM "$cap_pid" 2>/dev/null || true
+      reap
       local line
-      line=$(grep -E '^shrike: [0-9]+ packets' "$tmp/cap.out" | tail -1)
+      line=$(grep -E '^shrike: [0-9]+ packets' "$tmp/cap.out" | tail -1 || true)
       [[ -n $line ]] || { cat "$tmp/cap.out" >&2; echo "rfc2544.sh: no summary from shrike" >&2; exit 1; }
-      awk '{print $2}' <<< "$line"
+      cap_recv=$(awk '{print $2}' <<< "$line")
       ;;
     custom)
-      kill -INT "$cap_pid" 2>/dev/null || true
-      wait "$cap_pid" 2>/dev/null || true
-      cap_pid=
-      echo $(( $(rx_count) - before ))
+      kill -TERM "$cap_pid" 2>/dev/null || true
+      reap
+      cap_recv=$(( $(rx_count) - before ))
       ;;
     sysfs)
-      echo $(( $(rx_count) - before ))
+      cap_recv=$(( $(rx_count) - before ))
       ;;
   esac
 }
 
-# One trial at RATE pps (0 = topspeed) with frames of SIZE: prints "sent recv actual_pps".
+# One trial at RATE pps (0 = topspeed) with frames of SIZE: sets t_sent, t_recv, t_pps.
 trial() {
   local size=$1 rate=$2 pcap=$tmp/f$1.pcap
   local want
@@ -163,12 +172,12 @@ trial() {
   start_capture
   local rep
   rep=$(nsx tcpreplay "${args[@]}" "$pcap" 2>&1) || { echo "$rep" >&2; exit 1; }
-  local recv
-  recv=$(stop_capture "$before")
-  local sent pps
-  sent=$(sed -n 's/.*Actual: \([0-9]*\) packets.*/\1/p' <<< "$rep" | head -1)
-  pps=$(sed -n 's/.*Rated: .* \([0-9.]*\) pps.*/\1/p' <<< "$rep" | head -1)
-  echo "$sent $recv ${pps%.*}"
+  stop_capture "$before"
+  t_recv=$cap_recv
+  t_sent=$(sed -n 's/.*Actual: \([0-9]*\) packets.*/\1/p' <<< "$rep" | head -1)
+  t_pps=$(sed -n 's/.*Rated: .* \([0-9.]*\) pps.*/\1/p' <<< "$rep" | head -1)
+  t_pps=${t_pps%.*}
+  [[ -n $t_sent && -n $t_pps ]] || { echo "$rep" >&2; echo "rfc2544.sh: cannot read tcpreplay's counts" >&2; exit 1; }
 }
 
 loss_pct() { awk -v s="$1" -v r="$2" 'BEGIN{ l = (s > 0) ? (s - r) * 100 / s : 100; if (l < 0) l = 0; printf "%.3f", l }'; }
@@ -182,7 +191,8 @@ echo "# RFC 2544 throughput on a veth pair (namespace $ns), capture: $desc, work
 rows=()
 for size in $sizes; do
   python3 "$here/trafgen/mkpcap.py" --size "$size" --count 10000 --flows 256 "$tmp/f$size.pcap"
-  read -r sent recv top <<< "$(trial "$size" 0)"
+  trial "$size" 0
+  sent=$t_sent recv=$t_recv top=$t_pps
   loss=$(loss_pct "$sent" "$recv")
   trials=1
   echo "  ${size}B topspeed: sent $sent at $top pps, received $recv, loss $loss%"
@@ -194,7 +204,8 @@ for size in $sizes; do
       awk -v lo="$lo" -v hi="$hi" -v t="$tolerance" 'BEGIN{ exit !((hi - lo) > t * hi) }' || break
       mid=$(( (lo + hi) / 2 ))
       [[ $mid -ge 100 ]] || break
-      read -r sent recv got <<< "$(trial "$size" "$mid")"
+      trial "$size" "$mid"
+      sent=$t_sent recv=$t_recv got=$t_pps
       trials=$((trials + 1))
       loss=$(loss_pct "$sent" "$recv")
       echo "  ${size}B at $mid pps (achieved $got): sent $sent, received $recv, loss $loss%"
@@ -212,8 +223,8 @@ for size in $sizes; do
 done
 
 table=$(
-  echo "| frame | rate (pps) | Mbit/s | loss % | trials | limit |"
-  echo "|------:|-----------:|-------:|-------:|-------:|:----------|"
+  printf '| %5s | %10s | %9s | %7s | %6s | %-9s |\n' frame "rate (pps)" Mbit/s "loss %" trials limit
+  echo "|------:|-----------:|----------:|--------:|-------:|:----------|"
   printf '%s\n' "${rows[@]}"
 )
 echo
