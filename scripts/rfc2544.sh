@@ -17,6 +17,8 @@
 #   --loss PCT      loss tolerated as "loss-free" (default 0)
 #   --tolerance F   stop when the search interval is below F of the upper bound (default 0.05)
 #   --max-trials N  trials per frame size at most (default 8)
+#   --generator G   tcpreplay (default) or trafgen (netsniff-ng: several times tcpreplay's
+#                   rate from one core, so the sensor rather than the sender is the limit)
 #   --out FILE      also write the table (markdown) to FILE
 # Needs root, iproute2, tcpreplay and python3. The numbers measure shrike's capture and
 # decode path on a veth pair on this host (sender and sensor share the CPUs); a hardware
@@ -33,6 +35,7 @@ loss_ok=0
 tolerance=0.05
 max_trials=8
 out=
+generator=tcpreplay
 while [[ $# -gt 0 ]]; do
   case $1 in
     --sizes) sizes=$2; shift 2 ;;
@@ -44,11 +47,16 @@ while [[ $# -gt 0 ]]; do
     --tolerance) tolerance=$2; shift 2 ;;
     --max-trials) max_trials=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
+    --generator) generator=$2; shift 2 ;;
     -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
     *) echo "rfc2544.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
-for tool in ip tcpreplay python3 awk; do
+case $generator in
+  tcpreplay|trafgen) ;;
+  *) echo "rfc2544.sh: --generator must be tcpreplay or trafgen" >&2; exit 2 ;;
+esac
+for tool in ip "$generator" python3 awk; do
   command -v "$tool" >/dev/null || { echo "rfc2544.sh: $tool is required" >&2; exit 1; }
 done
 [[ $(id -u) == 0 ]] || { echo "rfc2544.sh: needs root (network namespaces, raw sockets)" >&2; exit 1; }
@@ -155,7 +163,9 @@ stop_capture() {
 trial() {
   local size=$1 rate=$2 pcap=$tmp/f$1.pcap
   local want
-  if [[ $rate == 0 ]]; then want=$(( 200000 * duration )); else want=$(awk -v r="$rate" -v d="$duration" 'BEGIN{printf "%d", r*d}'); fi
+  local top=200000
+  [[ $generator == trafgen ]] && top=1000000
+  if [[ $rate == 0 ]]; then want=$(( top * duration )); else want=$(awk -v r="$rate" -v d="$duration" 'BEGIN{printf "%d", r*d}'); fi
   [[ $want -ge 1000 ]] || want=1000
   local loops=$(( (want + 9999) / 10000 ))
   local args=(--intf1=veth1 --limit="$want" --loop="$loops")
@@ -171,13 +181,24 @@ trial() {
   before=$(rx_count)
   start_capture
   local rep
-  rep=$(nsx tcpreplay "${args[@]}" "$pcap" 2>&1) || { echo "$rep" >&2; exit 1; }
+  if [[ $generator == tcpreplay ]]; then
+    rep=$(nsx tcpreplay "${args[@]}" "$pcap" 2>&1) || { echo "$rep" >&2; exit 1; }
+    t_sent=$(sed -n 's/.*Actual: \([0-9]*\) packets.*/\1/p' <<< "$rep" | head -1)
+    t_pps=$(sed -n 's/.*Rated: .* \([0-9.]*\) pps.*/\1/p' <<< "$rep" | head -1)
+  else
+    local targs=(--dev veth1 --conf "$tmp/f$size.cfg" --num "$want" --cpus 1 --no-cpu-stats)
+    [[ $rate == 0 ]] || targs+=(--rate "${rate}pps")
+    local t0 t1
+    t0=$(date +%s%N)
+    rep=$(nsx trafgen "${targs[@]}" 2>&1) || { echo "$rep" >&2; exit 1; }
+    t1=$(date +%s%N)
+    t_sent=$(sed -n 's/^[[:space:]]*\([0-9]*\) packets outgoing.*/\1/p' <<< "$rep" | head -1)
+    t_pps=$(awk -v n="$t_sent" -v ns=$((t1 - t0)) 'BEGIN{ printf "%d", (ns > 0) ? n * 1e9 / ns : 0 }')
+  fi
   stop_capture "$before"
   t_recv=$cap_recv
-  t_sent=$(sed -n 's/.*Actual: \([0-9]*\) packets.*/\1/p' <<< "$rep" | head -1)
-  t_pps=$(sed -n 's/.*Rated: .* \([0-9.]*\) pps.*/\1/p' <<< "$rep" | head -1)
   t_pps=${t_pps%.*}
-  [[ -n $t_sent && -n $t_pps ]] || { echo "$rep" >&2; echo "rfc2544.sh: cannot read tcpreplay's counts" >&2; exit 1; }
+  [[ -n $t_sent && -n $t_pps ]] || { echo "$rep" >&2; echo "rfc2544.sh: cannot read $generator's counts" >&2; exit 1; }
 }
 
 loss_pct() { awk -v s="$1" -v r="$2" 'BEGIN{ l = (s > 0) ? (s - r) * 100 / s : 100; if (l < 0) l = 0; printf "%.3f", l }'; }
@@ -187,10 +208,11 @@ desc=$mode
 [[ $mode == shrike ]] && desc="shrike ($shrike)"
 [[ $mode == custom ]] && desc="custom ($capture_cmd), counted by the kernel"
 [[ $mode == sysfs ]] && desc="none, counted by the kernel (no shrike with live capture)"
-echo "# RFC 2544 throughput on a veth pair (namespace $ns), capture: $desc, workers $workers, ${duration}s trials"
+echo "# RFC 2544 throughput on a veth pair (namespace $ns), generator: $generator, capture: $desc, workers $workers, ${duration}s trials"
 rows=()
 for size in $sizes; do
   python3 "$here/trafgen/mkpcap.py" --size "$size" --count 10000 --flows 256 "$tmp/f$size.pcap"
+  bash "$here/trafgen/trafgen-udp.sh" --print-config --size "$size" --flows 256 > "$tmp/f$size.cfg"
   trial "$size" 0
   sent=$t_sent recv=$t_recv top=$t_pps
   loss=$(loss_pct "$sent" "$recv")
@@ -231,11 +253,11 @@ echo
 echo "$table"
 echo
 echo "rate: highest loss-free rate found (frames/s); Mbit/s: frame bits (FCS included, no"
-echo "preamble/IFG); limit: 'generator' = tcpreplay's top speed was loss-free (the sensor was"
+echo "preamble/IFG); limit: 'generator' = $generator's top speed was loss-free (the sensor was"
 echo "not saturated), 'sensor' = loss above it, found by binary search."
 if [[ -n $out ]]; then
   {
-    echo "RFC 2544 throughput, capture: $mode, workers: $workers, trials of ${duration}s, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs"
+    echo "RFC 2544 throughput, generator: $generator, capture: $mode, workers: $workers, trials of ${duration}s, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs"
     echo
     echo "$table"
   } > "$out"

@@ -310,6 +310,28 @@ fn rfc2544_short_run_with_shrike() {
         let pps: u64 = row.split('|').nth(2).unwrap().trim().parse().unwrap();
         assert!(pps > 0, "no loss-free rate at all for {size}: {row}");
     }
+    // A faster sender, when netsniff-ng is installed.
+    if have("trafgen") {
+        let o = Command::new("bash")
+            .arg(root().join("scripts/rfc2544.sh"))
+            .args([
+                "--generator",
+                "trafgen",
+                "--sizes",
+                "128",
+                "--duration",
+                "1",
+                "--max-trials",
+                "3",
+            ])
+            .args(["--shrike", env!("CARGO_BIN_EXE_shrike")])
+            .output()
+            .unwrap();
+        let t = text(&o);
+        assert!(o.status.success(), "{t}");
+        assert!(t.contains("generator: trafgen"), "{t}");
+        assert!(t.lines().any(|l| l.starts_with("|   128 |")), "{t}");
+    }
     // The namespace is gone afterwards.
     let ns = Command::new("ip").args(["netns", "list"]).output().unwrap();
     assert!(
