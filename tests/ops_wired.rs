@@ -186,10 +186,15 @@ fn ctl_talks_to_a_live_sensor() {
     });
     let mode = std::fs::metadata(&socket).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o660);
-    let o = ctl(&socket, &["stats"]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert!(v["capture"]["kernel_packets"].is_u64(), "{v}");
+    // Counters appear once the capture threads publish (every 500 ms).
+    let mut v = serde_json::Value::Null;
+    wait_for("capture counters in stats", Duration::from_secs(10), || {
+        let o = ctl(&socket, &["stats"]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        v = serde_json::from_slice(&o.stdout).unwrap();
+        v["capture"]["kernel_packets"].is_u64()
+    });
+    assert!(v["uptime"].is_u64(), "{v}");
     let o = ctl(&socket, &["version"]);
     assert!(String::from_utf8_lossy(&o.stdout).starts_with("shrike "));
     let o = ctl(&socket, &["reload"]);
