@@ -42,8 +42,8 @@ impl Netns {
         ns
     }
 
-    /// Starts shrike in the namespace capturing on veth0.
-    fn shrike(&self, args: &[&str], envs: &[(&str, &str)], log: &Path) -> Child {
+    /// Starts shrike in the namespace capturing on veth0 (killed if the test fails first).
+    fn shrike(&self, args: &[&str], envs: &[(&str, &str)], log: &Path) -> Sensor {
         let mut c = Command::new("ip");
         c.args([
             "netns",
@@ -63,7 +63,25 @@ impl Netns {
         for (k, v) in envs {
             c.env(k, v);
         }
-        c.spawn().unwrap()
+        Sensor(Some(c.spawn().unwrap()))
+    }
+}
+
+/// A running sensor; killed on drop unless [`terminate`] took it.
+struct Sensor(Option<Child>);
+
+impl Sensor {
+    fn id(&self) -> u32 {
+        self.0.as_ref().map(Child::id).unwrap_or(0)
+    }
+}
+
+impl Drop for Sensor {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.0.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
     }
 }
 
@@ -80,7 +98,8 @@ fn scratch(name: &str) -> PathBuf {
     d
 }
 
-fn terminate(mut child: Child) -> Output {
+fn terminate(mut sensor: Sensor) -> Output {
+    let mut child = sensor.0.take().expect("running");
     let _ = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status();
