@@ -5,6 +5,7 @@ mod cli;
 mod config;
 mod dispatch;
 mod live;
+mod ops;
 mod progress;
 mod run;
 mod stats;
