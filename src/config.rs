@@ -41,6 +41,12 @@ pub struct SensorConfig {
     pub output: OutputConfig,
     /// Periodic stats records.
     pub stats: StatsConfig,
+    /// Control socket (Suricata's `unix-command`).
+    pub unix_command: crate::ops::UnixCommandConfig,
+    /// User and group to switch to once the capture sockets are open (Suricata's `run-as`).
+    pub run_as: crate::ops::RunAsConfig,
+    /// Prometheus endpoint.
+    pub metrics: crate::ops::MetricsConfig,
 }
 
 /// One capture interface (a NIC), shaped per NIC: name, capture method, runmode, threads and

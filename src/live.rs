@@ -230,6 +230,8 @@ fn wall_now() -> Timestamp {
 pub struct Signals {
     pub stop: Arc<AtomicBool>,
     pub hup: Arc<AtomicBool>,
+    /// SIGUSR2: reload the rules (the systemd unit's ExecReload).
+    pub reload: Arc<AtomicBool>,
 }
 
 impl Signals {
@@ -241,7 +243,10 @@ impl Signals {
         }
         signal_hook::flag::register(signal_hook::consts::SIGHUP, hup.clone())
             .map_err(|e| e.to_string())?;
-        Ok(Signals { stop, hup })
+        let reload = Arc::new(AtomicBool::new(false));
+        signal_hook::flag::register(signal_hook::consts::SIGUSR2, reload.clone())
+            .map_err(|e| e.to_string())?;
+        Ok(Signals { stop, hup, reload })
     }
 }
 
@@ -268,6 +273,7 @@ pub fn run_live(
     ifaces: Vec<LiveInterface>,
     log_dir: &std::path::Path,
     signals: &Signals,
+    instance: &str,
 ) -> Result<RunResult, RunError> {
     let started = Instant::now();
     let seed = crate::stats::random_seed();
@@ -282,6 +288,19 @@ pub fn run_live(
         };
         let sources = open_sources(li, n).map_err(RunError)?;
         plans.push((li.clone(), sources));
+    }
+    // Rings are open: drop to the run-as user before any thread starts (threads inherit).
+    if cfg.run_as.is_set() {
+        use shrike_capture::privileges as privs;
+        let spec = privs::DropSpec {
+            user: cfg.run_as.user.clone(),
+            group: cfg.run_as.group.clone(),
+            keep: privs::CapSet::of(&privs::CAPTURE_CAPS),
+        };
+        let d = privs::drop_privileges(&spec).map_err(|e| RunError(e.to_string()))?;
+        if !d.missing.is_empty() {
+            eprintln!("shrike: note: running without {}", d.missing);
+        }
     }
     let workers_total: usize = plans.iter().map(|(li, _)| li.threads).sum();
     let capture_threads: usize = plans.iter().map(|(_, s)| s.len()).sum();
@@ -384,12 +403,100 @@ pub fn run_live(
             .join(", "),
         workers_total
     );
+    // Operations: systemd notification, control socket, metrics.
+    let status = {
+        let board = board.clone();
+        move || {
+            let t = board.total_with(&Snapshot::default());
+            crate::ops::notify::Status {
+                packets: t.get("capture.kernel_packets"),
+                drops: t.get("capture.kernel_drops"),
+                rules: t.get("detect.rules_loaded"),
+                alerts: t.get("detect.alert"),
+            }
+            .line()
+        }
+    };
+    let mut notifier = crate::ops::Notifier::from_env();
+    let control = if cfg.unix_command.enabled.enabled(true) {
+        let board = board.clone();
+        let opts = crate::ops::ControlOptions {
+            stats: Some(Arc::new(move || board.total_with(&Snapshot::default()))),
+            ..Default::default()
+        };
+        let path = cfg.unix_command.socket_path(instance);
+        match crate::ops::ControlServer::bind(&path, opts) {
+            Ok(sc) => Some(sc),
+            Err(e) => {
+                eprintln!("shrike: warning: control socket {}: {e}", path.display());
+                None
+            }
+        }
+    } else {
+        None
+    };
+    let _metrics = if cfg.metrics.enabled {
+        let addr = cfg.metrics.listen_addr().map_err(RunError)?;
+        let board = board.clone();
+        let (w, c) = (workers_total, capture_threads);
+        let source: crate::ops::metrics::MetricsSource = Arc::new(move || {
+            let slots = board.snapshots();
+            let mut workers: Vec<Snapshot> = slots.iter().take(w).cloned().collect();
+            // Workers runmode: capture slot i belongs to worker i.
+            if c == w {
+                for (i, s) in slots.iter().skip(w).enumerate() {
+                    workers[i].merge(s);
+                }
+            }
+            crate::ops::MetricsSnapshot {
+                workers,
+                global: Snapshot::default(),
+            }
+        });
+        Some(
+            crate::ops::MetricsServer::spawn(addr, source)
+                .map_err(|e| RunError(format!("metrics.listen {addr}: {e}")))?,
+        )
+    } else {
+        None
+    };
+    notifier.ready(&status());
     while !stop.load(Ordering::Relaxed) {
         thread::sleep(Duration::from_millis(100));
+        notifier.tick(Instant::now(), &status);
         if signals.hup.swap(false, Ordering::Relaxed) {
             pipeline.reopen();
         }
+        if signals.reload.swap(false, Ordering::Relaxed) {
+            notifier.reloading("reloading rules");
+            // The engine swap goes here.
+            notifier.ready(&status());
+        }
+        if let Some((_, ctl)) = &control {
+            while let Some(req) = ctl.try_recv() {
+                use crate::ops::{Command, Reply};
+                match req.command {
+                    Command::Reload => {
+                        notifier.reloading("reloading rules");
+                        // The engine swap goes here.
+                        notifier.ready(&status());
+                        req.reply(Reply::ok_text("done"));
+                    }
+                    Command::ReopenLogs => {
+                        pipeline.reopen();
+                        req.reply(Reply::ok_text("done"));
+                    }
+                    Command::Shutdown => {
+                        stop.store(true, Ordering::Relaxed);
+                        req.reply(Reply::ok_text("Closing shrike"));
+                    }
+                    _ => req.reply(Reply::Err("not supported".into())),
+                }
+            }
+        }
     }
+    notifier.stopping("stopping: flushing flows and logs");
+    drop(control);
     for h in handles {
         if h.join().is_err() {
             eprintln!("shrike: error: a capture or worker thread panicked");

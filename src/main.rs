@@ -47,6 +47,15 @@ fn real_main(cli: Cli) -> Result<u8, (u8, String)> {
             loaded.ignored.join(", ")
         );
     }
+    if cli.rest.first().map(String::as_str) == Some("ctl") {
+        let instance = ops::config::instance_name(cli.config.as_deref());
+        let socket = cfg.unix_command.socket_path(&instance);
+        return Ok(ops::run_ctl(&cli.rest[1..], &socket).clamp(0, 255) as u8);
+    }
+    if let Some(c) = cli.config.as_deref() {
+        shrike_capture::privileges::check_not_world_writable(c)
+            .map_err(|e| (EXIT_INPUT, e.to_string()))?;
+    }
     if let Some(k) = cli.checksum {
         cfg.detect.decoder.checksum_validation = k == ChecksumMode::All;
     }
@@ -140,8 +149,9 @@ fn run_live(cli: &Cli, cfg: &config::SensorConfig, workers: usize) -> Result<u8,
     let log_dir = resolve_log_dir(cli, &mut cfg).map_err(|e| (EXIT_INPUT, e))?;
     let cfg = &cfg;
     let signals = live::Signals::install().map_err(|e| (EXIT_INPUT, e))?;
-    let result =
-        live::run_live(cfg, ifaces, &log_dir, &signals).map_err(|e| (EXIT_INPUT, e.to_string()))?;
+    let instance = ops::config::instance_name(cli.config.as_deref());
+    let result = live::run_live(cfg, ifaces, &log_dir, &signals, &instance)
+        .map_err(|e| (EXIT_INPUT, e.to_string()))?;
     if !cli.quiet {
         run::print_summary(&result);
     }

@@ -1,9 +1,6 @@
 //! End-to-end checks of the operations features through the binary: systemd notification,
 //! the control socket and `shrike ctl`, the metrics endpoint, run-as and the world-writable
 //! check, on a live sensor capturing on a veth pair in a private network namespace (root).
-//!
-//! They are ignored until the binary wires `src/ops` (see docs/operations.md, "For
-//! developers"); run them with `cargo test --test ops_wired -- --ignored`.
 
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::UnixDatagram;
@@ -136,7 +133,6 @@ fn ctl(socket: &Path, args: &[&str]) -> Output {
 }
 
 #[test]
-#[ignore = "needs ops::Notifier wired into the live main loop"]
 fn live_sensor_notifies_systemd() {
     let ns = Netns::new("notify");
     let d = scratch("notify");
@@ -193,7 +189,6 @@ fn live_sensor_notifies_systemd() {
 }
 
 #[test]
-#[ignore = "needs ops::ControlServer and ops::run_ctl wired (and unix-command in SensorConfig)"]
 fn ctl_talks_to_a_live_sensor() {
     let ns = Netns::new("ctl");
     let d = scratch("ctl");
@@ -227,7 +222,6 @@ fn ctl_talks_to_a_live_sensor() {
 }
 
 #[test]
-#[ignore = "needs ops::MetricsServer wired (and metrics in SensorConfig)"]
 fn metrics_of_a_live_sensor() {
     let ns = Netns::new("metrics");
     let d = scratch("metrics");
@@ -258,7 +252,6 @@ fn metrics_of_a_live_sensor() {
 }
 
 #[test]
-#[ignore = "needs run-as wired into live::run_live (and run-as in SensorConfig)"]
 fn run_as_drops_to_nobody_keeping_capture_caps() {
     let ns = Netns::new("runas");
     let d = scratch("runas");
@@ -287,7 +280,6 @@ fn run_as_drops_to_nobody_keeping_capture_caps() {
 }
 
 #[test]
-#[ignore = "needs check_not_world_writable wired into config loading"]
 fn world_writable_config_is_refused() {
     let d = scratch("ww");
     let conf = d.join("eth1.yaml");
