@@ -85,7 +85,10 @@ fn run_capture(tag: &str, cap: &Pcap) -> Outcome {
     assert_eq!(summary_packets(&err), Some(cap.packets), "{tag}: {err}");
     if let Some(kib) = run.peak_rss_kib {
         eprintln!("{tag}: {} packets, peak RSS {} KiB", cap.packets, kib);
-        assert!(kib < RSS_BOUND_KIB, "{tag}: peak RSS {kib} KiB over the bound");
+        assert!(
+            kib < RSS_BOUND_KIB,
+            "{tag}: peak RSS {kib} KiB over the bound"
+        );
     }
     let out = Outcome {
         run,
@@ -123,7 +126,10 @@ fn random_five_tuple_flood_is_capped_by_max_flows() {
     eprintln!("flood: flow.total {total}, flow.memcap {memcap}");
     // Every packet is a new flow; all but the last 500 were evicted by the cap.
     assert!(total >= n - 10, "flow.total {total}");
-    assert!(memcap >= n - 500 - 10, "evictions counted in flow.memcap: {memcap}");
+    assert!(
+        memcap >= n - 500 - 10,
+        "evictions counted in flow.memcap: {memcap}"
+    );
 }
 
 #[test]
@@ -149,7 +155,10 @@ fn flood_memory_does_not_grow_with_flood_size() {
     if let [Some(small), Some(big)] = peaks[..] {
         eprintln!("peak RSS: 10k flows {small} KiB, 80k flows {big} KiB");
         // 70k more flows at >= 200 bytes each would be 14 MB: allow 8 MiB of noise.
-        assert!(big < small + 8 * 1024, "RSS grows with the flood: {small} -> {big} KiB");
+        assert!(
+            big < small + 8 * 1024,
+            "RSS grows with the flood: {small} -> {big} KiB"
+        );
     }
 }
 
@@ -206,7 +215,10 @@ fn fragment_flood_never_completing() {
     if let Some(frags) = o.stat("defrag.ipv4.fragments") {
         assert!(frags <= n);
         if let Some(m) = o.stat("defrag.memuse") {
-            assert!(m <= 4 << 20, "defrag.memuse {m} over its 2 MiB cap (plus slack)");
+            assert!(
+                m <= 4 << 20,
+                "defrag.memuse {m} over its 2 MiB cap (plus slack)"
+            );
         }
     }
 }
@@ -236,12 +248,19 @@ fn conversation(cap: &mut Pcap, t: &mut u64, c: [u8; 4], sport: u16, segs: &[Vec
 #[test]
 fn tiny_segment_streams() {
     // 100 connections sending an HTTP request one byte per segment.
-    let req = b"GET /tiny/segments/are/expensive HTTP/1.1\r\nHost: example.com\r\nUser-Agent: t\r\n\r\n";
+    let req =
+        b"GET /tiny/segments/are/expensive HTTP/1.1\r\nHost: example.com\r\nUser-Agent: t\r\n\r\n";
     let mut cap = Pcap::new(1);
     let mut t = T0;
     for c in 0..100u16 {
         let segs: Vec<Vec<u8>> = req.iter().map(|&b| vec![b]).collect();
-        conversation(&mut cap, &mut t, [172, 16, (c >> 8) as u8, c as u8], 30000 + c, &segs);
+        conversation(
+            &mut cap,
+            &mut t,
+            [172, 16, (c >> 8) as u8, c as u8],
+            30000 + c,
+            &segs,
+        );
     }
     let o = run_capture("tinyseg", &cap);
     assert_eq!(o.stat("flow.total"), Some(100));
@@ -283,7 +302,11 @@ fn huge_http_headers() {
 fn dns_loop(id: u16, two: bool, response: bool) -> Vec<u8> {
     let mut m = Vec::new();
     m.extend_from_slice(&id.to_be_bytes());
-    m.extend_from_slice(if response { &[0x81, 0x80] } else { &[0x01, 0x00] });
+    m.extend_from_slice(if response {
+        &[0x81, 0x80]
+    } else {
+        &[0x01, 0x00]
+    });
     m.extend_from_slice(&[0, 1, 0, if response { 2 } else { 0 }, 0, 0, 0, 0]);
     if two {
         // 12: label "a" then pointer to 16; 16: pointer to 12.

@@ -24,7 +24,20 @@ fn frag(src: u16, id: u16, off: u16, mf: bool, body: &[u8]) -> Vec<u8> {
     let mut p = vec![0x45, 0, (total >> 8) as u8, total as u8];
     p.extend_from_slice(&id.to_be_bytes());
     p.extend_from_slice(&(off | if mf { 0x2000 } else { 0 }).to_be_bytes());
-    p.extend_from_slice(&[64, 17, 0, 0, 192, 168, (src >> 8) as u8, src as u8, 10, 0, 0, 9]);
+    p.extend_from_slice(&[
+        64,
+        17,
+        0,
+        0,
+        192,
+        168,
+        (src >> 8) as u8,
+        src as u8,
+        10,
+        0,
+        0,
+        9,
+    ]);
     let c = csum(&p);
     p[10..12].copy_from_slice(&c.to_be_bytes());
     p.extend_from_slice(body);
@@ -32,7 +45,12 @@ fn frag(src: u16, id: u16, off: u16, mf: bool, body: &[u8]) -> Vec<u8> {
 }
 
 fn meta(p: &[u8]) -> PacketMeta {
-    decode(LinkType::Raw, p, &DecodeConfig::default(), &mut DecodeStats::default())
+    decode(
+        LinkType::Raw,
+        p,
+        &DecodeConfig::default(),
+        &mut DecodeStats::default(),
+    )
 }
 
 fn defrag(cfg: DefragConfig) -> Defrag {
@@ -86,7 +104,13 @@ fn fragment_count_and_memory_caps_hold() {
     let mut peak = 0;
     // One datagram per source, each getting many middle fragments (never complete).
     for i in 0..5_000u32 {
-        let p = frag((i % 50) as u16, 7, 8 + (i / 50 * 175) as u16 % 8000, true, &body);
+        let p = frag(
+            (i % 50) as u16,
+            7,
+            8 + (i / 50 * 175) as u16 % 8000,
+            true,
+            &body,
+        );
         d.process(&meta(&p), &p, 10);
         assert!(d.fragment_count() <= 500);
         peak = peak.max(d.stats.memuse);

@@ -101,7 +101,7 @@ fn many_sessions_with_holes_share_the_reassembly_memcap() {
 #[test]
 fn random_segment_soup_stays_within_caps() {
     for seed in 1..=6u64 {
-        let mut r = Rng(seed * 0x9e37_79b9_7f4a_7c15);
+        let mut r = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
         let mut cfg = StreamConfig {
             memcap: 64 * 1024,
             midstream: seed % 2 == 0,
@@ -124,11 +124,18 @@ fn random_segment_soup_stays_within_caps() {
                 base.wrapping_add((r.next() % 20_000) as u32)
             };
             let ack = other.wrapping_add((r.next() % 20_000) as u32);
-            let flags = [SYN, SYN | ACK, ACK, ACK | PSH, FIN | ACK, RST, ACK, ACK][(r.next() % 8) as usize];
+            let flags =
+                [SYN, SYN | ACK, ACK, ACK | PSH, FIN | ACK, RST, ACK, ACK][(r.next() % 8) as usize];
             let len = [0, 1, 10, 536, 1460, 3000][(r.next() % 6) as usize];
             let p = pkt(c as u32, to_srv, seq, ack, flags, &payload[..len]);
             let s = &mut ssn[c];
-            eng.on_packet(s, &meta_of(&p), &p, if to_srv { TS } else { TC }, 1000 + i / 100);
+            eng.on_packet(
+                s,
+                &meta_of(&p),
+                &p,
+                if to_srv { TS } else { TC },
+                1000 + i / 100,
+            );
             if r.next() % 4 != 0 {
                 drain(&eng, s);
             }
@@ -139,6 +146,10 @@ fn random_segment_soup_stays_within_caps() {
                 eng.stats.reassembly_memuse
             );
         }
+        assert!(
+            eng.stats.sessions > 0,
+            "seed {seed}: no session was ever created"
+        );
         for s in ssn.iter_mut() {
             eng.flow_end(s);
             drain(&eng, s);

@@ -114,8 +114,20 @@ pub fn udp(sport: u16, dport: u16, payload: &[u8]) -> Vec<u8> {
 }
 
 /// Ethernet + IPv4 + TCP.
-pub fn tcp4(src: [u8; 4], dst: [u8; 4], sp: u16, dp: u16, seq: u32, ack: u32, fl: u8, pl: &[u8]) -> Vec<u8> {
-    eth(0x0800, &ipv4(src, dst, 1, 0x4000, 6, &tcp(sp, dp, seq, ack, fl, pl)))
+pub fn tcp4(
+    src: [u8; 4],
+    dst: [u8; 4],
+    sp: u16,
+    dp: u16,
+    seq: u32,
+    ack: u32,
+    fl: u8,
+    pl: &[u8],
+) -> Vec<u8> {
+    eth(
+        0x0800,
+        &ipv4(src, dst, 1, 0x4000, 6, &tcp(sp, dp, seq, ack, fl, pl)),
+    )
 }
 
 /// Ethernet + IPv4 + UDP.
@@ -142,10 +154,14 @@ impl Pcap {
     }
     /// Appends a record at `usec` microseconds since the epoch.
     pub fn push(&mut self, usec: u64, frame: &[u8]) {
-        self.buf.extend_from_slice(&((usec / 1_000_000) as u32).to_le_bytes());
-        self.buf.extend_from_slice(&((usec % 1_000_000) as u32).to_le_bytes());
-        self.buf.extend_from_slice(&(frame.len() as u32).to_le_bytes());
-        self.buf.extend_from_slice(&(frame.len() as u32).to_le_bytes());
+        self.buf
+            .extend_from_slice(&((usec / 1_000_000) as u32).to_le_bytes());
+        self.buf
+            .extend_from_slice(&((usec % 1_000_000) as u32).to_le_bytes());
+        self.buf
+            .extend_from_slice(&(frame.len() as u32).to_le_bytes());
+        self.buf
+            .extend_from_slice(&(frame.len() as u32).to_le_bytes());
         self.buf.extend_from_slice(frame);
         self.packets += 1;
     }
