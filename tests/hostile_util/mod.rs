@@ -114,6 +114,7 @@ pub fn udp(sport: u16, dport: u16, payload: &[u8]) -> Vec<u8> {
 }
 
 /// Ethernet + IPv4 + TCP.
+#[allow(clippy::too_many_arguments)]
 pub fn tcp4(
     src: [u8; 4],
     dst: [u8; 4],
@@ -327,8 +328,7 @@ pub fn eve_stat(dir: &Path, path: &str) -> Option<u64> {
     let text = std::fs::read_to_string(dir.join("eve.json")).ok()?;
     let rec: serde_json::Value = text
         .lines()
-        .filter(|l| l.contains("\"event_type\":\"stats\""))
-        .last()
+        .rfind(|l| l.contains("\"event_type\":\"stats\""))
         .and_then(|l| serde_json::from_str(l).ok())?;
     let mut v = &rec["stats"];
     for seg in path.split('.') {
