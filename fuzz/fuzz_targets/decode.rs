@@ -12,8 +12,10 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let link = LinkType::SUPPORTED[usize::from(sel & 7)];
-    let mut cfg = DecodeConfig::default();
-    cfg.checksum_validation = sel & 0x08 != 0;
+    let mut cfg = DecodeConfig {
+        checksum_validation: sel & 0x08 != 0,
+        ..DecodeConfig::default()
+    };
     cfg.vlan.use_for_tracking = sel & 0x10 == 0;
     cfg.vxlan.enabled = sel & 0x20 == 0;
     if sel & 0x40 != 0 {

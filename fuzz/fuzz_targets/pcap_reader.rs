@@ -11,18 +11,13 @@ fuzz_target!(|data: &[u8]| {
     };
     let mut n = 0u64;
     let mut bytes = 0usize;
-    loop {
-        match src.next_packet() {
-            Ok(Some(p)) => {
-                n += 1;
-                bytes += p.data.len();
-                assert!(
-                    p.data.len() as u64 <= data.len() as u64,
-                    "packet larger than input"
-                );
-            }
-            Ok(None) | Err(_) => break,
-        }
+    while let Ok(Some(p)) = src.next_packet() {
+        n += 1;
+        bytes += p.data.len();
+        assert!(
+            p.data.len() as u64 <= data.len() as u64,
+            "packet larger than input"
+        );
         assert!(n <= data.len() as u64, "more packets than input bytes");
     }
     let _ = (src.stats(), src.is_truncated(), src.link_type(), bytes);

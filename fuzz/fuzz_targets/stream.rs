@@ -43,10 +43,12 @@ fuzz_target!(|data: &[u8]| {
     let mut b = Bytes::new(data);
     let c0 = b.u8();
     let c1 = b.u8();
-    let mut cfg = StreamConfig::default();
-    cfg.midstream = c0 & 1 != 0;
-    cfg.async_oneside = c0 & 2 != 0;
-    cfg.max_synack_queued = (c0 >> 2) & 7;
+    let mut cfg = StreamConfig {
+        midstream: c0 & 1 != 0,
+        async_oneside: c0 & 2 != 0,
+        max_synack_queued: (c0 >> 2) & 7,
+        ..StreamConfig::default()
+    };
     cfg.reassembly.check_overlap_different_data = c0 & 0x20 != 0;
     if c0 & 0x40 != 0 {
         // Small caps so the memcap paths are reached.
