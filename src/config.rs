@@ -43,27 +43,35 @@ pub struct SensorConfig {
     pub output: OutputConfig,
     /// Periodic stats records.
     pub stats: StatsConfig,
+    /// Control socket (Suricata's `unix-command`).
+    pub unix_command: crate::ops::UnixCommandConfig,
+    /// User and group to switch to once the capture sockets are open (Suricata's `run-as`).
+    pub run_as: crate::ops::RunAsConfig,
+    /// Prometheus endpoint.
+    pub metrics: crate::ops::MetricsConfig,
 }
 
-/// One capture interface (a NIC). Shaped per NIC from the start; the live-capture settings are
-/// filled in by the capture crate.
+/// One capture interface (a NIC), shaped per NIC: name, capture method, runmode, threads and
+/// CPUs, plus the method's own section (`af-packet:` ring and fanout, or `dpdk:` EAL, port and
+/// queues) owned by the capture crate.
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
 pub struct InterfaceConfig {
     /// Interface name (`eth0`) or DPDK port identifier.
     pub name: String,
-    /// `af-packet`, `dpdk` or `pcap`.
+    /// `af-packet` (default) or `dpdk`.
     pub capture: Option<String>,
-    /// `workers` (each worker owns a ring) or `dispatch` (capture threads hash to workers).
+    /// `workers` (each worker owns a ring; default) or `dispatch` (a capture thread hashes
+    /// flows to the workers over SPSC queues).
     pub runmode: Option<String>,
-    /// Worker threads for this interface (default: every CPU).
+    /// Worker threads for this interface (default: every CPU the process may use).
     pub threads: Option<usize>,
     /// CPUs to pin the workers to, in order.
     pub cpus: Vec<usize>,
-    /// Capture-method settings (ring geometry, fanout, EAL arguments …), kept as given and
-    /// validated by the capture crate when the interface is opened.
-    #[serde(flatten)]
-    pub capture_settings: BTreeMap<String, Value>,
+    /// AF_PACKET ring geometry, fanout, filters.
+    pub af_packet: Option<shrike_capture::AfPacketConfig>,
+    /// DPDK EAL arguments, port, queues, mempool, RSS.
+    pub dpdk: Option<shrike_capture::DpdkConfig>,
 }
 
 /// Detect workers used when reading files.

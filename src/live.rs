@@ -13,7 +13,6 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use serde_json::{Map, Value};
 use shrike_capture::afpacket::{self, AfPacketSocket};
 use shrike_capture::config::AfPacketConfig;
 use shrike_capture::live::{LiveError, LiveStats};
@@ -37,7 +36,9 @@ pub struct LiveInterface {
     pub runmode: Runmode,
     pub threads: usize,
     pub cpus: Vec<usize>,
-    pub settings: Map<String, Value>,
+    pub af_packet: Option<AfPacketConfig>,
+    #[cfg_attr(not(feature = "dpdk"), allow(dead_code))]
+    pub dpdk: Option<shrike_capture::DpdkConfig>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,9 +80,8 @@ pub fn resolve(
             runmode,
             threads,
             cpus: ic.map(|i| i.cpus.clone()).unwrap_or_default(),
-            settings: ic
-                .map(|i| i.capture_settings.clone().into_iter().collect())
-                .unwrap_or_default(),
+            af_packet: ic.and_then(|i| i.af_packet.clone()),
+            dpdk: ic.and_then(|i| i.dpdk.clone()),
         });
     };
     for n in names {
@@ -109,11 +109,11 @@ fn method_of(i: &InterfaceConfig) -> Option<Method> {
 }
 
 /// The AF_PACKET settings of an interface, validated by the capture crate.
-fn afpacket_config(li: &LiveInterface) -> Result<AfPacketConfig, String> {
-    let mut m = li.settings.clone();
-    m.remove("interface");
-    m.insert("interface".into(), Value::String(li.name.clone()));
-    serde_json::from_value(Value::Object(m)).map_err(|e| format!("interface {}: {e}", li.name))
+fn afpacket_config(li: &LiveInterface) -> AfPacketConfig {
+    let mut c = li.af_packet.clone().unwrap_or_default();
+    c.interface = li.name.clone();
+    c.threads = Some(li.threads);
+    c
 }
 
 /// A live packet source a worker or capture thread polls.
@@ -172,7 +172,7 @@ impl Source for shrike_capture::dpdk::DpdkQueue {
 fn open_sources(li: &LiveInterface, n: usize) -> Result<Vec<Box<dyn Source>>, String> {
     match li.method {
         Method::AfPacket => {
-            let cfg = afpacket_config(li)?;
+            let cfg = afpacket_config(li);
             for lint in cfg.lints() {
                 eprintln!("shrike: warning: interface {}: {lint}", li.name);
             }
@@ -212,6 +212,11 @@ fn open_dpdk(li: &LiveInterface, _n: usize) -> Result<Vec<Box<dyn Source>>, Stri
     ))
 }
 
+/// Poll timeout while capturing: short enough for the timers to run on an idle link.
+const POLL: Duration = Duration::from_millis(100);
+/// Poll timeout while draining the ring after a stop request (longer than a block timeout).
+const DRAIN_POLL: Duration = Duration::from_millis(30);
+
 fn wall_now() -> Timestamp {
     Timestamp(
         SystemTime::now()
@@ -225,6 +230,8 @@ fn wall_now() -> Timestamp {
 pub struct Signals {
     pub stop: Arc<AtomicBool>,
     pub hup: Arc<AtomicBool>,
+    /// SIGUSR2: reload the rules (the systemd unit's ExecReload).
+    pub reload: Arc<AtomicBool>,
 }
 
 impl Signals {
@@ -236,7 +243,10 @@ impl Signals {
         }
         signal_hook::flag::register(signal_hook::consts::SIGHUP, hup.clone())
             .map_err(|e| e.to_string())?;
-        Ok(Signals { stop, hup })
+        let reload = Arc::new(AtomicBool::new(false));
+        signal_hook::flag::register(signal_hook::consts::SIGUSR2, reload.clone())
+            .map_err(|e| e.to_string())?;
+        Ok(Signals { stop, hup, reload })
     }
 }
 
@@ -263,6 +273,7 @@ pub fn run_live(
     ifaces: Vec<LiveInterface>,
     log_dir: &std::path::Path,
     signals: &Signals,
+    instance: &str,
 ) -> Result<RunResult, RunError> {
     let started = Instant::now();
     let seed = crate::stats::random_seed();
@@ -277,6 +288,19 @@ pub fn run_live(
         };
         let sources = open_sources(li, n).map_err(RunError)?;
         plans.push((li.clone(), sources));
+    }
+    // Rings are open: drop to the run-as user before any thread starts (threads inherit).
+    if cfg.run_as.is_set() {
+        use shrike_capture::privileges as privs;
+        let spec = privs::DropSpec {
+            user: cfg.run_as.user.clone(),
+            group: cfg.run_as.group.clone(),
+            keep: privs::CapSet::of(&privs::CAPTURE_CAPS),
+        };
+        let d = privs::drop_privileges(&spec).map_err(|e| RunError(e.to_string()))?;
+        if !d.missing.is_empty() {
+            eprintln!("shrike: note: running without {}", d.missing);
+        }
     }
     let workers_total: usize = plans.iter().map(|(li, _)| li.threads).sum();
     let capture_threads: usize = plans.iter().map(|(_, s)| s.len()).sum();
@@ -379,12 +403,100 @@ pub fn run_live(
             .join(", "),
         workers_total
     );
+    // Operations: systemd notification, control socket, metrics.
+    let status = {
+        let board = board.clone();
+        move || {
+            let t = board.total_with(&Snapshot::default());
+            crate::ops::notify::Status {
+                packets: t.get("capture.kernel_packets"),
+                drops: t.get("capture.kernel_drops"),
+                rules: t.get("detect.rules_loaded"),
+                alerts: t.get("detect.alert"),
+            }
+            .line()
+        }
+    };
+    let mut notifier = crate::ops::Notifier::from_env();
+    let control = if cfg.unix_command.enabled.enabled(true) {
+        let board = board.clone();
+        let opts = crate::ops::ControlOptions {
+            stats: Some(Arc::new(move || board.total_with(&Snapshot::default()))),
+            ..Default::default()
+        };
+        let path = cfg.unix_command.socket_path(instance);
+        match crate::ops::ControlServer::bind(&path, opts) {
+            Ok(sc) => Some(sc),
+            Err(e) => {
+                eprintln!("shrike: warning: control socket {}: {e}", path.display());
+                None
+            }
+        }
+    } else {
+        None
+    };
+    let _metrics = if cfg.metrics.enabled {
+        let addr = cfg.metrics.listen_addr().map_err(RunError)?;
+        let board = board.clone();
+        let (w, c) = (workers_total, capture_threads);
+        let source: crate::ops::metrics::MetricsSource = Arc::new(move || {
+            let slots = board.snapshots();
+            let mut workers: Vec<Snapshot> = slots.iter().take(w).cloned().collect();
+            // Workers runmode: capture slot i belongs to worker i.
+            if c == w {
+                for (i, s) in slots.iter().skip(w).enumerate() {
+                    workers[i].merge(s);
+                }
+            }
+            crate::ops::MetricsSnapshot {
+                workers,
+                global: Snapshot::default(),
+            }
+        });
+        Some(
+            crate::ops::MetricsServer::spawn(addr, source)
+                .map_err(|e| RunError(format!("metrics.listen {addr}: {e}")))?,
+        )
+    } else {
+        None
+    };
+    notifier.ready(&status());
     while !stop.load(Ordering::Relaxed) {
         thread::sleep(Duration::from_millis(100));
+        notifier.tick(Instant::now(), &status);
         if signals.hup.swap(false, Ordering::Relaxed) {
             pipeline.reopen();
         }
+        if signals.reload.swap(false, Ordering::Relaxed) {
+            notifier.reloading("reloading rules");
+            // The engine swap goes here.
+            notifier.ready(&status());
+        }
+        if let Some((_, ctl)) = &control {
+            while let Some(req) = ctl.try_recv() {
+                use crate::ops::{Command, Reply};
+                match req.command {
+                    Command::Reload => {
+                        notifier.reloading("reloading rules");
+                        // The engine swap goes here.
+                        notifier.ready(&status());
+                        req.reply(Reply::ok_text("done"));
+                    }
+                    Command::ReopenLogs => {
+                        pipeline.reopen();
+                        req.reply(Reply::ok_text("done"));
+                    }
+                    Command::Shutdown => {
+                        stop.store(true, Ordering::Relaxed);
+                        req.reply(Reply::ok_text("Closing shrike"));
+                    }
+                    _ => req.reply(Reply::Err("not supported".into())),
+                }
+            }
+        }
     }
+    notifier.stopping("stopping: flushing flows and logs");
+    drop(control);
     for h in handles {
         if h.join().is_err() {
             eprintln!("shrike: error: a capture or worker thread panicked");
@@ -423,8 +535,13 @@ fn ring_worker(
     };
     let mut seq = 0u64;
     let mut last_publish = Instant::now();
-    while !stop.load(Ordering::Relaxed) {
-        let r = src.poll(Duration::from_millis(100), &mut |p| {
+    let mut draining = 0;
+    loop {
+        // On stop, keep reading until the ring is empty (partly filled blocks are handed over
+        // after the block timeout), so nothing already captured is lost.
+        let stopping = stop.load(Ordering::Relaxed);
+        let timeout = if stopping { DRAIN_POLL } else { POLL };
+        let r = src.poll(timeout, &mut |p| {
             seq += 1;
             let (meta, hash) = run::classify(p.link, p.data, dcfg, &mut cc.decode, seed);
             let e = Entry {
@@ -439,6 +556,17 @@ fn ring_worker(
             };
             worker.process(&e, p.data);
         });
+        if stopping {
+            draining = if matches!(r, Ok(n) if n > 0) {
+                0
+            } else {
+                draining + 1
+            };
+            if draining >= 2 {
+                break;
+            }
+            continue;
+        }
         match r {
             Ok(0) => worker.idle(wall_now()),
             Ok(_) => {}
@@ -476,8 +604,11 @@ fn capture_dispatch(
     };
     let mut seq = 0u64;
     let mut last_publish = Instant::now();
-    while !stop.load(Ordering::Relaxed) {
-        let r = src.poll(Duration::from_millis(100), &mut |p| {
+    let mut draining = 0;
+    loop {
+        let stopping = stop.load(Ordering::Relaxed);
+        let timeout = if stopping { DRAIN_POLL } else { POLL };
+        let r = src.poll(timeout, &mut |p| {
             seq += 1;
             let (meta, hash) = run::classify(p.link, p.data, dcfg, &mut cc.decode, seed);
             let e = Entry {
@@ -494,6 +625,17 @@ fn capture_dispatch(
         });
         // Bounded latency: whatever was read goes to the workers now.
         disp.flush_all();
+        if stopping {
+            draining = if matches!(r, Ok(n) if n > 0) {
+                0
+            } else {
+                draining + 1
+            };
+            if draining >= 2 {
+                break;
+            }
+            continue;
+        }
         if let Err(e) = r {
             eprintln!("shrike: warning: {e}");
             thread::sleep(Duration::from_millis(100));

@@ -5,6 +5,7 @@ mod cli;
 mod config;
 mod dispatch;
 mod live;
+mod ops;
 mod progress;
 mod run;
 mod stats;
@@ -50,6 +51,15 @@ fn real_main(cli: Cli) -> Result<u8, (u8, String)> {
             "shrike: note: suricata.yaml settings not used by shrike: {}",
             loaded.ignored.join(", ")
         );
+    }
+    if cli.rest.first().map(String::as_str) == Some("ctl") {
+        let instance = ops::config::instance_name(cli.config.as_deref());
+        let socket = cfg.unix_command.socket_path(&instance);
+        return Ok(ops::run_ctl(&cli.rest[1..], &socket).clamp(0, 255) as u8);
+    }
+    if let Some(c) = cli.config.as_deref() {
+        shrike_capture::privileges::check_not_world_writable(c)
+            .map_err(|e| (EXIT_INPUT, e.to_string()))?;
     }
     if let Some(k) = cli.checksum {
         cfg.detect.decoder.checksum_validation = k == ChecksumMode::All;
@@ -106,12 +116,7 @@ fn real_main(cli: Cli) -> Result<u8, (u8, String)> {
     }
     let inputs =
         shrike_capture::expand_inputs(&cli.read).map_err(|e| (EXIT_INPUT, e.to_string()))?;
-    let log_dir = cli
-        .log_dir
-        .clone()
-        .or_else(|| cfg.default_log_dir.clone())
-        .unwrap_or_else(|| PathBuf::from("."));
-    check_log_dir(&log_dir).map_err(|e| (EXIT_INPUT, e))?;
+    let log_dir = resolve_log_dir(&cli, &mut cfg).map_err(|e| (EXIT_INPUT, e))?;
 
     let progress = progress::Progress::new(cli.progress, cli.quiet);
     progress.set_total(total_size(&inputs));
@@ -275,15 +280,13 @@ fn run_live(cli: &Cli, cfg: &config::SensorConfig, workers: usize) -> Result<u8,
             i.runmode = Runmode::Workers;
         }
     }
-    let log_dir = cli
-        .log_dir
-        .clone()
-        .or_else(|| cfg.default_log_dir.clone())
-        .unwrap_or_else(|| PathBuf::from("."));
-    check_log_dir(&log_dir).map_err(|e| (EXIT_INPUT, e))?;
+    let mut cfg = cfg.clone();
+    let log_dir = resolve_log_dir(cli, &mut cfg).map_err(|e| (EXIT_INPUT, e))?;
+    let cfg = &cfg;
     let signals = live::Signals::install().map_err(|e| (EXIT_INPUT, e))?;
-    let result =
-        live::run_live(cfg, ifaces, &log_dir, &signals).map_err(|e| (EXIT_INPUT, e.to_string()))?;
+    let instance = ops::config::instance_name(cli.config.as_deref());
+    let result = live::run_live(cfg, ifaces, &log_dir, &signals, &instance)
+        .map_err(|e| (EXIT_INPUT, e.to_string()))?;
     if !cli.quiet {
         run::print_summary(&result);
     }
@@ -291,6 +294,29 @@ fn run_live(cli: &Cli, cfg: &config::SensorConfig, workers: usize) -> Result<u8,
         run::print_counters(&result);
     }
     Ok(0)
+}
+
+/// The log directory from `-l`, the config or `.`; `-l -` or `--eve-stdout` send EVE to
+/// standard output (and turn off the file-only outputs when there is no log directory).
+fn resolve_log_dir(cli: &Cli, cfg: &mut config::SensorConfig) -> Result<PathBuf, String> {
+    let to_stdout = cli.eve_stdout || cli.log_dir.as_deref() == Some(Path::new("-"));
+    if to_stdout {
+        cfg.output.eve.filename = "/dev/stdout".into();
+        cfg.output.eve.filetype = shrike_output::config::FileType::Regular;
+        cfg.output.eve.layout = shrike_output::Layout::Shared;
+    }
+    if cli.log_dir.as_deref() == Some(Path::new("-")) {
+        cfg.output.fast.enabled = false;
+        cfg.output.stats.enabled = false;
+        return Ok(PathBuf::from("."));
+    }
+    let log_dir = cli
+        .log_dir
+        .clone()
+        .or_else(|| cfg.default_log_dir.clone())
+        .unwrap_or_else(|| PathBuf::from("."));
+    check_log_dir(&log_dir)?;
+    Ok(log_dir)
 }
 
 /// The log directory must exist (or be creatable) and be writable, before any work starts.

@@ -79,6 +79,14 @@ impl StatsBoard {
         self.last_ts_ns.fetch_max(ts_ns, Ordering::Relaxed);
     }
 
+    /// The latest snapshot of every slot, in slot order (metrics per worker).
+    pub fn snapshots(&self) -> Vec<Snapshot> {
+        self.slots
+            .iter()
+            .map(|s| s.lock().map(|g| g.clone()).unwrap_or_default())
+            .collect()
+    }
+
     /// Newest packet time any worker has reported.
     pub fn last_ts_ns(&self) -> u64 {
         self.last_ts_ns.load(Ordering::Relaxed)

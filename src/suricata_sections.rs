@@ -1,13 +1,389 @@
-//! Translation of the Suricata config sections owned by the crates (detect, output, capture).
-//! Filled in as each crate's configuration lands.
+//! Translation of the Suricata config sections owned by the crates (detect, output, capture)
+//! into shrike's tree. Each function reads Suricata's keys, writes the shrike keys it can honour
+//! and lists in `ignored` what it cannot.
 
-use serde_json::Value;
+use serde_json::{json, Map, Value};
+
+use crate::suricata_yaml::{parse_size, truthy};
 
 /// Translate Suricata's detect/output/capture sections into the shrike tree `out`.
 pub fn translate_sections(
-    _tree: &Value,
-    _out: &mut Value,
-    _ignored: &mut Vec<String>,
+    tree: &Value,
+    out: &mut Value,
+    ignored: &mut Vec<String>,
 ) -> Result<(), String> {
+    outputs(tree, out, ignored);
+    flow(tree, out, ignored);
+    decoder(tree, out);
+    af_packet(tree, out, ignored);
+    dpdk(tree, out, ignored);
     Ok(())
+}
+
+fn get<'a>(v: &'a Value, path: &str) -> Option<&'a Value> {
+    let mut cur = v;
+    for seg in path.split('.') {
+        cur = cur.get(seg)?;
+    }
+    (!cur.is_null()).then_some(cur)
+}
+
+fn string(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// `outputs:` is a list of one-key maps (`- eve-log: {...}`, `- fast: {...}`, `- stats: {...}`).
+fn outputs(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) {
+    let Some(Value::Array(list)) = get(tree, "outputs") else {
+        return;
+    };
+    let mut seen_eve = false;
+    for item in list {
+        let Some((name, body)) = item.as_object().and_then(|m| m.iter().next()) else {
+            continue;
+        };
+        let enabled = body.get("enabled").map(truthy).unwrap_or(true);
+        match name.as_str() {
+            "eve-log" if !seen_eve => {
+                seen_eve = true;
+                eve(body, enabled, out, ignored);
+            }
+            "fast" => {
+                out["output"]["fast"]["enabled"] = Value::Bool(enabled);
+                if let Some(f) = body.get("filename").and_then(string) {
+                    out["output"]["fast"]["filename"] = Value::String(f);
+                }
+                if let Some(a) = body.get("append") {
+                    out["output"]["fast"]["append"] = Value::Bool(truthy(a));
+                }
+            }
+            "stats" => {
+                let s = &mut out["output"]["stats"];
+                s["enabled"] = Value::Bool(enabled);
+                if let Some(f) = body.get("filename").and_then(string) {
+                    s["filename"] = Value::String(f);
+                }
+                for (k, dst) in [
+                    ("append", "append"),
+                    ("totals", "totals"),
+                    ("threads", "threads"),
+                    ("null-values", "null-values"),
+                ] {
+                    if let Some(v) = body.get(k) {
+                        s[dst] = Value::Bool(truthy(v));
+                    }
+                }
+            }
+            other if enabled => ignored.push(format!("outputs.{other}")),
+            _ => {}
+        }
+    }
+}
+
+fn eve(body: &Value, enabled: bool, out: &mut Value, ignored: &mut Vec<String>) {
+    let e = &mut out["output"]["eve"];
+    e["enabled"] = Value::Bool(enabled);
+    if let Some(f) = body.get("filename").and_then(string) {
+        e["filename"] = Value::String(f);
+    }
+    match body.get("filetype").and_then(string).as_deref() {
+        None | Some("regular") | Some("file") => {}
+        Some(t @ ("unix_dgram" | "unix_stream" | "redis")) => e["filetype"] = json!(t),
+        Some(other) => ignored.push(format!("outputs.eve-log.filetype={other}")),
+    }
+    if let Some(v) = body.get("threaded") {
+        if truthy(v) {
+            e["layout"] = json!("per-worker");
+        }
+    }
+    if let Some(size) = body.get("buffer-size").and_then(parse_size) {
+        if size > 0 {
+            e["buffer-size"] = json!(size);
+        }
+    }
+    if let Some(r) = body.get("redis").and_then(Value::as_object) {
+        let mut m = Map::new();
+        if let Some(s) = r.get("server").and_then(string) {
+            m.insert("server".into(), Value::String(s));
+        }
+        if let Some(p) = r.get("port").and_then(parse_size) {
+            m.insert("port".into(), json!(p));
+        }
+        if let Some(s) = r.get("mode").and_then(string) {
+            m.insert("mode".into(), Value::String(s));
+        }
+        if let Some(s) = r.get("key").and_then(string) {
+            m.insert("key".into(), Value::String(s));
+        }
+        e["redis"] = Value::Object(m);
+    }
+}
+
+/// `flow-timeouts` has the same shape in both configs; `flow.memcap` bounds the table.
+fn flow(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) {
+    if let Some(Value::Object(t)) = get(tree, "flow-timeouts") {
+        let mut dst = Map::new();
+        for (proto, sec) in t {
+            if !matches!(proto.as_str(), "default" | "tcp" | "udp" | "icmp" | "sctp") {
+                ignored.push(format!("flow-timeouts.{proto}"));
+                continue;
+            }
+            let Some(sec) = sec.as_object() else { continue };
+            let mut s = Map::new();
+            for (k, v) in sec {
+                if let Some(n) = parse_size(v) {
+                    s.insert(k.clone(), json!(n));
+                }
+            }
+            dst.insert(proto.clone(), Value::Object(s));
+        }
+        out["detect"]["flow"]["timeouts"] = Value::Object(dst);
+    }
+    if let Some(m) = get(tree, "flow.memcap").and_then(parse_size) {
+        // A flow costs at most 256 bytes in shrike's table (a test asserts it).
+        out["detect"]["flow"]["max-flows"] = json!((m / 256).max(1024));
+    }
+}
+
+fn decoder(tree: &Value, out: &mut Value) {
+    if let Some(v) = get(tree, "decoder.vxlan.enabled") {
+        out["detect"]["decoder"]["vxlan"]["enabled"] = Value::Bool(truthy(v));
+    }
+    if let Some(v) = get(tree, "decoder.vxlan.ports") {
+        if let Some(s) = string(v) {
+            out["detect"]["decoder"]["vxlan"]["ports"] = Value::String(s);
+        } else if v.is_array() {
+            out["detect"]["decoder"]["vxlan"]["ports"] = v.clone();
+        }
+    }
+    if let Some(v) = get(tree, "decoder.max-layers").and_then(parse_size) {
+        out["detect"]["decoder"]["max-layers"] = json!(v);
+    }
+    if let Some(v) = get(tree, "vlan.use-for-tracking") {
+        out["detect"]["decoder"]["vlan"]["use-for-tracking"] = Value::Bool(truthy(v));
+    }
+}
+
+/// AF_PACKET keys shrike's ring understands (the rest, e.g. IPS copy modes, are listed).
+const AFP_KEYS: &[&str] = &[
+    "cluster-id",
+    "cluster-type",
+    "defrag",
+    "block-size",
+    "block-count",
+    "ring-size",
+    "frame-size",
+    "block-timeout",
+    "poll-timeout",
+    "disable-promisc",
+    "promisc",
+    "bpf-filter",
+    "use-mmap",
+    "tpacket-v3",
+    "mmap-locked",
+];
+
+/// `af-packet:` is a list of per-interface maps; `interface: default` holds the defaults.
+fn af_packet(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) {
+    let Some(Value::Array(list)) = get(tree, "af-packet") else {
+        return;
+    };
+    let default = list
+        .iter()
+        .find(|e| e.get("interface").and_then(string).as_deref() == Some("default"))
+        .cloned()
+        .unwrap_or(Value::Null);
+    let mut ifaces = Vec::new();
+    for e in list {
+        let Some(name) = e.get("interface").and_then(string) else {
+            continue;
+        };
+        if name == "default" {
+            continue;
+        }
+        let mut afp = Map::new();
+        let mut entry = Map::new();
+        entry.insert("name".into(), Value::String(name.clone()));
+        entry.insert("capture".into(), json!("af-packet"));
+        for src in [&default, e] {
+            let Some(m) = src.as_object() else { continue };
+            for (k, v) in m {
+                match k.as_str() {
+                    "interface" => {}
+                    "threads" => {
+                        if let Some(n) = parse_size(v).filter(|n| *n > 0) {
+                            entry.insert("threads".into(), json!(n));
+                        }
+                    }
+                    k if AFP_KEYS.contains(&k) => {
+                        afp.insert(k.to_string(), v.clone());
+                    }
+                    other => {
+                        let key = format!("af-packet.{other}");
+                        if !ignored.contains(&key) {
+                            ignored.push(key);
+                        }
+                    }
+                }
+            }
+        }
+        entry.insert("af-packet".into(), Value::Object(afp));
+        ifaces.push(Value::Object(entry));
+    }
+    if let Some(arr) = out["interfaces"].as_array_mut() {
+        arr.extend(ifaces);
+    }
+}
+
+/// `dpdk:` has `eal-params` and an `interfaces:` list.
+fn dpdk(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) {
+    let Some(d) = get(tree, "dpdk") else { return };
+    let eal = d.get("eal-params").cloned();
+    let Some(Value::Array(list)) = d.get("interfaces") else {
+        return;
+    };
+    const KEYS: &[&str] = &[
+        "threads",
+        "rx-descriptors",
+        "mempool-size",
+        "mempool-cache-size",
+        "rss-hash-functions",
+        "promisc",
+        "mtu",
+    ];
+    let mut ifaces = Vec::new();
+    for e in list {
+        let Some(name) = e.get("interface").and_then(string) else {
+            continue;
+        };
+        if name == "default" {
+            continue;
+        }
+        let mut dp = Map::new();
+        dp.insert("interface".into(), Value::String(name.clone()));
+        if let Some(eal) = &eal {
+            dp.insert("eal-params".into(), eal.clone());
+        }
+        let mut entry = Map::new();
+        entry.insert("name".into(), Value::String(name));
+        entry.insert("capture".into(), json!("dpdk"));
+        if let Some(m) = e.as_object() {
+            for (k, v) in m {
+                match k.as_str() {
+                    "interface" => {}
+                    "threads" => {
+                        if let Some(n) = parse_size(v).filter(|n| *n > 0) {
+                            entry.insert("threads".into(), json!(n));
+                        }
+                    }
+                    "promisc" => {
+                        dp.insert("promisc".into(), Value::Bool(truthy(v)));
+                    }
+                    k if KEYS.contains(&k) && k != "rss-hash-functions" => {
+                        if let Some(n) = parse_size(v) {
+                            dp.insert(k.to_string(), json!(n));
+                        }
+                    }
+                    other => ignored.push(format!("dpdk.interfaces.{other}")),
+                }
+            }
+        }
+        entry.insert("dpdk".into(), Value::Object(dp));
+        ifaces.push(Value::Object(entry));
+    }
+    if let Some(arr) = out["interfaces"].as_array_mut() {
+        arr.extend(ifaces);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::suricata_yaml::{parse_tree, translate};
+    use std::path::Path;
+
+    const SURI: &str = r#"%YAML 1.1
+---
+vars:
+  address-groups:
+    HOME_NET: "[10.0.0.0/8]"
+outputs:
+  - fast:
+      enabled: no
+      filename: alerts.log
+  - eve-log:
+      enabled: yes
+      filetype: regular
+      filename: events.json
+      buffer-size: 16kb
+      threaded: true
+  - stats:
+      enabled: yes
+      filename: stats.log
+      totals: yes
+      threads: no
+flow:
+  memcap: 64mb
+flow-timeouts:
+  tcp:
+    new: 10
+    established: 100
+    closed: 5
+decoder:
+  vxlan:
+    enabled: false
+vlan:
+  use-for-tracking: false
+af-packet:
+  - interface: eth1
+    threads: 4
+    cluster-id: 98
+    cluster-type: cluster_qm
+    copy-mode: ips
+  - interface: default
+    defrag: yes
+    block-size: 1mb
+"#;
+
+    #[test]
+    fn translates_outputs_flow_decoder_and_af_packet() {
+        let tree = parse_tree(SURI).unwrap();
+        let (cfg, ignored) = translate(&tree, Path::new("/etc/suricata")).unwrap();
+        assert!(!cfg.output.fast.enabled);
+        assert_eq!(cfg.output.fast.filename, "alerts.log");
+        assert_eq!(cfg.output.eve.filename, "events.json");
+        assert_eq!(cfg.output.eve.buffer_size, 16 * 1024);
+        assert_eq!(cfg.output.eve.layout, shrike_output::Layout::PerWorker);
+        assert!(cfg.output.stats.enabled);
+        assert_eq!(cfg.detect.flow.max_flows, 64 * 1024 * 1024 / 256);
+        assert!(!cfg.detect.decoder.vxlan.enabled);
+        assert!(!cfg.detect.decoder.vlan.use_for_tracking);
+        assert_eq!(cfg.interfaces.len(), 1);
+        let i = &cfg.interfaces[0];
+        assert_eq!(i.name, "eth1");
+        assert_eq!(i.threads, Some(4));
+        let afp = i.af_packet.as_ref().unwrap();
+        assert_eq!(afp.cluster_id, 98);
+        assert_eq!(afp.cluster_type, shrike_capture::ClusterType::Qm);
+        assert_eq!(afp.block_size, 1 << 20);
+        assert!(
+            ignored.iter().any(|k| k == "af-packet.copy-mode"),
+            "{ignored:?}"
+        );
+    }
+
+    #[test]
+    fn translates_the_suricata_verify_config_completely() {
+        let path = Path::new("../shared/suricata-verify/suricata.yaml");
+        let Ok(text) = std::fs::read_to_string(path) else {
+            return;
+        };
+        let tree = parse_tree(&text).unwrap();
+        let (cfg, _) = translate(&tree, Path::new(".")).unwrap();
+        assert!(cfg.output.eve.enabled);
+        assert_eq!(cfg.output.eve.filename, "eve.json");
+    }
 }

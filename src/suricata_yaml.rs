@@ -71,7 +71,6 @@ pub fn looks_like_suricata(text: &str) -> bool {
                 || l.starts_with("default-rule-path:")
                 || l.starts_with("rule-files:")
                 || l.starts_with("suricata-version:")
-                || l.starts_with("default-log-dir:")
                 || l.starts_with("app-layer:"))
     })
 }

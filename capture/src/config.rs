@@ -20,7 +20,7 @@
 //!     bpf-filter: "not port 22"    # needs the `bpf-compile` feature; or bpf-program
 //! ```
 
-use serde::{Deserialize, Deserializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// How a fanout group spreads packets over its sockets (`cluster-type`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -76,6 +76,12 @@ impl ClusterType {
     }
 }
 
+impl Serialize for ClusterType {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
 impl<'de> Deserialize<'de> for ClusterType {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let s = String::deserialize(d)?;
@@ -90,7 +96,7 @@ impl<'de> Deserialize<'de> for ClusterType {
 
 /// One AF_PACKET interface: ring geometry, fanout and filters. Defaults follow Suricata's
 /// `af-packet` section except where noted.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
 pub struct AfPacketConfig {
     /// Interface name (Suricata's `interface`). The binary usually passes the name separately.
@@ -289,7 +295,7 @@ impl AfPacketConfig {
 }
 
 /// DPDK settings: EAL arguments and one port's queues and mempool.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
 pub struct DpdkConfig {
     /// EAL arguments: a list (`["--no-huge", "-l", "0"]`) or Suricata's map form
@@ -402,7 +408,7 @@ impl DpdkConfig {
 }
 
 /// EAL arguments in either accepted form.
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(untagged)]
 pub enum EalParams {
     /// No arguments.
@@ -415,7 +421,7 @@ pub enum EalParams {
 }
 
 /// One value of the map form of [`EalParams`].
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(untagged)]
 pub enum EalValue {
     /// A flag (`true` adds `--key`, `false` omits it).

@@ -17,6 +17,7 @@ mod inputs;
 pub mod live;
 mod pcap;
 mod pcapng;
+pub mod privileges;
 mod source;
 mod stats;
 

@@ -217,15 +217,14 @@ def med(values):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=str(ROOT / "bench-out"))
-    ap.add_argument("--binary", default=str(ROOT / "target" / "release" / "shrike"))
+    ap.add_argument("--binary", default=str(ROOT / "target" / "dist" / "shrike"))
     ap.add_argument("--inputs", default="mix,udp64,udp1460,corpus")
     ap.add_argument("--rules", default="none,etopen", help="none, etopen, or rule file paths")
     ap.add_argument("--workers", default="1,2")
-    ap.add_argument("--engines", default="shrike,suricata")
+    ap.add_argument("--engines", default="shrike,shrike-single,suricata",
+                    help="shrike (dispatch: reader + N workers), shrike-single (--runmode single), suricata")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="smaller inputs")
-    ap.add_argument("--shrike-mode", default="dispatch", choices=["dispatch", "single"],
-                    help="shrike runmode for the 1-worker rows")
     a = ap.parse_args()
 
     out = Path(a.out)
@@ -243,10 +242,12 @@ def main():
             rules = make_rules(out, rules_name)
             for workers in [int(w) for w in a.workers.split(",")]:
                 for engine in engines:
-                    mode = a.shrike_mode if workers == 1 else "dispatch"
+                    if engine == "shrike-single" and workers != 1:
+                        continue
+                    mode = "single" if engine == "shrike-single" else "dispatch"
 
                     def cmd(pcap, od, engine=engine, workers=workers, mode=mode):
-                        if engine == "shrike":
+                        if engine.startswith("shrike"):
                             return shrike_cmd(a.binary, pcap, rules, od, workers, mode)
                         return suricata_cmd(pcap, rules, od, workers, mode)
 
@@ -292,7 +293,7 @@ def write_reports(out, rows, a):
     for r in rows:
         other = by.get(("suricata", r["workers"], r["rules"], r["input"]))
         ratio = ""
-        if r["engine"] == "shrike" and other and other["pps_per_core"] > 0:
+        if r["engine"].startswith("shrike") and other and other["pps_per_core"] > 0:
             ratio = f"{r['pps_per_core'] / other['pps_per_core']:.2f}x"
         lines.append(
             f"| {r['input']} | {r['rules']} | {r['workers']} | {r['engine']} | {r['pps_per_core']:,.0f} | "

@@ -5,5 +5,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 command -v suricata >/dev/null || ../shared/tools/install-suricata.sh
-cargo build --release --quiet
+cargo build --profile dist --quiet
 exec python3 scripts/bench/bench.py "$@"
