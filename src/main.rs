@@ -289,7 +289,17 @@ fn run_live(cli: &Cli, cfg: &config::SensorConfig, workers: usize) -> Result<u8,
     let cfg = &cfg;
     let signals = live::Signals::install().map_err(|e| (EXIT_INPUT, e))?;
     let instance = ops::config::instance_name(cli.config.as_deref());
-    let result = live::run_live(cfg, ifaces, &log_dir, &signals, &instance)
+    let engine = if cli.disable_detection {
+        None
+    } else {
+        let progress = progress::Progress::new(cli.progress, cli.quiet);
+        let loaded = load_engine(cfg, cli, &progress);
+        if !cli.quiet {
+            print_rule_summary(&loaded, cli.verbose, true);
+        }
+        (!loaded.engine.is_empty()).then(|| Arc::new(loaded.engine))
+    };
+    let result = live::run_live(cfg, ifaces, &log_dir, &signals, engine, &instance)
         .map_err(|e| (EXIT_INPUT, e.to_string()))?;
     if !cli.quiet {
         run::print_summary(&result);
