@@ -663,6 +663,7 @@ fn capture_dispatch(
 
 /// Dispatch runmode, worker side: inspect batches from the capture thread; run the timers
 /// when the queue is idle.
+#[allow(clippy::too_many_arguments)]
 fn spawn_queue_worker(
     id: usize,
     cfg: &SensorConfig,
