@@ -140,6 +140,7 @@ fn real_main(cli: Cli) -> Result<u8, (u8, String)> {
         runmode,
         progress,
         engine,
+        stop: live::Signals::install().map_err(|e| (EXIT_INPUT, e))?.stop,
     };
     let result = run::run_files(&cfg, opts).map_err(|e| (EXIT_INPUT, e.to_string()))?;
     if !cli.quiet {

@@ -31,6 +31,8 @@ pub struct RunOptions {
     pub progress: Progress,
     /// The detection engine (`None` with `--disable-detection`).
     pub engine: Option<Arc<Engine>>,
+    /// Set by SIGINT/SIGTERM: stop reading, then finish normally (flows, outputs, stats).
+    pub stop: Arc<AtomicBool>,
 }
 
 /// Detection hand-out for the workers: the engine plus fast.log.
@@ -297,11 +299,26 @@ pub(crate) fn finish(
     if cfg.stats.enabled {
         write_stats(&mut stats_out, &total, uptime, board.last_ts_ns());
     }
-    let _ = stats_out.close();
+    let mut total = total;
+    // The stats writer's own records, then the writer thread's counters (bytes, writes,
+    // write errors, ENOSPC, lost bytes): summary and -v only.
+    stats_out
+        .close()
+        .visit(&mut |k, v| total.add(&format!("shrike.{k}"), v));
     let out_stats = pipeline.shutdown(Duration::from_secs(10));
+    out_stats.visit(&mut |k, v| {
+        if !k.starts_with("output.eve.records") && !k.starts_with("output.eve.dropped") {
+            total.add(&format!("shrike.{k}"), v)
+        }
+    });
     result.flows = total.get("flow.total");
     result.alerts = total.get("detect.alert");
-    result.drops = out_stats.dropped_total() + total.get("capture.kernel_drops");
+    let output_drops: u64 = total
+        .iter()
+        .filter(|(k, _)| k.starts_with("shrike.output.eve.dropped."))
+        .map(|(_, v)| v)
+        .sum();
+    result.drops = output_drops + total.get("capture.kernel_drops");
     result.seconds = started.elapsed().as_secs_f64();
     result.counters = total;
     Ok(result)
@@ -390,7 +407,7 @@ impl Reader {
         result: &mut RunResult,
         mut sink: impl FnMut(&Entry<PacketMeta>, &[u8]),
     ) {
-        for path in &opts.inputs {
+        'inputs: for path in &opts.inputs {
             let mut src = match open_input(path) {
                 Ok(s) => s,
                 Err(e) => {
@@ -400,6 +417,13 @@ impl Reader {
             };
             opts.progress.start_file(path, src.total_bytes());
             loop {
+                if opts.stop.load(Ordering::Relaxed) {
+                    eprintln!(
+                        "shrike: stopping on signal after {} packets",
+                        result.packets
+                    );
+                    break 'inputs;
+                }
                 match src.next_packet() {
                     Ok(Some(p)) => {
                         self.pcap_cnt += 1;

@@ -314,8 +314,10 @@ impl Worker {
         s.add("shrike.worker.pkts", self.counters.pkts);
         s.add("shrike.worker.bytes", self.counters.bytes);
         s.add("shrike.worker.flow_records", self.counters.flow_records);
-        let o = self.out.stats();
-        s.add("shrike.output.dropped", o.dropped_total());
+        // Records written and dropped by type (not EVE stats names: summary and -v only).
+        self.out
+            .stats()
+            .visit(&mut |k, v| s.add(&format!("shrike.{k}"), v));
         if let Some(d) = &self.detect {
             d.thread.stats.visit(&mut |k, v| s.add(k, v));
         }
@@ -324,6 +326,8 @@ impl Worker {
 
     /// End of input: every remaining flow is logged (reason "shutdown"), output is closed.
     pub fn finish(mut self) {
+        // Off the packet path now: wait for the writer rather than drop flow records.
+        self.out.block_all();
         let now = self.now;
         let (out, ipv6, counters) = (&mut self.out, self.ipv6, &mut self.counters);
         self.flows.drain(&mut |f, r| {

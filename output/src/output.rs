@@ -74,6 +74,12 @@ impl EveOutput {
         Some(self.buf.record(kind))
     }
 
+    /// Make every event kind wait for a free buffer instead of being dropped. Used for the
+    /// shutdown drain: off the packet path, no record should be lost to a busy writer.
+    pub fn block_all(&mut self) {
+        self.policies = [OverloadPolicy::Block; EventKind::COUNT];
+    }
+
     /// Hand the buffered records on now, even if the buffer is not full (flush-interval timer).
     /// Never waits: if no free buffer is available the records stay buffered for the next try.
     pub fn flush(&mut self) {
