@@ -224,6 +224,7 @@ start_engine() {
     ready='[Ee]ngine started'
   fi
   echo "${cmd[*]}" > "$run_dir/command"
+  : > "$run_dir/stdout"
   local t0; t0=$(date +%s%N)
   # Not through nsx: $! must be the engine itself (ip netns exec execs it).
   ip netns exec "$ns" "${cmd[@]}" > "$run_dir/stdout" 2>&1 &
@@ -266,7 +267,8 @@ stop_engine() {
 # Paced trials do not use the generators' own pacing: trafgen's --rate sends a second's worth of
 # frames in one burst at top speed and then sleeps, which measures ring depth, not throughput.
 # Instead a token bucket (tc tbf) on v1 paces the generator, which runs flat out into it
-# (trafgen --qdisc-path; tcpreplay --topspeed) and is held back by the socket's send buffer.
+# (trafgen --qdisc-path --gap 0; tcpreplay --topspeed) and is held back by the socket's send
+# buffer (blocking sendto(), so no frame is dropped before the wire).
 # The bucket counts bytes: rate = RATE x the input's mean frame size, burst = 64 mean frames
 # (at least two of the largest), so the pps is exact over a pass and smooth within one.
 generate() {
@@ -282,7 +284,9 @@ generate() {
   fi
   if [[ $generator == trafgen ]]; then
     local args=(--dev v1 --conf "${cfg_of[$input]}" --num "$count" --cpus 1 --no-sock-mem --notouch-irq)
-    (( shaped )) && args+=(--qdisc-path)
+    # Through the shaper: the qdisc path, and sendto() (-t 0) rather than the TX ring, whose
+    # non-blocking flush aborts with EAGAIN when the send buffer is full.
+    (( shaped )) && args+=(--qdisc-path --gap 0)
     ip netns exec "$ns" trafgen "${args[@]}" > "$log" 2>&1 &
   else
     local pkts=${pkts_of[$input]} loops
@@ -431,8 +435,8 @@ esc() { python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$1"; }
 warn_json=$( (( ${#warnings[@]} )) && printf '%s\n' "${warnings[@]}" | python3 -c 'import json,sys; print(json.dumps(sys.stdin.read().splitlines()))' || echo '[]')
 suricata_version=null
 [[ -n $suricata ]] && suricata_version=$(esc "$("$suricata" -V 2>/dev/null | head -1)")
-printf '{"kind":"meta","command":%s,"generator":"%s","threads":%s,"rules_file":%s,"rules_desc":%s,"duration":%s,"loss_pct":%s,"precision":%s,"max_trials":%s,"cpus":%s,"kernel":%s,"date":"%s","netns":"%s","shrike":%s,"suricata":%s,"ceilings":{%s},"warnings":%s}\n' \
-  "$(esc "$cmdline")" "$generator" "$threads" "$(esc "${rules:-}")" "$(esc "$rules_desc")" "$duration" \
+printf '{"kind":"meta","command":%s,"generator":"%s","threads":%s,"rules_file":%s,"rule_lines":%s,"rules_desc":%s,"duration":%s,"loss_pct":%s,"precision":%s,"max_trials":%s,"cpus":%s,"kernel":%s,"date":"%s","netns":"%s","shrike":%s,"suricata":%s,"ceilings":{%s},"warnings":%s}\n' \
+  "$(esc "$cmdline")" "$generator" "$threads" "$(esc "${rules:-}")" "$rule_lines" "$(esc "$rules_desc")" "$duration" \
   "$loss_ok" "$precision" "$max_trials" "$(nproc)" "$(esc "$(uname -r)")" "$(date -u +%Y-%m-%dT%H:%MZ)" "$ns" \
   "$(esc "${shrike:-}")" "$suricata_version" "$ceil_json" "$warn_json" >> "$records"
 echo

@@ -278,10 +278,19 @@ def fmt_int(v):
     return f"{int(v):,}"
 
 
-def ratio_cell(s, r):
-    """shrike/Suricata as text, honest about the generator's ceiling."""
+def ratio_cell(s, r, rules_given=False):
+    """shrike/Suricata as text, honest about the generator's ceiling and about rules that one
+    engine did not load."""
     if s is None or r is None:
         return "n/a", "an engine has no result"
+    if rules_given and s.get("rules_loaded") is None:
+        return "n/a", ("shrike reported no loaded rules (no detect.rules_loaded in its stats) "
+                       "while Suricata loaded %s: not the same work, so no ratio"
+                       % (r.get("rules_loaded"),))
+    if rules_given and r.get("rules_loaded") != s.get("rules_loaded"):
+        cell, note = ratio_cell(s, r, False)
+        extra = "shrike loaded %s rules, Suricata %s" % (s.get("rules_loaded"), r.get("rules_loaded"))
+        return cell, (note + "; " if note else "") + extra
     sg, rg = s["limit"] == "generator", r["limit"] == "generator"
     if sg and rg:
         return "n/a", "both engines were loss-free at the generator's top speed: the ratio is not measurable here"
@@ -323,7 +332,8 @@ def cmd_report(args):
             inputs.append(r["input"])
     ratios = []
     for i in inputs:
-        cell, note = ratio_cell(by.get((i, "shrike")), by.get((i, "suricata")))
+        cell, note = ratio_cell(by.get((i, "shrike")), by.get((i, "suricata")),
+                                meta.get("rule_lines", 0) > 0)
         ratios.append({"input": i, "ratio": cell, "note": note})
     rat = {x["input"]: x for x in ratios}
 
