@@ -7,5 +7,6 @@ cd "$(dirname "$0")/.."
 ./scripts/setup.sh
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
+./scripts/deny.sh
 # Release mode: the end-to-end tests replay the whole corpus and the suricata-verify subset.
 cargo test --workspace --release --locked

@@ -19,6 +19,8 @@ pub struct DetectConfig {
     pub decoder: shrike_detect::config::DecodeConfig,
     /// Flow table size and idle timeouts per protocol and state.
     pub flow: shrike_detect::config::FlowConfig,
+    /// Detection engine: alert options, per-packet alert limit, inspection limits.
+    pub engine: shrike_detect::engine::EngineConfig,
 }
 
 /// The whole sensor configuration. Every section has built-in defaults, so no file at all works.

@@ -15,11 +15,16 @@ mod worker;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::Parser;
+use shrike_detect::engine::setup::{self, LoadedEngine};
+use shrike_detect::engine::EngineSetup;
+use shrike_detect::rules::parse::ErrorKind;
+use shrike_detect::rules::Vars;
 
 use crate::cli::{ChecksumMode, Cli};
-use crate::config::Runmode;
+use crate::config::{Runmode, SensorConfig};
 
 /// Exit codes (documented in the README).
 const EXIT_INPUT: u8 = 1;
@@ -77,6 +82,21 @@ fn real_main(cli: Cli) -> Result<u8, (u8, String)> {
     }
 
     if cli.check_config {
+        if cli.disable_detection {
+            eprintln!("shrike: configuration OK");
+            return Ok(0);
+        }
+        let progress = progress::Progress::new(cli.progress, cli.quiet);
+        let loaded = load_engine(&cfg, &cli, &progress);
+        print_rule_summary(&loaded, cli.verbose, false);
+        let failed = rule_failures(&loaded);
+        if failed > 0 || !loaded.missing_files.is_empty() {
+            eprintln!(
+                "shrike: error: {} rule file(s) missing, {failed} rule(s) failed to load",
+                loaded.missing_files.len()
+            );
+            return Ok(EXIT_INPUT);
+        }
         eprintln!("shrike: configuration OK");
         return Ok(0);
     }
@@ -100,6 +120,15 @@ fn real_main(cli: Cli) -> Result<u8, (u8, String)> {
 
     let progress = progress::Progress::new(cli.progress, cli.quiet);
     progress.set_total(total_size(&inputs));
+    let engine = if cli.disable_detection {
+        None
+    } else {
+        let loaded = load_engine(&cfg, &cli, &progress);
+        if !cli.quiet {
+            print_rule_summary(&loaded, cli.verbose, true);
+        }
+        (!loaded.engine.is_empty()).then(|| Arc::new(loaded.engine))
+    };
     let opts = run::RunOptions {
         inputs,
         log_dir,
@@ -110,6 +139,7 @@ fn real_main(cli: Cli) -> Result<u8, (u8, String)> {
         },
         runmode,
         progress,
+        engine,
     };
     let result = run::run_files(&cfg, opts).map_err(|e| (EXIT_INPUT, e.to_string()))?;
     if !cli.quiet {
@@ -123,6 +153,111 @@ fn real_main(cli: Cli) -> Result<u8, (u8, String)> {
     } else {
         0
     })
+}
+
+/// Rule files, variables and config files for the engine, from the config and the CLI:
+/// `-S` replaces the configured rule files, `-s` adds to them; relative configured rule files
+/// resolve against `default-rule-path`.
+fn engine_setup(cfg: &SensorConfig, cli: &Cli) -> EngineSetup {
+    let mut vars = Vars::suricata_defaults();
+    for (k, v) in &cfg.vars.address_groups {
+        vars.set_address(k, v);
+    }
+    for (k, v) in &cfg.vars.port_groups {
+        vars.set_port(k, v);
+    }
+    let rule_files = if !cli.rules_exclusive.is_empty() {
+        cli.rules_exclusive.clone()
+    } else {
+        let base = cfg.rules.default_rule_path.as_deref();
+        let mut files: Vec<PathBuf> = cfg
+            .rules
+            .rule_files
+            .iter()
+            .map(|p| match base {
+                Some(b) if p.is_relative() => b.join(p),
+                _ => p.clone(),
+            })
+            .collect();
+        files.extend(cli.rules_extra.iter().cloned());
+        files
+    };
+    EngineSetup {
+        rule_files,
+        vars,
+        classification_file: cfg.rules.classification_file.clone(),
+        reference_file: cfg.rules.reference_config_file.clone(),
+        threshold_file: cfg.rules.threshold_file.clone(),
+        config: cfg.detect.engine.clone(),
+    }
+}
+
+/// Load rule files and build the engine, reporting progress.
+fn load_engine(cfg: &SensorConfig, cli: &Cli, progress: &progress::Progress) -> LoadedEngine {
+    let setup = engine_setup(cfg, cli);
+    setup::load(
+        &setup,
+        &mut |done, total| progress.rules(done as u64, total as u64),
+        &mut || progress.compiling(),
+    )
+}
+
+/// Rules that failed to load (parse errors, unreadable files), duplicates not counted.
+fn rule_failures(l: &LoadedEngine) -> usize {
+    l.parse_errors
+        .iter()
+        .filter(|e| e.error.kind != ErrorKind::Semantic("duplicate sid"))
+        .count()
+}
+
+/// One line per count on stderr; `-v` lists every rule that is not enforced.
+fn print_rule_summary(l: &LoadedEngine, verbose: u8, running: bool) {
+    let r = l.engine.report();
+    let s = &l.load;
+    eprintln!(
+        "shrike: rules: {} file(s), {} rule(s): {} loaded, {} failed to load, {} not enforced yet",
+        s.files,
+        s.total,
+        r.loaded,
+        s.skipped,
+        r.skipped.len()
+    );
+    for f in &l.missing_files {
+        eprintln!("shrike: error: rule file {}: cannot be read", f.display());
+    }
+    for (reason, n) in &s.skipped_by_reason {
+        eprintln!("shrike: rules failed to load: {n}: {reason}");
+    }
+    for (reason, n) in &r.by_reason {
+        eprintln!("shrike: rules not enforced: {n}: {reason}");
+    }
+    if verbose > 0 {
+        for e in &l.parse_errors {
+            eprintln!("shrike: rule failed: {e}");
+        }
+        for sk in &r.skipped {
+            eprintln!("shrike: rule not enforced: {sk}");
+        }
+        eprintln!(
+            "shrike: engine: {} ip-only, {} decoder-event, {} prefiltered rules; {} groups (largest {}); classification from {}; compile {:.0} ms, groups {:.0} ms (prefilters {:.0} ms, {} patterns)",
+            r.ip_only,
+            r.decoder_event,
+            r.prefiltered,
+            r.groups,
+            r.biggest_group,
+            l.classification_source,
+            r.compile_time.as_secs_f64() * 1000.0,
+            r.group_time.as_secs_f64() * 1000.0,
+            r.prefilter_time.as_secs_f64() * 1000.0,
+            r.prefilter_patterns
+        );
+    }
+    for w in l.warnings.iter().chain(&r.warnings) {
+        eprintln!("shrike: warning: {w}");
+    }
+    if running && s.files == 0 {
+        eprintln!("shrike: warning: no rule files given (-S/-s or rule-files in the config)");
+    }
 }
 
 /// Live capture on interfaces until SIGINT/SIGTERM.

@@ -14,11 +14,13 @@ use shrike_detect::stats::DecodeStats;
 use shrike_output::eve::stats::{write_stats_record, StatsTree};
 use shrike_output::{EveOutput, EvePipeline, EventKind};
 
+use shrike_detect::engine::Engine;
+
 use crate::config::{Runmode, SensorConfig};
 use crate::dispatch::{self, Entry};
 use crate::progress::Progress;
 use crate::stats::{Snapshot, StatsBoard};
-use crate::worker::Worker;
+use crate::worker::{Worker, WorkerDetect};
 
 /// What the run needs besides the config.
 pub struct RunOptions {
@@ -27,6 +29,60 @@ pub struct RunOptions {
     pub workers: usize,
     pub runmode: Runmode,
     pub progress: Progress,
+    /// The detection engine (`None` with `--disable-detection`).
+    pub engine: Option<Arc<Engine>>,
+}
+
+/// Detection hand-out for the workers: the engine plus fast.log.
+#[derive(Clone)]
+struct DetectSetup {
+    engine: Arc<Engine>,
+    fast_path: Option<PathBuf>,
+    alerts: Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl DetectSetup {
+    fn for_worker(&self) -> WorkerDetect {
+        let fast = self.fast_path.as_ref().and_then(|p| {
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(p)
+                .map_err(|e| eprintln!("shrike: warning: {}: {e}", p.display()))
+                .ok()
+        });
+        WorkerDetect {
+            engine: Arc::clone(&self.engine),
+            fast,
+            alerts: Arc::clone(&self.alerts),
+        }
+    }
+}
+
+/// Prepare fast.log (created like Suricata does even without rules; truncated once unless
+/// `append`) and the per-worker hand-out.
+fn detect_setup(cfg: &SensorConfig, opts: &RunOptions) -> Option<DetectSetup> {
+    let fast = &cfg.output.fast;
+    let fast_path = fast.enabled.then(|| opts.log_dir.join(&fast.filename));
+    if let Some(p) = &fast_path {
+        let r = if fast.append {
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(p)
+        } else {
+            std::fs::File::create(p)
+        };
+        if let Err(e) = r {
+            eprintln!("shrike: warning: {}: {e}", p.display());
+        }
+    }
+    let engine = opts.engine.clone()?;
+    Some(DetectSetup {
+        engine,
+        fast_path,
+        alerts: Arc::clone(&opts.progress.alerts),
+    })
 }
 
 /// The outcome of a run, for the summary line and the exit code.
@@ -100,16 +156,27 @@ pub fn run_files(cfg: &SensorConfig, opts: RunOptions) -> Result<RunResult, RunE
     let stop = Arc::new(AtomicBool::new(false));
 
     let mut result = RunResult::default();
+    let det = detect_setup(cfg, &opts);
     let (reader_snapshot, stats_out) = if opts.runmode == Runmode::Single {
         let out = outputs.pop().expect("worker output");
-        let mut worker = Worker::new(0, cfg, out, board.clone(), seed);
+        let mut worker = Worker::new(0, cfg, out, board.clone(), seed)
+            .with_detect(det.as_ref().map(DetectSetup::for_worker));
         let mut reader = Reader::new(cfg, seed);
         reader.read_all(&opts, &mut result, |e, data| worker.process(e, data));
         worker.finish();
         (reader.snapshot(), stats_out)
     } else {
         let stats_thread = StatsThread::start(cfg, board.clone(), stats_out, stop.clone());
-        let snap = run_dispatch(cfg, &opts, outputs, &board, &stop, seed, &mut result);
+        let snap = run_dispatch(
+            cfg,
+            &opts,
+            outputs,
+            &board,
+            &stop,
+            seed,
+            det.as_ref(),
+            &mut result,
+        );
         stop.store(true, Ordering::Relaxed);
         (snap, stats_thread.join())
     };
@@ -129,6 +196,7 @@ pub fn run_files(cfg: &SensorConfig, opts: RunOptions) -> Result<RunResult, RunE
 }
 
 /// Dispatch runmode: this thread reads and hashes, N pinned workers inspect.
+#[allow(clippy::too_many_arguments)]
 fn run_dispatch(
     cfg: &SensorConfig,
     opts: &RunOptions,
@@ -136,6 +204,7 @@ fn run_dispatch(
     board: &Arc<StatsBoard>,
     stop: &Arc<AtomicBool>,
     seed: u64,
+    det: Option<&DetectSetup>,
     result: &mut RunResult,
 ) -> Snapshot {
     let workers = outputs.len();
@@ -157,6 +226,7 @@ fn run_dispatch(
         .map(|(i, (mut q, out))| {
             let cfg = cfg.clone();
             let board = board.clone();
+            let wd = det.map(DetectSetup::for_worker);
             let cpu = cpus.get(i % cpus.len().max(1)).copied();
             thread::Builder::new()
                 .name(format!("W#{i:02}"))
@@ -164,7 +234,7 @@ fn run_dispatch(
                     if let Some(c) = cpu {
                         core_affinity::set_for_current(core_affinity::CoreId { id: c });
                     }
-                    let mut worker = Worker::new(i, &cfg, out, board, seed);
+                    let mut worker = Worker::new(i, &cfg, out, board, seed).with_detect(wd);
                     while let Some(batch) = q.next_batch(None) {
                         for (e, data) in batch.iter() {
                             worker.process(e, data);

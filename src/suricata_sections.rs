@@ -13,6 +13,7 @@ pub fn translate_sections(
     ignored: &mut Vec<String>,
 ) -> Result<(), String> {
     outputs(tree, out, ignored);
+    engine(tree, out);
     flow(tree, out, ignored);
     decoder(tree, out);
     af_packet(tree, out, ignored);
@@ -85,6 +86,7 @@ fn outputs(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) {
 }
 
 fn eve(body: &Value, enabled: bool, out: &mut Value, ignored: &mut Vec<String>) {
+    eve_alert_options(body, out);
     let e = &mut out["output"]["eve"];
     e["enabled"] = Value::Bool(enabled);
     if let Some(f) = body.get("filename").and_then(string) {
@@ -120,6 +122,46 @@ fn eve(body: &Value, enabled: bool, out: &mut Value, ignored: &mut Vec<String>) 
             m.insert("key".into(), Value::String(s));
         }
         e["redis"] = Value::Object(m);
+    }
+}
+
+/// `types: - alert: {...}` options of an eve-log go to the engine's alert output settings.
+fn eve_alert_options(body: &Value, out: &mut Value) {
+    // `types:` is a list of names or one-key maps; the alert options go to the engine.
+    if let Some(Value::Array(types)) = body.get("types") {
+        for t in types {
+            let Some((name, opts)) = t.as_object().and_then(|m| m.iter().next()) else {
+                continue;
+            };
+            if name != "alert" {
+                continue;
+            }
+            let a = &mut out["detect"]["engine"]["alert"];
+            for key in [
+                "payload",
+                "payload-printable",
+                "packet",
+                "metadata",
+                "tagged-packets",
+            ] {
+                if let Some(v) = opts.get(key) {
+                    a[key] = Value::Bool(truthy(v));
+                }
+            }
+        }
+    }
+}
+
+/// Engine settings spread over Suricata's sections.
+fn engine(tree: &Value, out: &mut Value) {
+    if let Some(v) = get(tree, "stream.midstream") {
+        out["detect"]["engine"]["midstream"] = Value::Bool(truthy(v));
+    }
+    if let Some(n) = get(tree, "packet-alert-max").and_then(parse_size) {
+        out["detect"]["engine"]["packet-alert-max"] = json!(n);
+    }
+    if let Some(n) = get(tree, "detect.inspection-recursion-limit").and_then(parse_size) {
+        out["detect"]["engine"]["inspection-recursion-limit"] = json!(n);
     }
 }
 
@@ -320,6 +362,12 @@ outputs:
       filename: events.json
       buffer-size: 16kb
       threaded: true
+      types:
+        - alert:
+            payload: yes
+            tagged-packets: yes
+            metadata: no
+        - dns
   - stats:
       enabled: yes
       filename: stats.log
@@ -358,6 +406,8 @@ af-packet:
         assert_eq!(cfg.output.eve.buffer_size, 16 * 1024);
         assert_eq!(cfg.output.eve.layout, shrike_output::Layout::PerWorker);
         assert!(cfg.output.stats.enabled);
+        let a = &cfg.detect.engine.alert;
+        assert!(a.payload && a.tagged_packets && !a.metadata && !a.packet);
         assert_eq!(cfg.detect.flow.max_flows, 64 * 1024 * 1024 / 256);
         assert!(!cfg.detect.decoder.vxlan.enabled);
         assert!(!cfg.detect.decoder.vlan.use_for_tracking);

@@ -1,12 +1,19 @@
 //! A detect worker: owns its flow table (and the table's timer wheel), its EVE output and its
 //! counters. Nothing here is shared with other workers on the packet path.
 
+use std::fs::File;
+use std::io::Write;
 use std::net::IpAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use shrike_capture::Timestamp;
+use shrike_capture::{LinkType, Timestamp};
 use shrike_detect::decode::PacketMeta;
+use shrike_detect::engine::output::{
+    write_eve_alert, write_eve_tagged_packet, write_fast_alert, AlertContext, AlertFlowInfo,
+};
+use shrike_detect::engine::{DetectThread, Engine, FlowDetect, FlowInput, Packet};
 use shrike_detect::flow::{Direction, EndReason, Flow, FlowKey, FlowState, FlowTable};
 use shrike_output::eve::addr::Ipv6Style;
 use shrike_output::eve::flow::{
@@ -26,6 +33,68 @@ pub struct FlowData {
     icmp_reply: Option<(u8, u8)>,
     /// Any alert fired on this flow.
     alerted: bool,
+    /// The detection engine's per-flow state (TCP handshake, flowbits, IP-only flags).
+    detect: FlowDetect,
+}
+
+/// Bytes one flow costs in the worker's table (slab slot, index, timer), engine state
+/// included: must stay within 256.
+#[cfg(test)]
+pub fn flow_footprint() -> usize {
+    shrike_detect::flow::table::flow_footprint() + std::mem::size_of::<Flow<FlowData>>()
+        - std::mem::size_of::<Flow<()>>()
+}
+
+/// What a worker needs to run detection.
+pub struct WorkerDetect {
+    pub engine: Arc<Engine>,
+    /// fast.log, opened for appending (each buffer is one write).
+    pub fast: Option<File>,
+    /// Alerts so far, for the progress reporter (bumped once per batch).
+    pub alerts: Arc<AtomicU64>,
+}
+
+/// A worker's detection state.
+struct Detect {
+    engine: Arc<Engine>,
+    thread: DetectThread,
+    fast: Option<File>,
+    fast_buf: Vec<u8>,
+    alerts: Arc<AtomicU64>,
+    /// Alerts logged since the last progress bump.
+    pending: u64,
+}
+
+const FAST_FLUSH_BYTES: usize = 64 * 1024;
+
+impl Detect {
+    fn flush_fast(&mut self) {
+        if self.fast_buf.is_empty() {
+            return;
+        }
+        if let Some(f) = self.fast.as_mut() {
+            if let Err(e) = f.write_all(&self.fast_buf) {
+                eprintln!("shrike: warning: fast.log: {e}");
+                self.fast = None;
+            }
+        }
+        self.fast_buf.clear();
+    }
+}
+
+/// pcap LINKTYPE number of a link type (EVE `packet_info.linktype`).
+fn linktype_number(l: LinkType) -> u32 {
+    match l {
+        LinkType::Null => 0,
+        LinkType::Ethernet => 1,
+        LinkType::Raw => 12,
+        LinkType::Loop => 108,
+        LinkType::LinuxSll => 113,
+        LinkType::Ipv4 => 228,
+        LinkType::Ipv6 => 229,
+        LinkType::LinuxSll2 => 276,
+        LinkType::Other(v) => v,
+    }
 }
 
 /// Worker counters that are not owned by a detect component.
@@ -50,6 +119,7 @@ pub struct Worker {
     flush_every_ms: u64,
     next_flush_ms: u64,
     last_publish: Instant,
+    detect: Option<Detect>,
 }
 
 impl Worker {
@@ -73,7 +143,21 @@ impl Worker {
             flush_every_ms,
             next_flush_ms: 0,
             last_publish: Instant::now(),
+            detect: None,
         }
+    }
+
+    /// Run detection in this worker (`None`: decode and flows only).
+    pub fn with_detect(mut self, det: Option<WorkerDetect>) -> Worker {
+        self.detect = det.map(|d| Detect {
+            thread: d.engine.thread(),
+            engine: d.engine,
+            fast: d.fast,
+            fast_buf: Vec::with_capacity(FAST_FLUSH_BYTES),
+            alerts: d.alerts,
+            pending: 0,
+        });
+        self
     }
 
     /// Process one packet (decoded by the reader).
@@ -85,6 +169,29 @@ impl Worker {
         let m = &e.meta;
         if !m.is_ip() {
             self.counters.non_ip += 1;
+            // Decoder-event rules still see packets that did not decode to IP.
+            if !m.events.is_empty() {
+                if let Some(d) = self.detect.as_mut() {
+                    let pkt = Packet {
+                        meta: m,
+                        data,
+                        ts: e.ts,
+                    };
+                    let alerts = d.engine.inspect(&pkt, None, &mut d.thread);
+                    if !alerts.is_empty() {
+                        let ctx = AlertContext {
+                            pkt,
+                            pcap_cnt: e.seq,
+                            linktype: linktype_number(e.link),
+                            flow: None,
+                            app_proto: None,
+                            flow_vars: None,
+                            ipv6: self.ipv6,
+                        };
+                        log_alerts(d, &mut self.out, &ctx);
+                    }
+                }
+            }
             return;
         }
         let (key, dir) = FlowKey::from_meta(m);
@@ -111,6 +218,38 @@ impl Worker {
                     } else {
                         flow.data.icmp_reply.get_or_insert((t, c));
                     }
+                }
+            }
+            if let Some(d) = self.detect.as_mut() {
+                let to_server = flow.to_server(dir);
+                let pkt = Packet {
+                    meta: m,
+                    data,
+                    ts: e.ts,
+                };
+                let input = FlowInput {
+                    state: &mut flow.data.detect,
+                    to_server,
+                    pkts_toserver: flow.pkts[0],
+                    pkts_toclient: flow.pkts[1],
+                    tcp_established: None,
+                };
+                let alerted = !d
+                    .engine
+                    .inspect(&pkt, Some(input), &mut d.thread)
+                    .is_empty();
+                if alerted || d.thread.tagged() {
+                    flow.data.alerted |= alerted;
+                    let ctx = AlertContext {
+                        pkt,
+                        pcap_cnt: e.seq,
+                        linktype: linktype_number(e.link),
+                        flow: Some(alert_flow(flow, to_server)),
+                        app_proto: None,
+                        flow_vars: flow.data.detect.vars(),
+                        ipv6: self.ipv6,
+                    };
+                    log_alerts(d, &mut self.out, &ctx);
                 }
             }
         }
@@ -141,6 +280,14 @@ impl Worker {
             if now_ms >= self.next_flush_ms {
                 if self.next_flush_ms != 0 {
                     self.out.flush();
+                    if let Some(d) = self.detect.as_mut() {
+                        d.flush_fast();
+                        // Single runmode has no batches: report alerts here too.
+                        if d.pending > 0 {
+                            d.alerts.fetch_add(d.pending, Ordering::Relaxed);
+                            d.pending = 0;
+                        }
+                    }
                 }
                 self.next_flush_ms = now_ms + self.flush_every_ms;
             }
@@ -149,6 +296,12 @@ impl Worker {
 
     /// End of a batch: publish stats now and then (wall clock, never per packet).
     pub fn batch_done(&mut self) {
+        if let Some(d) = self.detect.as_mut() {
+            if d.pending > 0 {
+                d.alerts.fetch_add(d.pending, Ordering::Relaxed);
+                d.pending = 0;
+            }
+        }
         if self.last_publish.elapsed() >= Duration::from_millis(500) {
             self.publish();
         }
@@ -163,6 +316,9 @@ impl Worker {
         s.add("shrike.worker.flow_records", self.counters.flow_records);
         let o = self.out.stats();
         s.add("shrike.output.dropped", o.dropped_total());
+        if let Some(d) = &self.detect {
+            d.thread.stats.visit(&mut |k, v| s.add(k, v));
+        }
         self.board.publish(self.id, s, self.now.0);
     }
 
@@ -174,8 +330,62 @@ impl Worker {
             counters.flow_records += 1;
             write_flow(out, &f, r, now, ipv6);
         });
+        self.batch_done();
+        if let Some(d) = self.detect.as_mut() {
+            d.flush_fast();
+        }
         self.publish();
         let _ = self.out.close();
+    }
+}
+
+/// The flow part of an alert record.
+fn alert_flow(f: &Flow<FlowData>, to_server: bool) -> AlertFlowInfo {
+    let v6 = f.key.ip_version == 6;
+    let client_lo = f.client == Direction::LoToHi;
+    let (c, s, cp, sp) = if client_lo {
+        (&f.key.lo_addr, &f.key.hi_addr, f.key.lo_port, f.key.hi_port)
+    } else {
+        (&f.key.hi_addr, &f.key.lo_addr, f.key.hi_port, f.key.lo_port)
+    };
+    AlertFlowInfo {
+        flow_id: f.id,
+        to_server,
+        pkts_toserver: f.pkts[0],
+        pkts_toclient: f.pkts[1],
+        bytes_toserver: f.bytes[0],
+        bytes_toclient: f.bytes[1],
+        start_ns: f.first_ts.0,
+        client: ip_of(c, v6),
+        server: ip_of(s, v6),
+        ports: matches!(f.key.proto, 6 | 17 | 132).then_some((cp, sp)),
+    }
+}
+
+/// Write the logged alerts of the last inspected packet to EVE and fast.log, and the packet
+/// itself when a `tag` covers it.
+fn log_alerts(d: &mut Detect, out: &mut EveOutput, ctx: &AlertContext<'_>) {
+    if d.thread.tagged() && d.engine.config().alert.tagged_packets {
+        if let Some(mut rec) = out.record(EventKind::Other) {
+            write_eve_tagged_packet(&mut rec, ctx);
+            let _ = rec.commit();
+        }
+    }
+    for a in d.thread.alerts() {
+        if !a.log {
+            continue;
+        }
+        d.pending += 1;
+        if let Some(mut rec) = out.record(EventKind::Alert) {
+            write_eve_alert(&mut rec, &d.engine, a, ctx);
+            let _ = rec.commit();
+        }
+        if d.fast.is_some() {
+            write_fast_alert(&mut d.fast_buf, &d.engine, a, ctx);
+        }
+    }
+    if d.fast_buf.len() >= FAST_FLUSH_BYTES {
+        d.flush_fast();
     }
 }
 
@@ -267,4 +477,20 @@ fn write_flow(
     };
     write_flow_record(&mut rec, &r);
     let _ = rec.commit();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn worker_flow_fits_budget() {
+        let fp = flow_footprint();
+        eprintln!(
+            "worker flow footprint: {fp} bytes (FlowData {} bytes)",
+            std::mem::size_of::<FlowData>()
+        );
+        assert!(fp <= 256, "flow footprint {fp} bytes");
+        assert!(std::mem::size_of::<FlowData>() <= 32);
+    }
 }

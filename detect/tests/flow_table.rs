@@ -212,3 +212,33 @@ fn flow_footprint_within_budget() {
     assert!(fp <= 256, "{fp}");
     let _ = Direction::LoToHi;
 }
+
+#[test]
+fn worker_jobs_share_the_flow_wheel() {
+    let mut h = Harness::new(2);
+    // The worker's flush and stats jobs, due before the flows time out.
+    let ms = |s: u64| ts(s).as_millis();
+    h.t.schedule_aux(ms(1), 1);
+    h.t.schedule_aux(ms(8), 2);
+    h.feed(&eth_udp4(1, 100, b""), ts(0));
+    assert_eq!(
+        h.t.next_deadline_ms(),
+        Some(ms(1)),
+        "the earliest job is the next deadline"
+    );
+    h.expire(ts(1));
+    assert_eq!(h.t.take_aux().collect::<Vec<_>>(), vec![1]);
+    assert!(h.ended.is_empty());
+    // A full table evicting a flow skips the jobs and keeps them scheduled.
+    h.feed(&eth_udp4(2, 100, b""), ts(2));
+    h.feed(&eth_udp4(3, 100, b""), ts(3));
+    assert_eq!(h.ended.len(), 1);
+    assert_eq!(h.ended[0].1, EndReason::Forced);
+    h.expire(ts(8));
+    assert_eq!(h.t.take_aux().collect::<Vec<_>>(), vec![2]);
+    // Jobs never come back as flows, and flows time out as before.
+    h.expire(ts(1_000));
+    assert_eq!(h.t.take_aux().count(), 0);
+    assert!(h.ended[1..].iter().all(|(_, r)| *r == EndReason::Timeout));
+    assert!(h.t.is_empty());
+}

@@ -140,17 +140,28 @@ impl TimeoutsMs {
     }
 }
 
-/// Per-worker flow table holding engine state `V` per flow.
+/// What a timer of the worker's wheel stands for: a flow's idle timeout, or one of the
+/// worker's own periodic jobs (EVE flush, stats), identified by a tag the worker chooses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Timer {
+    Flow(FlowHandle),
+    Aux(u32),
+}
+
+/// Per-worker flow table holding engine state `V` per flow. Its timer wheel is the worker's
+/// only wheel: it drives the flow timeouts and, through [`Self::schedule_aux`], the worker's
+/// periodic jobs.
 pub struct FlowTable<V> {
     slab: Vec<Slot<V>>,
     free: Vec<u32>,
     index: HashTable<u32>,
-    wheel: TimerWheel<FlowHandle>,
+    wheel: TimerWheel<Timer>,
     max_flows: usize,
     timeouts: TimeoutsMs,
     worker: u8,
     next_id: u64,
     fired: Vec<FlowHandle>,
+    aux_fired: Vec<u32>,
     /// Counters (`stats.flow`).
     pub stats: FlowStats,
 }
@@ -177,6 +188,7 @@ impl<V> FlowTable<V> {
             worker,
             next_id: 0,
             fired: Vec::new(),
+            aux_fired: Vec::new(),
             stats: FlowStats::default(),
         }
     }
@@ -297,7 +309,7 @@ impl<V> FlowTable<V> {
                 .map_or(0, |f| f.hash)
         });
         let due = ts.as_millis() + self.timeouts.get(key.proto, FlowState::New);
-        let timer = self.wheel.schedule(due, h);
+        let timer = self.wheel.schedule(due, Timer::Flow(h));
         if let Some(f) = self.get_mut(h) {
             f.timer = Some(timer);
         }
@@ -397,12 +409,24 @@ impl<V> FlowTable<V> {
 
     /// Evicts the flow closest to timing out (re-arming a few stale timers on the way).
     fn evict_one(&mut self, evicted: &mut impl FnMut(Flow<V>, EndReason)) {
+        let mut aux: [(u64, u32); 4] = [(0, 0); 4];
+        let mut n_aux = 0;
         for attempt in 0..FORCED_TRIES {
             let Some((tid, deadline)) = self.wheel.peek_earliest() else {
                 break;
             };
             let h = match self.wheel.cancel(tid) {
-                Some(h) => h,
+                Some(Timer::Flow(h)) => h,
+                Some(Timer::Aux(tag)) => {
+                    // Not a flow: put it back once the search is over.
+                    if n_aux < aux.len() {
+                        aux[n_aux] = (deadline, tag);
+                        n_aux += 1;
+                    } else {
+                        self.wheel.schedule(deadline, Timer::Aux(tag));
+                    }
+                    continue;
+                }
                 None => break,
             };
             let Some(due) = self.get(h).map(|f| self.due_ms(f)) else {
@@ -410,7 +434,7 @@ impl<V> FlowTable<V> {
             };
             if due > deadline && attempt + 1 < FORCED_TRIES {
                 // Saw traffic since the timer was set: re-arm and look again.
-                let t = self.wheel.schedule(due, h);
+                let t = self.wheel.schedule(due, Timer::Flow(h));
                 if let Some(f) = self.get_mut(h) {
                     f.timer = Some(t);
                 }
@@ -422,16 +446,34 @@ impl<V> FlowTable<V> {
             if let Some(f) = self.remove(h) {
                 self.stats.get_used += 1;
                 evicted(f, EndReason::Forced);
-                return;
+                break;
             }
         }
+        for &(deadline, tag) in &aux[..n_aux] {
+            self.wheel.schedule(deadline, Timer::Aux(tag));
+        }
+    }
+
+    /// Schedules one of the worker's own jobs (`tag`) at `deadline_ms` on the flow wheel; it
+    /// comes back from [`Self::take_aux`] after the [`Self::expire`] call that reaches it.
+    pub fn schedule_aux(&mut self, deadline_ms: u64, tag: u32) {
+        self.wheel.schedule(deadline_ms, Timer::Aux(tag));
+    }
+
+    /// The tags of the worker jobs that fired in the last [`Self::expire`] calls (drained).
+    pub fn take_aux(&mut self) -> impl Iterator<Item = u32> + '_ {
+        self.aux_fired.drain(..)
     }
 
     /// Hands out every flow idle past its timeout at `now` (reason "timeout").
     pub fn expire(&mut self, now: Timestamp, out: &mut impl FnMut(Flow<V>, EndReason)) {
         let now_ms = now.as_millis();
         let mut fired = std::mem::take(&mut self.fired);
-        self.wheel.advance(now_ms, &mut |_, h| fired.push(h));
+        let aux = &mut self.aux_fired;
+        self.wheel.advance(now_ms, &mut |_, t| match t {
+            Timer::Flow(h) => fired.push(h),
+            Timer::Aux(tag) => aux.push(tag),
+        });
         for h in fired.drain(..) {
             self.stats.checked += 1;
             let Some(due) = self.get(h).map(|f| self.due_ms(f)) else {
@@ -447,7 +489,7 @@ impl<V> FlowTable<V> {
                 }
             } else {
                 self.stats.notimeout += 1;
-                let t = self.wheel.schedule(due, h);
+                let t = self.wheel.schedule(due, Timer::Flow(h));
                 if let Some(f) = self.get_mut(h) {
                     f.timer = Some(t);
                 }

@@ -15,6 +15,11 @@ const SLOTS: usize = 1 << SLOT_BITS;
 const SLOT_MASK: u64 = SLOTS as u64 - 1;
 /// Largest distance between "now" and a slot the wheel can address.
 const MAX_SPAN: u64 = 1 << (SLOT_BITS as usize * LEVELS);
+/// Largest slot allocation (in references) kept for reuse once the slot is processed. A
+/// larger one is freed: otherwise every slot a burst passed through would keep the burst's
+/// capacity for good, and the wheel's memory would follow the largest burst each of its
+/// 384 slots ever saw (up to `LEVELS * SLOTS * flows` references) instead of the live timers.
+const SLOT_RETAIN: usize = 256;
 
 /// Handle of a scheduled timer (slab index + generation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -95,6 +100,14 @@ impl<T> TimerWheel<T> {
     /// Whether no timer is scheduled.
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+
+    /// References the slots can hold without allocating (their total capacity): the wheel's
+    /// memory beyond its live timers.
+    pub fn slot_capacity(&self) -> usize {
+        self.slots.iter().map(Vec::capacity).sum::<usize>()
+            + self.pending.capacity()
+            + self.overflow.capacity()
     }
 
     /// The wheel's current time (the last `advance`'s `now`, or the start).
@@ -249,10 +262,10 @@ impl<T> TimerWheel<T> {
                     self.place(*r, d);
                 }
             }
-            // Give the (emptied) allocation back to the slot.
+            // Give the (emptied) allocation back to the slot, unless a burst made it large.
             let mut refs = refs;
             refs.clear();
-            if self.slots[level * SLOTS + slot].is_empty() {
+            if refs.capacity() <= SLOT_RETAIN && self.slots[level * SLOTS + slot].is_empty() {
                 self.slots[level * SLOTS + slot] = refs;
             }
             self.fire_batch(&mut batch, fire);

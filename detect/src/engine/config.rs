@@ -1,0 +1,96 @@
+//! Detection-engine settings (serde, kebab-case keys as in Suricata where they overlap).
+//!
+//! ```yaml
+//! engine:
+//!   packet-alert-max: 15              # Suricata `packet-alert-max`
+//!   inspection-recursion-limit: 3000  # Suricata `detect.inspection-recursion-limit`
+//!   midstream: no                     # Suricata `stream.midstream` (TCP sessions without SYN)
+//!   alert:                            # Suricata eve-log `types: - alert:` options
+//!     payload: no
+//!     payload-printable: no
+//!     packet: no
+//!     metadata: yes
+//!     tagged-packets: no
+//! ```
+
+use serde::{Deserialize, Serialize};
+
+/// What an EVE `alert` record carries besides the always-present fields.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+pub struct AlertOutputConfig {
+    /// `payload`: the packet payload, base64.
+    pub payload: bool,
+    /// `payload-printable`: the payload with non-printable bytes as `.`.
+    pub payload_printable: bool,
+    /// `packet`: the whole packet, base64, with `packet_info.linktype`.
+    pub packet: bool,
+    /// `metadata`: the rule's `metadata` keyword as an object of arrays (Suricata's default: on).
+    pub metadata: bool,
+    /// `tagged-packets`: log packets covered by a `tag` as EVE `packet` records.
+    pub tagged_packets: bool,
+}
+
+impl Default for AlertOutputConfig {
+    fn default() -> Self {
+        AlertOutputConfig {
+            payload: false,
+            payload_printable: false,
+            packet: false,
+            metadata: true,
+            tagged_packets: false,
+        }
+    }
+}
+
+/// Detection-engine settings.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+pub struct EngineConfig {
+    /// Alerts kept per packet (Suricata's `packet-alert-max`, default 15); more are counted in
+    /// `detect.alert_queue_overflow`.
+    pub packet_alert_max: usize,
+    /// Payload-inspection step limit per buffer (Suricata's
+    /// `detect.inspection-recursion-limit`, default 3000).
+    pub inspection_recursion_limit: u32,
+    /// Treat TCP sessions picked up without a SYN as established after their first packet
+    /// (Suricata's `stream.midstream`, default off).
+    pub midstream: bool,
+    /// Port groups kept apart per protocol and direction before the rest are merged (the
+    /// role of Suricata's `detect.profile` group limits).
+    pub max_port_groups: usize,
+    /// EVE alert record options.
+    pub alert: AlertOutputConfig,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        EngineConfig {
+            packet_alert_max: 15,
+            inspection_recursion_limit: crate::rules::matcher::DEFAULT_STEP_LIMIT,
+            midstream: false,
+            max_port_groups: 64,
+            alert: AlertOutputConfig::default(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_and_keys() {
+        let c: EngineConfig = serde_json::from_str("{}").unwrap();
+        assert_eq!(c, EngineConfig::default());
+        assert_eq!(c.packet_alert_max, 15);
+        assert!(c.alert.metadata);
+        let c: EngineConfig = serde_json::from_str(
+            r#"{"midstream":true,"packet-alert-max":3,"alert":{"payload":true,"payload-printable":true,"packet":true,"metadata":false}}"#,
+        )
+        .unwrap();
+        assert!(c.midstream && c.alert.payload && c.alert.payload_printable && c.alert.packet);
+        assert!(!c.alert.metadata);
+        assert!(serde_json::from_str::<EngineConfig>(r#"{"bogus":1}"#).is_err());
+    }
+}

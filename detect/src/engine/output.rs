@@ -1,0 +1,333 @@
+//! Writing alerts: EVE `alert` records (through `shrike_output::eve::alert`) and fast.log
+//! lines, in Suricata 7's formats.
+
+use std::io::Write;
+use std::net::IpAddr;
+
+use shrike_output::eve::addr::{proto_has_ports, Ipv6Style};
+use shrike_output::eve::alert::{write_alert_record, AlertFlow, AlertRecord};
+use shrike_output::eve::header::{write_eve_header, EveHeader};
+use shrike_output::eve::time::write_fast;
+use shrike_output::fast::{write_fast_line, FastAlert};
+use shrike_output::JsonWriter;
+
+use super::{Alert, Engine, FlowVars, Packet};
+
+/// The flow of an alerted packet, as the worker's flow table has it.
+#[derive(Debug, Clone, Copy)]
+pub struct AlertFlowInfo {
+    /// EVE `flow_id`.
+    pub flow_id: u64,
+    /// The packet travels to the server.
+    pub to_server: bool,
+    /// Counters so far, this packet included.
+    pub pkts_toserver: u64,
+    /// Counters so far, this packet included.
+    pub pkts_toclient: u64,
+    /// Counters so far, this packet included.
+    pub bytes_toserver: u64,
+    /// Counters so far, this packet included.
+    pub bytes_toclient: u64,
+    /// First packet time.
+    pub start_ns: u64,
+    /// Client address.
+    pub client: IpAddr,
+    /// Server address.
+    pub server: IpAddr,
+    /// Client and server ports (TCP/UDP/SCTP).
+    pub ports: Option<(u16, u16)>,
+}
+
+/// Everything besides the engine and the alert that an alert record needs.
+#[derive(Debug, Clone, Copy)]
+pub struct AlertContext<'a> {
+    /// The packet.
+    pub pkt: Packet<'a>,
+    /// Packet number in the input (EVE `pcap_cnt`).
+    pub pcap_cnt: u64,
+    /// pcap link type of the packet (`packet_info.linktype`).
+    pub linktype: u32,
+    /// The packet's flow, if any.
+    pub flow: Option<AlertFlowInfo>,
+    /// Detected application protocol of the flow (EVE `app_proto`).
+    pub app_proto: Option<&'a str>,
+    /// The flow's variables (flowbits, flowints), logged as the top-level `metadata` object
+    /// when the alert `metadata` option is on.
+    pub flow_vars: Option<&'a FlowVars>,
+    /// IPv6 text form.
+    pub ipv6: Ipv6Style,
+}
+
+impl AlertContext<'_> {
+    fn addrs(&self) -> (Option<IpAddr>, Option<IpAddr>) {
+        (self.pkt.meta.src_addr(), self.pkt.meta.dst_addr())
+    }
+
+    fn proto(&self) -> Option<u8> {
+        self.pkt.meta.is_ip().then_some(self.pkt.meta.proto)
+    }
+
+    fn l4(&self) -> bool {
+        self.pkt.meta.kind == crate::decode::PacketKind::L4
+    }
+}
+
+fn header<'a>(ctx: &'a AlertContext<'a>, event_type: &'a str) -> EveHeader<'a> {
+    let m = ctx.pkt.meta;
+    let (src, dst) = ctx.addrs();
+    let proto = ctx.proto();
+    let ports = match proto {
+        Some(p) if proto_has_ports(p) && ctx.l4() => Some((m.sport, m.dport)),
+        _ => None,
+    };
+    let icmp = match (m.icmp_type(), m.icmp_code()) {
+        (Some(t), Some(c)) => Some((t, c)),
+        _ => None,
+    };
+    EveHeader {
+        timestamp_ns: ctx.pkt.ts.0,
+        flow_id: ctx.flow.map_or(0, |f| f.flow_id),
+        parent_id: 0,
+        in_iface: None,
+        pcap_cnt: ctx.pcap_cnt,
+        event_type,
+        vlan: m.vlan_ids(),
+        src_ip: src,
+        dest_ip: dst,
+        ports,
+        proto,
+        ip_v: None,
+        icmp,
+        pkt_src: Some("wire/pcap"),
+        ipv6: ctx.ipv6,
+    }
+}
+
+/// Write one EVE `packet` record for a tagged packet (Suricata's `tagged-packets`).
+pub fn write_eve_tagged_packet(w: &mut JsonWriter, ctx: &AlertContext<'_>) {
+    write_eve_header(w, &header(ctx, "packet"));
+    w.set_base64("packet", ctx.pkt.data);
+    w.open_object("packet_info")
+        .set_u64("linktype", ctx.linktype.into())
+        .close();
+    w.close();
+}
+
+/// Write one EVE `alert` record (a complete JSON object, no newline).
+pub fn write_eve_alert(w: &mut JsonWriter, engine: &Engine, a: &Alert, ctx: &AlertContext<'_>) {
+    let Some(s) = engine.sig_info(a.sig) else {
+        return;
+    };
+    let header = header(ctx, "alert");
+    let cfg = &engine.config().alert;
+    let payload = ctx.pkt.meta.payload(ctx.pkt.data);
+    let want_payload = (cfg.payload || cfg.payload_printable) && !payload.is_empty();
+    let rec = AlertRecord {
+        header,
+        action: "allowed",
+        gid: s.gid,
+        signature_id: s.sid,
+        rev: s.rev,
+        signature: s.msg.as_bytes(),
+        category: s.class_msg.as_deref(),
+        severity: s.priority,
+        metadata_json: if cfg.metadata {
+            s.metadata_json.as_deref()
+        } else {
+            None
+        },
+        app_proto: ctx.app_proto,
+        direction: ctx.flow.map(|f| {
+            if f.to_server {
+                "to_server"
+            } else {
+                "to_client"
+            }
+        }),
+        flow: ctx.flow.map(|f| AlertFlow {
+            pkts_toserver: f.pkts_toserver,
+            pkts_toclient: f.pkts_toclient,
+            bytes_toserver: f.bytes_toserver,
+            bytes_toclient: f.bytes_toclient,
+            start_ns: f.start_ns,
+            src_ip: f.client,
+            dest_ip: f.server,
+            ports: f.ports,
+        }),
+        payload: want_payload.then_some(payload),
+        payload_printable: want_payload && cfg.payload_printable,
+        stream: want_payload.then_some(0),
+        packet: cfg.packet.then_some(ctx.pkt.data),
+        linktype: cfg.packet.then_some(ctx.linktype),
+    };
+    let target = s.target.map(|t| (t, ctx));
+    let vars = if cfg.metadata {
+        vars_json(engine, ctx)
+    } else {
+        None
+    };
+    if target.is_none() && vars.is_none() {
+        write_alert_record(w, &rec);
+        return;
+    }
+    // `AlertRecord` has no place for the top-level `metadata` (flow variables) or for
+    // `alert.source`/`alert.target`: write the record aside and splice them in where
+    // Suricata puts them (before `"alert"`, and after `"severity"`).
+    let mut tmp = JsonWriter::with_capacity(1024);
+    write_alert_record(&mut tmp, &rec);
+    let mut bytes = tmp.into_inner();
+    if let Some((t, ctx)) = target {
+        if let Some(st) = source_target_json(t, ctx, ctx.ipv6) {
+            if let Some(at) = find(&bytes, b"\"severity\":") {
+                let end = bytes[at + 11..]
+                    .iter()
+                    .position(|b| !b.is_ascii_digit())
+                    .map_or(bytes.len(), |e| at + 11 + e);
+                bytes.splice(end..end, st);
+            }
+        }
+    }
+    if let Some(v) = vars {
+        if let Some(at) = find(&bytes, b",\"alert\":{") {
+            let mut ins = b",\"metadata\":".to_vec();
+            ins.extend_from_slice(&v);
+            bytes.splice(at..at, ins);
+        }
+    }
+    w.raw(&bytes);
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+/// `"metadata":{"flowbits":[...],"flowints":{...}}` for a flow with variables.
+fn vars_json(engine: &Engine, ctx: &AlertContext<'_>) -> Option<Vec<u8>> {
+    let v = ctx.flow_vars?;
+    let bits: Vec<&str> = v
+        .set_bits()
+        .filter_map(|id| engine.flowbit_name(id))
+        .collect();
+    let ints: Vec<(&str, u32)> = v
+        .ints()
+        .iter()
+        .filter_map(|&(id, val)| engine.flowint_name(id).map(|n| (n, val)))
+        .collect();
+    if bits.is_empty() && ints.is_empty() {
+        return None;
+    }
+    let mut w = JsonWriter::with_capacity(128);
+    w.start_object();
+    if !bits.is_empty() {
+        w.open_array("flowbits");
+        for b in bits {
+            w.str(b);
+        }
+        w.close();
+    }
+    if !ints.is_empty() {
+        w.open_object("flowints");
+        for (n, val) in ints {
+            w.set_u64(n, val.into());
+        }
+        w.close();
+    }
+    w.close();
+    Some(w.into_inner())
+}
+
+/// `,"source":{...},"target":{...}` for a rule with `target:` (Suricata's
+/// `AlertJsonSourceTarget`): the target is the rule's `dest_ip` or `src_ip` side.
+fn source_target_json(
+    t: crate::rules::parse::Target,
+    ctx: &AlertContext<'_>,
+    style: Ipv6Style,
+) -> Option<Vec<u8>> {
+    use crate::rules::parse::Target;
+    let m = ctx.pkt.meta;
+    let (src, dst) = (m.src_addr()?, m.dst_addr()?);
+    let ports = ctx.l4() && proto_has_ports(m.proto);
+    let (sp, dp) = (m.sport, m.dport);
+    let ((tip, tport), (sip, sport)) = match t {
+        Target::DestIp => ((dst, dp), (src, sp)),
+        Target::SrcIp => ((src, sp), (dst, dp)),
+    };
+    let mut w = JsonWriter::with_capacity(128);
+    w.start_object();
+    w.open_object("source");
+    shrike_output::eve::header::set_ip(&mut w, "ip", sip, style);
+    if ports {
+        w.set_u64("port", sport.into());
+    }
+    w.close();
+    w.open_object("target");
+    shrike_output::eve::header::set_ip(&mut w, "ip", tip, style);
+    if ports {
+        w.set_u64("port", tport.into());
+    }
+    w.close();
+    w.close();
+    let mut v = w.into_inner();
+    // `{"source":…,"target":…}` → `,"source":…,"target":…`
+    v.pop();
+    if let Some(first) = v.first_mut() {
+        *first = b',';
+    }
+    Some(v)
+}
+
+/// Append one fast.log line for an alert.
+pub fn write_fast_alert(out: &mut Vec<u8>, engine: &Engine, a: &Alert, ctx: &AlertContext<'_>) {
+    let Some(s) = engine.sig_info(a.sig) else {
+        return;
+    };
+    let m = ctx.pkt.meta;
+    match ctx.addrs() {
+        (Some(src), Some(dst)) => {
+            let proto = m.proto;
+            let (sp, dp) = if ctx.l4() && proto_has_ports(proto) {
+                (m.sport, m.dport)
+            } else if let (Some(t), Some(c)) = (m.icmp_type(), m.icmp_code()) {
+                (u16::from(t), u16::from(c))
+            } else {
+                (0, 0)
+            };
+            write_fast_line(
+                out,
+                &FastAlert {
+                    timestamp_ns: ctx.pkt.ts.0,
+                    action: "",
+                    gid: s.gid,
+                    sid: s.sid,
+                    rev: s.rev,
+                    msg: s.msg.as_bytes(),
+                    class_msg: s.class_msg.as_deref(),
+                    priority: s.priority,
+                    proto,
+                    src_ip: src,
+                    src_port: sp,
+                    dest_ip: dst,
+                    dest_port: dp,
+                    ipv6: ctx.ipv6,
+                },
+            );
+        }
+        _ => {
+            // Suricata's decoder-event line: no addresses, the first 32 raw bytes.
+            write_fast(out, ctx.pkt.ts.0);
+            let _ = write!(out, "  [**] [{}:{}:{}] ", s.gid, s.sid, s.rev);
+            out.extend_from_slice(s.msg.as_bytes());
+            out.extend_from_slice(b" [**] [Classification: ");
+            out.extend_from_slice(s.class_msg.as_deref().unwrap_or("(null)").as_bytes());
+            let _ = write!(out, "] [Priority: {}] [**] [Raw pkt: ", s.priority);
+            for b in ctx.pkt.data.iter().take(32) {
+                let _ = write!(out, "{b:02X} ");
+            }
+            if ctx.pcap_cnt != 0 {
+                let _ = writeln!(out, "] [pcap file packet: {}]", ctx.pcap_cnt);
+            } else {
+                out.extend_from_slice(b"]\n");
+            }
+        }
+    }
+}
