@@ -415,7 +415,7 @@ search() {
     "$(awk -v b="${bytes_of[$input]}" -v p="${pkts_of[$input]}" 'BEGIN{ printf "%.1f", b / p }')" \
     "$rules_loaded" "$startup" >> "$records"
   if [[ $engine == shrike && -n $rules && $rule_lines -gt 0 && $rules_loaded == null ]]; then
-    warnings+=("shrike reported no detect.rules_loaded for $input: this build may not load rules")
+    warnings+=("shrike reported no loaded rules for $input: this build may not load rules")
   fi
 }
 

@@ -255,6 +255,11 @@ def cmd_counters(args):
                 inspected = int(m[-1])
                 source = "shrike-summary"
     rules = rules_loaded(st)
+    if rules is None and engine == "shrike":
+        # "shrike: rules: 1 file(s), 24825 rule(s): 3544 loaded, 0 failed to load, ..."
+        m = re.findall(r"^shrike: rules: .*?(\d+) loaded, (\d+) failed", text, re.M)
+        if m:
+            rules = int(m[-1][0])
     if rules is None and engine == "suricata":
         m = re.findall(r"(\d+) signatures processed", text)
         if m:
@@ -284,8 +289,9 @@ def ratio_cell(s, r, rules_given=False):
     if s is None or r is None:
         return "n/a", "an engine has no result"
     if rules_given and s.get("rules_loaded") is None:
-        return "n/a", ("shrike reported no loaded rules (no detect.rules_loaded in its stats) "
-                       "while Suricata loaded %s: not the same work, so no ratio"
+        return "n/a", ("shrike reported no loaded rules (neither detect.rules_loaded in its "
+                       "stats nor a rules line at start-up) while Suricata loaded %s: not the "
+                       "same work, so no ratio"
                        % (r.get("rules_loaded"),))
     if rules_given and r.get("rules_loaded") != s.get("rules_loaded"):
         cell, note = ratio_cell(s, r, False)
