@@ -24,8 +24,11 @@
 #   --loss PCT           loss tolerated as "loss-free", in percent (default 0)
 #   --precision F        stop when the search interval is below F of its upper end (0.05)
 #   --max-trials N       trials per input and engine, the top-speed one included (default 8)
-#   --generator G        trafgen (netsniff-ng, faster), tcpreplay, or auto (default: trafgen
-#                        when installed)
+#   --generator G        pace (scripts/bench/live/pace.c, built with cc: sendmmsg batches on
+#                        an absolute timeline, exact and smooth), trafgen (netsniff-ng: fast at
+#                        top speed; paced through a tc tbf shaper, weaker under CPU contention),
+#                        tcpreplay (its own --pps pacing), or auto (default: the first of pace,
+#                        trafgen, tcpreplay that is available)
 #   --shrike PATH        default target/dist/shrike, else target/release/shrike, else PATH
 #   --suricata PATH      default `suricata` in PATH
 #   --suricata-yaml F    default /etc/suricata/suricata.yaml
@@ -34,7 +37,8 @@
 #   --start-timeout S    seconds an engine may take to start (default 180)
 #   --out DIR            where live.md, live.json and trials.jsonl go (default bench-out/live)
 #   --keep               keep the scratch directory (engine logs of the last trial)
-# Needs root, iproute2, python3, trafgen or tcpreplay, and Suricata 7 for the comparison.
+# Needs root, iproute2, python3, a C compiler (for pace) or trafgen or tcpreplay, and Suricata 7
+# for the comparison.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -107,13 +111,21 @@ IFS=, read -r -a input_list <<< "$inputs"
 [[ ${#input_list[@]} -gt 0 ]] || { echo "live.sh: --inputs is empty" >&2; exit 2; }
 if [[ -n $rules && ! -r $rules ]]; then echo "live.sh: cannot read rules $rules" >&2; exit 2; fi
 case $generator in
-  auto) if command -v trafgen >/dev/null; then generator=trafgen; else generator=tcpreplay; fi ;;
-  trafgen|tcpreplay) ;;
-  *) echo "live.sh: --generator must be trafgen, tcpreplay or auto" >&2; exit 2 ;;
+  auto|pace|trafgen|tcpreplay) ;;
+  *) echo "live.sh: --generator must be pace, trafgen, tcpreplay or auto" >&2; exit 2 ;;
 esac
 
 [[ $(id -u) == 0 ]] || { echo "live.sh: needs root (network namespaces, AF_PACKET)" >&2; exit 1; }
-for tool in ip tc python3 awk "$generator"; do
+if [[ $generator == auto ]]; then
+  if command -v cc >/dev/null; then generator=pace
+  elif command -v trafgen >/dev/null; then generator=trafgen
+  else generator=tcpreplay; fi
+fi
+gen_tool=$generator
+[[ $generator == pace ]] && gen_tool=cc
+tools=(ip python3 awk "$gen_tool")
+[[ $generator == trafgen ]] && tools+=(tc)
+for tool in "${tools[@]}"; do
   command -v "$tool" >/dev/null || { echo "live.sh: $tool is required" >&2; exit 1; }
 done
 for e in "${engine_list[@]}"; do
@@ -154,6 +166,9 @@ trap 'exit 130' INT TERM
 die() { echo "live.sh: $*" >&2; exit 1; }
 
 mkdir -p "$out"
+if [[ $generator == pace ]]; then
+  cc -O2 -Wall -o "$tmp/pace" "$here/live/pace.c" || die "cannot build $here/live/pace.c"
+fi
 records=$out/trials.jsonl
 : > "$records"
 
@@ -183,6 +198,9 @@ for input in "${input_list[@]}"; do
   if [[ $generator == trafgen ]]; then
     cfg_of[$input]=$tmp/$(basename "$input" .pcap).cfg
     python3 "$helper" trafgen-cfg --unique "$pcap" "${cfg_of[$input]}" > /dev/null
+  elif [[ $generator == pace ]]; then
+    cfg_of[$input]=$tmp/$(basename "$input" .pcap).bin
+    python3 "$helper" frames --unique "$pcap" "${cfg_of[$input]}" > /dev/null
   fi
 done
 rules_file=$rules
@@ -263,38 +281,44 @@ stop_engine() {
 
 # --- generator ------------------------------------------------------------------------------------
 # generate INPUT RATE COUNT (RATE 0 = top speed): sets g_sent (frames the generator sent, less
-# any the shaper dropped), g_pps (the achieved rate) and g_qdrops.
-# Paced trials do not use the generators' own pacing: trafgen's --rate sends a second's worth of
-# frames in one burst at top speed and then sleeps, which measures ring depth, not throughput.
-# Instead a token bucket (tc tbf) on v1 paces the generator, which runs flat out into it
-# (trafgen --qdisc-path --gap 0; tcpreplay --topspeed) and is held back by the socket's send
-# buffer (blocking sendto(), so no frame is dropped before the wire).
-# The bucket counts bytes: rate = RATE x the input's mean frame size, burst = 64 mean frames
-# (at least two of the largest), so the pps is exact over a pass and smooth within one.
+# any a shaper dropped), g_pps (the achieved rate) and g_qdrops.
+# Pacing matters: trafgen's own --rate sends a second's worth of frames at top speed and then
+# sleeps, which measures ring depth rather than throughput, so it is not used. pace sends
+# batches of about 200 us worth of frames on an absolute timeline; tcpreplay paces with --pps
+# in bursts of the same size (--pps-multi); trafgen runs flat out into a token bucket (tc tbf)
+# on v1 through the qdisc path (--qdisc-path --gap 0: blocking sendto(), so nothing is dropped
+# before the wire; the bucket counts bytes: RATE x the mean frame size, burst 64 mean frames).
 generate() {
   local input=$1 rate=$2 count=$3 log=$tmp/gen.out shaped=0
+  local burst=$(( rate / 5000 ))
+  (( burst >= 1 )) || burst=1
+  (( burst <= 256 )) || burst=256
   g_qdrops=0
-  if [[ $rate != 0 ]]; then
-    local bits burst
-    bits=$(awk -v r="$rate" -v b="${bytes_of[$input]}" -v p="${pkts_of[$input]}" 'BEGIN{ printf "%d", r * b / p * 8 }')
-    burst=$(awk -v b="${bytes_of[$input]}" -v p="${pkts_of[$input]}" -v m="${maxlen_of[$input]}" \
-      'BEGIN{ x = int(64 * b / p); if (x < 2 * m) x = 2 * m; print x }')
-    nsx tc qdisc replace dev v1 root tbf rate "${bits}bit" burst "$burst" limit 268435456
-    shaped=1
-  fi
-  if [[ $generator == trafgen ]]; then
-    local args=(--dev v1 --conf "${cfg_of[$input]}" --num "$count" --cpus 1 --no-sock-mem --notouch-irq)
-    # Through the shaper: the qdisc path, and sendto() (-t 0) rather than the TX ring, whose
-    # non-blocking flush aborts with EAGAIN when the send buffer is full.
-    (( shaped )) && args+=(--qdisc-path --gap 0)
-    ip netns exec "$ns" trafgen "${args[@]}" > "$log" 2>&1 &
-  else
-    local pkts=${pkts_of[$input]} loops
-    loops=$(( (count + pkts - 1) / pkts ))
-    local args=(--intf1=v1 --topspeed --limit="$count" --loop="$loops")
-    (( loops > 1 && ${unique_of[$input]} > 0 )) && args+=(--unique-ip)
-    ip netns exec "$ns" tcpreplay "${args[@]}" "${pcap_of[$input]}" > "$log" 2>&1 &
-  fi
+  case $generator in
+    pace)
+      local args=(v1 "${cfg_of[$input]}" "$count")
+      [[ $rate == 0 ]] || args+=("$rate")
+      ip netns exec "$ns" "$tmp/pace" "${args[@]}" > "$log" 2>&1 & ;;
+    trafgen)
+      local args=(--dev v1 --conf "${cfg_of[$input]}" --num "$count" --cpus 1 --no-sock-mem --notouch-irq)
+      if [[ $rate != 0 ]]; then
+        local bits tb
+        bits=$(awk -v r="$rate" -v b="${bytes_of[$input]}" -v p="${pkts_of[$input]}" 'BEGIN{ printf "%d", r * b / p * 8 }')
+        tb=$(awk -v b="${bytes_of[$input]}" -v p="${pkts_of[$input]}" -v m="${maxlen_of[$input]}" \
+          'BEGIN{ x = int(64 * b / p); if (x < 2 * m) x = 2 * m; print x }')
+        nsx tc qdisc replace dev v1 root tbf rate "${bits}bit" burst "$tb" limit 268435456
+        shaped=1
+        args+=(--qdisc-path --gap 0)
+      fi
+      ip netns exec "$ns" trafgen "${args[@]}" > "$log" 2>&1 & ;;
+    tcpreplay)
+      local pkts=${pkts_of[$input]} loops
+      loops=$(( (count + pkts - 1) / pkts ))
+      local args=(--intf1=v1 --limit="$count" --loop="$loops")
+      (( loops > 1 && ${unique_of[$input]} > 0 )) && args+=(--unique-ip)
+      if [[ $rate == 0 ]]; then args+=(--topspeed); else args+=(--pps="$rate" --pps-multi="$burst"); fi
+      ip netns exec "$ns" tcpreplay "${args[@]}" "${pcap_of[$input]}" > "$log" 2>&1 & ;;
+  esac
   gen_pid=$!
   local rc=0
   wait "$gen_pid" || rc=$?
@@ -305,14 +329,18 @@ generate() {
   fi
   [[ $rc == 0 ]] || { cat "$log" >&2; die "$generator failed ($rc)"; }
   local secs
-  if [[ $generator == trafgen ]]; then
-    g_sent=$(sed -n 's/^[[:space:]]*\([0-9]*\) packets outgoing.*/\1/p' "$log" | head -1)
-    secs=$(sed -n 's/^[[:space:]]*\([0-9]*\) sec, \([0-9]*\) usec on CPU.*/\1 \2/p' "$log" | head -1 |
-           awk '{ printf "%.6f", $1 + $2 / 1e6 }')
-  else
-    g_sent=$(sed -n 's/.*Actual: \([0-9]*\) packets.* in \([0-9.]*\) seconds.*/\1/p' "$log" | head -1)
-    secs=$(sed -n 's/.*Actual: \([0-9]*\) packets.* in \([0-9.]*\) seconds.*/\2/p' "$log" | head -1)
-  fi
+  case $generator in
+    pace)
+      g_sent=$(sed -n 's/^sent \([0-9]*\) packets in \([0-9.]*\) seconds.*/\1/p' "$log" | head -1)
+      secs=$(sed -n 's/^sent \([0-9]*\) packets in \([0-9.]*\) seconds.*/\2/p' "$log" | head -1) ;;
+    trafgen)
+      g_sent=$(sed -n 's/^[[:space:]]*\([0-9]*\) packets outgoing.*/\1/p' "$log" | head -1)
+      secs=$(sed -n 's/^[[:space:]]*\([0-9]*\) sec, \([0-9]*\) usec on CPU.*/\1 \2/p' "$log" | head -1 |
+             awk '{ printf "%.6f", $1 + $2 / 1e6 }') ;;
+    tcpreplay)
+      g_sent=$(sed -n 's/.*Actual: \([0-9]*\) packets.* in \([0-9.]*\) seconds.*/\1/p' "$log" | head -1)
+      secs=$(sed -n 's/.*Actual: \([0-9]*\) packets.* in \([0-9.]*\) seconds.*/\2/p' "$log" | head -1) ;;
+  esac
   [[ -n $g_sent && -n $secs ]] || { cat "$log" >&2; die "cannot read $generator's counts"; }
   g_qdrops=${g_qdrops:-0}
   g_sent=$(( g_sent - g_qdrops ))

@@ -7,6 +7,7 @@
                                                 the capture's frames in order; --unique gives
                                                 10/8 and fd00::/8 hosts new addresses on each
                                                 pass (see unique_plan)
+    livebench.py frames [--unique] PCAP OUT.bin the same for pace.c (scripts/bench/live/pace.c)
     livebench.py counters ENGINE LOGDIR STDOUT  -> the engine's final counters, one line of
                                                 key=value (see `counters`)
     livebench.py report RECORDS.jsonl MD JSON   prints the result table, writes markdown + JSON
@@ -110,39 +111,90 @@ def unique_plan(frames):
     return len(v4) + len(v6)
 
 
+def rewrite_spec(fr):
+    """Where the per-pass counter goes in one frame: (counter offsets, the offsets of the
+    16-bit checksum words holding them, IPv4 header checksum offset or None, TCP/UDP checksum
+    offset or None, whether that is UDP's, the IP header offset). No counters: ([], ...)."""
+    ip, et = l3_offset(fr)
+    cnt, ipc, l4c, udp = [], None, None, False
+    if et == 0x0800 and ip is not None and len(fr) >= ip + 20:
+        ihl = (fr[ip] & 0x0F) * 4
+        cnt = [a + 1 for a in (ip + 12, ip + 16) if fr[a] == UNIQUE_V4]
+        if cnt and ihl >= 20 and len(fr) >= ip + ihl:
+            ipc = ip + 10
+            frag = ((fr[ip + 6] & 0x3F) << 8) | fr[ip + 7]
+            l4, proto = ip + ihl, fr[ip + 9]
+            if frag == 0 and proto == 6 and len(fr) >= l4 + 20:
+                l4c = l4 + 16
+            elif frag == 0 and proto == 17 and len(fr) >= l4 + 8 and fr[l4 + 6:l4 + 8] != b"\0\0":
+                l4c, udp = l4 + 6, True
+    elif et == 0x86DD and ip is not None and len(fr) >= ip + 40:
+        cnt = [a + 1 for a in (ip + 8, ip + 24) if fr[a] == UNIQUE_V6]
+        l4, nh = ip + 40, fr[ip + 6]
+        if cnt and nh == 6 and len(fr) >= l4 + 20:
+            l4c = l4 + 16
+        elif cnt and nh == 17 and len(fr) >= l4 + 8:
+            l4c, udp = l4 + 6, True
+    words = [ip + ((c - ip) & ~1) for c in cnt]
+    return cnt, words, ipc, l4c, udp, ip
+
+
 def frame_elements(fr, unique):
     """trafgen elements for one frame: literal bytes, and with `unique` the counters and the
     checksums (IPv4 header, TCP/UDP over IPv4 and IPv6) recomputed over them."""
     el = ["0x%02x" % c for c in fr]
     if not unique:
         return el, False
-    ip, et = l3_offset(fr)
-    touched = False
-    if et == 0x0800 and ip is not None and len(fr) >= ip + 20:
+    cnt, _, ipc, l4c, udp, ip = rewrite_spec(fr)
+    if not cnt:
+        return el, False
+    v6 = ipc is None
+    for c in cnt:
+        el[c] = "dinc(0, 255, 1)"
+    if ipc is not None:
         ihl = (fr[ip] & 0x0F) * 4
-        for a in (ip + 12, ip + 16):
-            if fr[a] == UNIQUE_V4:
-                el[a + 1] = "dinc(0, 255, 1)"
-                touched = True
-        if touched and ihl >= 20 and len(fr) >= ip + ihl:
-            el[ip + 10], el[ip + 11] = "csumip(%d, %d)" % (ip, ip + ihl - 1), None
-            frag = ((fr[ip + 6] & 0x3F) << 8) | fr[ip + 7]
-            l4, proto = ip + ihl, fr[ip + 9]
-            if frag == 0 and proto == 6 and len(fr) >= l4 + 20:
-                el[l4 + 16], el[l4 + 17] = "csumtcp(%d, %d)" % (ip, l4), None
-            elif frag == 0 and proto == 17 and len(fr) >= l4 + 8 and fr[l4 + 6:l4 + 8] != b"\0\0":
-                el[l4 + 6], el[l4 + 7] = "csumudp(%d, %d)" % (ip, l4), None
-    elif et == 0x86DD and ip is not None and len(fr) >= ip + 40:
-        for a in (ip + 8, ip + 24):
-            if fr[a] == UNIQUE_V6:
-                el[a + 1] = "dinc(0, 255, 1)"
-                touched = True
-        l4, nh = ip + 40, fr[ip + 6]
-        if touched and nh == 6 and len(fr) >= l4 + 20:
-            el[l4 + 16], el[l4 + 17] = "csumtcp6(%d, %d)" % (ip, l4), None
-        elif touched and nh == 17 and len(fr) >= l4 + 8:
-            el[l4 + 6], el[l4 + 7] = "csumudp6(%d, %d)" % (ip, l4), None
-    return [e for e in el if e is not None], touched
+        el[ipc], el[ipc + 1] = "csumip(%d, %d)" % (ip, ip + ihl - 1), None
+    if l4c is not None:
+        l4 = l4c - (6 if udp else 16)
+        fn = ("csumudp" if udp else "csumtcp") + ("6" if v6 else "")
+        el[l4c], el[l4c + 1] = "%s(%d, %d)" % (fn, ip, l4), None
+    return [e for e in el if e is not None], True
+
+
+def cmd_frames(args):
+    """frames [--unique] PCAP OUT: the binary frames file of pace.c; prints "unique=N/M".
+
+    Layout: b"SHRKPACE", u32 count, then per frame: u16 length, u8 counters, u8 is-UDP,
+    u16 counter offsets[4], u16 checksum-word offsets[4], u16 IPv4 checksum offset, u16
+    TCP/UDP checksum offset (0xFFFF: none), the frame bytes. Little-endian."""
+    unique = args[0] == "--unique"
+    if unique:
+        args = args[1:]
+    src, out = args
+    frames = list(pcap_frames(src))
+    if not frames:
+        print(f"livebench.py: {src} has no frames", file=sys.stderr)
+        return 1
+    if unique and unique_plan(frames) is None:
+        print(f"livebench.py: {src}: rewriting the second address byte would merge addresses; "
+              "looping without unique flows", file=sys.stderr)
+        unique = False
+    none = 0xFFFF
+    n = 0
+    with open(out, "wb") as o:
+        o.write(b"SHRKPACE" + struct.pack("<I", len(frames)))
+        for fr in frames:
+            if len(fr) > 0xFFFF:
+                print(f"livebench.py: {src}: a {len(fr)}-byte frame is too long", file=sys.stderr)
+                return 1
+            cnt, words, ipc, l4c, udp, _ = rewrite_spec(fr) if unique else ([], [], None, None, False, 0)
+            n += bool(cnt)
+            pad = lambda xs: (xs + [none] * 4)[:4]
+            o.write(struct.pack("<HBB4H4HHH", len(fr), len(cnt), int(udp), *pad(cnt), *pad(words),
+                                none if ipc is None else ipc, none if l4c is None else l4c))
+            o.write(fr)
+    print(f"unique={n}/{len(frames)}")
+    return 0
 
 
 def cmd_trafgen_cfg(args):
@@ -403,7 +455,8 @@ def cmd_report(args):
 
 def main():
     cmds = {"pcap-info": (cmd_pcap_info, 1), "trafgen-cfg": (cmd_trafgen_cfg, (2, 3)),
-            "counters": (cmd_counters, 3), "report": (cmd_report, 3)}
+            "frames": (cmd_frames, (2, 3)), "counters": (cmd_counters, 3),
+            "report": (cmd_report, 3)}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         print(__doc__, file=sys.stderr)
         return 2
