@@ -351,7 +351,8 @@ def ratio_cell(s, r, rules_given=False):
         return cell, (note + "; " if note else "") + extra
     sg, rg = s["limit"] == "generator", r["limit"] == "generator"
     if sg and rg:
-        return "n/a", "both engines were loss-free at the generator's top speed: the ratio is not measurable here"
+        return "n/a", ("both engines were loss-free at the highest rate the generator reached: "
+                       "both figures are lower bounds and the ratio is not measurable here")
     if r["pps"] <= 0:
         return "n/a", "Suricata lost packets at every rate tried"
     x = s["pps"] / r["pps"]
@@ -434,8 +435,10 @@ def cmd_report(args):
     legend = ("loss-free pps: the highest replay rate at which the engine inspected every packet "
               "the generator sent (decoder.pkts of its final EVE stats); Mbit/s: that rate times "
               "the input's mean frame size as captured (no FCS, preamble or gap); limit: "
-              "'generator' = loss-free at the generator's top speed, so the engine's real limit "
-              "is higher (shown as ≥), 'engine' = found by binary search; ratio: shrike / Suricata.")
+              "'generator' = loss-free at the highest rate the generator reached (its top speed, "
+              "or a paced rate it fell short of), so the engine's real limit is higher (shown "
+              "as ≥), 'engine' = found by binary search below a rate with loss; "
+              "ratio: shrike / Suricata.")
     print(header)
     print()
     print(table)
