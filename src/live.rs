@@ -273,6 +273,7 @@ pub fn run_live(
     ifaces: Vec<LiveInterface>,
     log_dir: &std::path::Path,
     signals: &Signals,
+    engine: Option<Arc<shrike_detect::engine::Engine>>,
     instance: &str,
 ) -> Result<RunResult, RunError> {
     let started = Instant::now();
@@ -313,6 +314,7 @@ pub fn run_live(
     let stats_stop = Arc::new(AtomicBool::new(false));
     let stats_thread = StatsThread::start(cfg, board.clone(), stats_out, stats_stop.clone());
     let allowed = run::allowed_cpus();
+    let det = run::detect_setup_for(cfg, log_dir, engine, &Arc::new(Default::default()));
 
     let mut handles = Vec::new();
     let mut outputs = outputs.into_iter();
@@ -336,6 +338,7 @@ pub fn run_live(
                 let out = outputs.next().expect("worker output");
                 let id = next_worker;
                 next_worker += 1;
+                let wd = det.as_ref().map(run::DetectSetup::for_worker);
                 handles.push(spawn_queue_worker(
                     id,
                     cfg,
@@ -344,6 +347,7 @@ pub fn run_live(
                     seed,
                     q,
                     cpu_for(i),
+                    wd,
                 ));
             }
             // Dispatch mode opens one source per interface.
@@ -371,6 +375,7 @@ pub fn run_live(
                 next_capture += 1;
                 let (cfg2, board2, stop2) = (cfg.clone(), board.clone(), stop.clone());
                 let cpu = cpu_for(i);
+                let wd = det.as_ref().map(run::DetectSetup::for_worker);
                 handles.push(
                     thread::Builder::new()
                         .name(format!("W#{id:02}-{}", li.name))
@@ -378,7 +383,8 @@ pub fn run_live(
                             if let Some(c) = cpu {
                                 let _ = shrike_capture::live::pin_current_thread(c);
                             }
-                            let worker = Worker::new(id, &cfg2, out, board2.clone(), seed);
+                            let worker =
+                                Worker::new(id, &cfg2, out, board2.clone(), seed).with_detect(wd);
                             ring_worker(
                                 src,
                                 worker,
@@ -657,6 +663,7 @@ fn capture_dispatch(
 
 /// Dispatch runmode, worker side: inspect batches from the capture thread; run the timers
 /// when the queue is idle.
+#[allow(clippy::too_many_arguments)]
 fn spawn_queue_worker(
     id: usize,
     cfg: &SensorConfig,
@@ -665,6 +672,7 @@ fn spawn_queue_worker(
     seed: u64,
     mut q: WorkerQueue<PacketMeta>,
     cpu: Option<usize>,
+    wd: Option<crate::worker::WorkerDetect>,
 ) -> thread::JoinHandle<()> {
     let cfg = cfg.clone();
     thread::Builder::new()
@@ -673,7 +681,7 @@ fn spawn_queue_worker(
             if let Some(c) = cpu {
                 let _ = shrike_capture::live::pin_current_thread(c);
             }
-            let mut worker = Worker::new(id, &cfg, out, board, seed);
+            let mut worker = Worker::new(id, &cfg, out, board, seed).with_detect(wd);
             loop {
                 match q.next_batch(Some(Duration::from_millis(100))) {
                     Some(batch) => {

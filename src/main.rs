@@ -210,10 +210,17 @@ fn rule_failures(l: &LoadedEngine) -> usize {
         .count()
 }
 
-/// One line per count on stderr; `-v` lists every rule that is not enforced.
+/// One line per count on stderr, and one per rule that failed to load; `-v` also lists every
+/// rule that is not enforced yet. Nothing at all when no rule file was given (`-v`: a note).
 fn print_rule_summary(l: &LoadedEngine, verbose: u8, running: bool) {
     let r = l.engine.report();
     let s = &l.load;
+    if s.files == 0 {
+        if running && verbose > 0 {
+            eprintln!("shrike: note: no rule files given (-S/-s or rule-files in the config)");
+        }
+        return;
+    }
     eprintln!(
         "shrike: rules: {} file(s), {} rule(s): {} loaded, {} failed to load, {} not enforced yet",
         s.files,
@@ -225,6 +232,9 @@ fn print_rule_summary(l: &LoadedEngine, verbose: u8, running: bool) {
     for f in &l.missing_files {
         eprintln!("shrike: error: rule file {}: cannot be read", f.display());
     }
+    for e in &l.parse_errors {
+        eprintln!("shrike: rule failed: {e}");
+    }
     for (reason, n) in &s.skipped_by_reason {
         eprintln!("shrike: rules failed to load: {n}: {reason}");
     }
@@ -232,9 +242,6 @@ fn print_rule_summary(l: &LoadedEngine, verbose: u8, running: bool) {
         eprintln!("shrike: rules not enforced: {n}: {reason}");
     }
     if verbose > 0 {
-        for e in &l.parse_errors {
-            eprintln!("shrike: rule failed: {e}");
-        }
         for sk in &r.skipped {
             eprintln!("shrike: rule not enforced: {sk}");
         }
@@ -254,9 +261,6 @@ fn print_rule_summary(l: &LoadedEngine, verbose: u8, running: bool) {
     }
     for w in l.warnings.iter().chain(&r.warnings) {
         eprintln!("shrike: warning: {w}");
-    }
-    if running && s.files == 0 {
-        eprintln!("shrike: warning: no rule files given (-S/-s or rule-files in the config)");
     }
 }
 
@@ -285,7 +289,17 @@ fn run_live(cli: &Cli, cfg: &config::SensorConfig, workers: usize) -> Result<u8,
     let cfg = &cfg;
     let signals = live::Signals::install().map_err(|e| (EXIT_INPUT, e))?;
     let instance = ops::config::instance_name(cli.config.as_deref());
-    let result = live::run_live(cfg, ifaces, &log_dir, &signals, &instance)
+    let engine = if cli.disable_detection {
+        None
+    } else {
+        let progress = progress::Progress::new(cli.progress, cli.quiet);
+        let loaded = load_engine(cfg, cli, &progress);
+        if !cli.quiet {
+            print_rule_summary(&loaded, cli.verbose, true);
+        }
+        (!loaded.engine.is_empty()).then(|| Arc::new(loaded.engine))
+    };
+    let result = live::run_live(cfg, ifaces, &log_dir, &signals, engine, &instance)
         .map_err(|e| (EXIT_INPUT, e.to_string()))?;
     if !cli.quiet {
         run::print_summary(&result);

@@ -35,14 +35,14 @@ pub struct RunOptions {
 
 /// Detection hand-out for the workers: the engine plus fast.log.
 #[derive(Clone)]
-struct DetectSetup {
+pub(crate) struct DetectSetup {
     engine: Arc<Engine>,
     fast_path: Option<PathBuf>,
     alerts: Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl DetectSetup {
-    fn for_worker(&self) -> WorkerDetect {
+    pub(crate) fn for_worker(&self) -> WorkerDetect {
         let fast = self.fast_path.as_ref().and_then(|p| {
             std::fs::OpenOptions::new()
                 .create(true)
@@ -62,8 +62,23 @@ impl DetectSetup {
 /// Prepare fast.log (created like Suricata does even without rules; truncated once unless
 /// `append`) and the per-worker hand-out.
 fn detect_setup(cfg: &SensorConfig, opts: &RunOptions) -> Option<DetectSetup> {
+    detect_setup_for(
+        cfg,
+        &opts.log_dir,
+        opts.engine.clone(),
+        &opts.progress.alerts,
+    )
+}
+
+/// [`detect_setup`] for any run (files or live).
+pub(crate) fn detect_setup_for(
+    cfg: &SensorConfig,
+    log_dir: &Path,
+    engine: Option<Arc<Engine>>,
+    alerts: &Arc<std::sync::atomic::AtomicU64>,
+) -> Option<DetectSetup> {
     let fast = &cfg.output.fast;
-    let fast_path = fast.enabled.then(|| opts.log_dir.join(&fast.filename));
+    let fast_path = fast.enabled.then(|| log_dir.join(&fast.filename));
     if let Some(p) = &fast_path {
         let r = if fast.append {
             std::fs::OpenOptions::new()
@@ -77,11 +92,11 @@ fn detect_setup(cfg: &SensorConfig, opts: &RunOptions) -> Option<DetectSetup> {
             eprintln!("shrike: warning: {}: {e}", p.display());
         }
     }
-    let engine = opts.engine.clone()?;
+    let engine = engine?;
     Some(DetectSetup {
         engine,
         fast_path,
-        alerts: Arc::clone(&opts.progress.alerts),
+        alerts: Arc::clone(alerts),
     })
 }
 

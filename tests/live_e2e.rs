@@ -187,8 +187,18 @@ fn sample() -> std::path::PathBuf {
 fn workers_runmode_hash_fanout_exact_count_and_whole_flows() {
     let Some(ns) = Netns::new("wk") else { return };
     let out = TempDir::new("live-wk");
-    let (sent, err, recs) = capture(&ns, out.path(), &["--workers", "2"], &sample(), 5000);
+    let rules = repo().join("samples/sample.rules");
+    let rules = rules.to_string_lossy();
+    let (sent, err, recs) = capture(
+        &ns,
+        out.path(),
+        &["--workers", "2", "-S", &rules],
+        &sample(),
+        5000,
+    );
     assert_eq!(sent, 487);
+    // The packet-level sample rules fire live exactly as on the file (7 alerts).
+    assert_eq!(count_type(&recs, "alert"), 7, "{err}");
     let st = last_stats(&recs);
     assert_eq!(st["stats"]["decoder"]["pkts"], sent, "{err}");
     assert_eq!(st["stats"]["capture"]["kernel_packets"], sent, "{err}");

@@ -13,6 +13,7 @@
 
 pub mod dns;
 pub mod http;
+pub mod layer;
 pub mod tls;
 
 /// Direction of data on a flow.
