@@ -185,6 +185,7 @@ impl Worker {
                             linktype: linktype_number(e.link),
                             flow: None,
                             app_proto: None,
+                            app: None,
                             flow_vars: None,
                             ipv6: self.ipv6,
                         };
@@ -233,6 +234,7 @@ impl Worker {
                     pkts_toserver: flow.pkts[0],
                     pkts_toclient: flow.pkts[1],
                     tcp_established: None,
+                    app: None,
                 };
                 let alerted = !d
                     .engine
@@ -246,6 +248,7 @@ impl Worker {
                         linktype: linktype_number(e.link),
                         flow: Some(alert_flow(flow, to_server)),
                         app_proto: None,
+                        app: None,
                         flow_vars: flow.data.detect.vars(),
                         ipv6: self.ipv6,
                     };

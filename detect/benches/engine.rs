@@ -116,6 +116,7 @@ fn established(engine: &Engine, th: &mut DetectThread) -> FlowDetect {
                 pkts_toserver: 2,
                 pkts_toclient: 1,
                 tcp_established: None,
+                app: None,
             }),
             th,
         );
@@ -173,6 +174,7 @@ Referer: https://www.example.com/\r\nCookie: session=abcdef0123456789; theme=dar
                         pkts_toserver: 3,
                         pkts_toclient: 1,
                         tcp_established: None,
+                        app: None,
                     }),
                     &mut th,
                 )
@@ -197,6 +199,7 @@ Referer: https://www.example.com/\r\nCookie: session=abcdef0123456789; theme=dar
                         pkts_toserver: 5,
                         pkts_toclient: 0,
                         tcp_established: None,
+                        app: None,
                     }),
                     &mut th,
                 )

@@ -71,6 +71,7 @@ fn render(rules: &str, cfg: &EngineConfig, frame: &[u8], with_flow: bool) -> Vec
         linktype: 1,
         flow,
         app_proto: None,
+        app: None,
         flow_vars: None,
         ipv6: Ipv6Style::Full,
     };
@@ -237,6 +238,7 @@ fn tagged_packet_record() {
         linktype: 1,
         flow: None,
         app_proto: None,
+        app: None,
         flow_vars: None,
         ipv6: Ipv6Style::Full,
     };
@@ -293,6 +295,7 @@ fn target_and_flow_variables() {
         linktype: 1,
         flow: None,
         app_proto: None,
+        app: None,
         flow_vars: Some(&vars),
         ipv6: Ipv6Style::Full,
     };

@@ -75,4 +75,17 @@ impl AppLayer {
 
     /// The flow is over (timeout, shutdown, eviction): finish what can be finished.
     pub fn on_close(&mut self, _flow: &mut Option<Box<AppFlow>>, _ctx: &FlowCtx) {}
+
+    /// Write the EVE protocol records (`http`, `dns`, `tls`) of the transactions completed
+    /// since the last call, then free what detection and logging no longer need. The worker
+    /// calls it after inspecting each packet of a flow with app-layer state, and after
+    /// [`AppLayer::on_close`].
+    pub fn log_completed(
+        &mut self,
+        _flow: &mut Option<Box<AppFlow>>,
+        _info: &crate::engine::output::AlertFlowInfo,
+        _ts_ns: u64,
+        _out: &mut shrike_output::EveOutput,
+    ) {
+    }
 }

@@ -51,6 +51,9 @@ pub struct AlertContext<'a> {
     pub flow: Option<AlertFlowInfo>,
     /// Detected application protocol of the flow (EVE `app_proto`).
     pub app_proto: Option<&'a str>,
+    /// The flow's app-layer state, for the app-layer objects of the alert (`alert.http`,
+    /// `dns`, `tls` beside the alert) when the alert comes from a transaction.
+    pub app: Option<&'a crate::app::layer::AppFlow>,
     /// The flow's variables (flowbits, flowints), logged as the top-level `metadata` object
     /// when the alert `metadata` option is on.
     pub flow_vars: Option<&'a FlowVars>,

@@ -34,6 +34,9 @@ pub struct FlowInput<'a> {
     /// engine tracks it (Suricata's `ssn->state >= TCP_ESTABLISHED`). `None`: the engine
     /// follows the handshake itself (see [`FlowDetect`]).
     pub tcp_established: Option<bool>,
+    /// The flow's app-layer state (transactions and their sticky buffers), when the app
+    /// layer runs on this flow. Set by the worker; read by transaction inspection.
+    pub app: Option<&'a crate::app::layer::AppFlow>,
 }
 
 /// Facts about the packet, computed once per packet.

@@ -99,6 +99,7 @@ impl Sim {
                 pkts_toserver: flow.pkts[0],
                 pkts_toclient: flow.pkts[1],
                 tcp_established: None,
+                app: None,
                 state: &mut flow.data,
             };
             self.engine.inspect(&pkt, Some(input), &mut self.th)
