@@ -97,6 +97,8 @@ fn real_main(cli: Cli) -> Result<u8, (u8, String)> {
             );
             return Ok(EXIT_INPUT);
         }
+        // Compile and cache the Hyperscan databases now, so the next start loads them.
+        shrike_detect::engine::prefilter::wait_upgrades();
         eprintln!("shrike: configuration OK");
         return Ok(0);
     }

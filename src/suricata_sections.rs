@@ -157,6 +157,15 @@ fn engine(tree: &Value, out: &mut Value) {
     if let Some(v) = get(tree, "stream.midstream") {
         out["detect"]["engine"]["midstream"] = Value::Bool(truthy(v));
     }
+    if let Some(Value::String(a)) = get(tree, "mpm-algo") {
+        // Suricata: auto, ac, ac-ks, ac-bs, hs; the Aho-Corasick variants map to ac.
+        let a = match a.as_str() {
+            "hs" => "hs",
+            "auto" => "auto",
+            _ => "ac",
+        };
+        out["detect"]["engine"]["mpm-algo"] = json!(a);
+    }
     if let Some(n) = get(tree, "packet-alert-max").and_then(parse_size) {
         out["detect"]["engine"]["packet-alert-max"] = json!(n);
     }

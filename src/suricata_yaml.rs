@@ -28,6 +28,7 @@ const TRANSLATED: &[&str] = &[
     "defrag",
     "host-os-policy",
     "detect",
+    "mpm-algo",
 ];
 
 /// Keys that have no meaning for shrike and are accepted silently.
@@ -53,7 +54,6 @@ const SILENT: &[&str] = &[
     "datasets",
     "heartbeat",
     "spm-algo",
-    "mpm-algo",
     "threading",
 ];
 

@@ -79,6 +79,7 @@ impl Engine {
     /// listed in [`Engine::report`] with their reason.
     pub fn build(input: BuildInput<'_>) -> Engine {
         let t0 = Instant::now();
+        super::prefilter::configure(input.config.mpm_algo, input.config.mpm_cache_dir.clone());
         let classes: Classes = input
             .classifications
             .iter()
@@ -252,6 +253,8 @@ impl Engine {
         };
         let bit_names = by_id(&names.bits);
         let int_names = by_id(&names.ints);
+        // Every prefilter is built: start compiling the Hyperscan upgrades (`mpm-algo: auto`).
+        super::prefilter::spawn_upgrades();
         Engine {
             bit_names,
             int_names,

@@ -5,6 +5,8 @@
 //!   packet-alert-max: 15              # Suricata `packet-alert-max`
 //!   inspection-recursion-limit: 3000  # Suricata `detect.inspection-recursion-limit`
 //!   midstream: no                     # Suricata `stream.midstream` (TCP sessions without SYN)
+//!   mpm-algo: auto                    # Suricata `mpm-algo`: auto | ac | hs
+//!   mpm-cache-dir: /var/cache/shrike/mpm   # compiled Hyperscan databases (~: none)
 //!   alert:                            # Suricata eve-log `types: - alert:` options
 //!     payload: no
 //!     payload-printable: no
@@ -61,6 +63,12 @@ pub struct EngineConfig {
     pub max_port_groups: usize,
     /// EVE alert record options.
     pub alert: AlertOutputConfig,
+    /// Multi-pattern matcher of the prefilter (Suricata's `mpm-algo`): `auto` (= `ac`),
+    /// `ac` (Aho-Corasick) or `hs` (Hyperscan, in builds with the `hyperscan` feature).
+    pub mpm_algo: super::prefilter::MpmAlgo,
+    /// Where compiled Hyperscan databases are kept between runs (`~`: no cache). A cached
+    /// database loads in microseconds instead of compiling for tens of milliseconds.
+    pub mpm_cache_dir: Option<std::path::PathBuf>,
 }
 
 impl Default for EngineConfig {
@@ -71,6 +79,10 @@ impl Default for EngineConfig {
             midstream: false,
             max_port_groups: 64,
             alert: AlertOutputConfig::default(),
+            mpm_algo: super::prefilter::MpmAlgo::Auto,
+            mpm_cache_dir: Some(std::path::PathBuf::from(
+                super::prefilter::DEFAULT_CACHE_DIR,
+            )),
         }
     }
 }

@@ -23,6 +23,8 @@ mod keywords;
 pub mod output;
 mod packet;
 pub mod prefilter;
+#[cfg(feature = "hyperscan")]
+pub mod prefilter_hs;
 pub mod setup;
 mod sig;
 pub mod tag;

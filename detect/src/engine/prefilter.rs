@@ -55,9 +55,108 @@ impl Prefilter for AcPrefilter {
     }
 }
 
-/// Build the default prefilter over lowercased patterns.
+/// Which multi-pattern matcher the engine builds (Suricata's `mpm-algo`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MpmAlgo {
+    /// The default: Aho-Corasick (see `detect/DESIGN.md` for the measurement behind it).
+    #[default]
+    Auto,
+    /// Aho-Corasick (pure Rust, always available).
+    Ac,
+    /// Hyperscan (needs a build with the `hyperscan` feature; else Aho-Corasick with a
+    /// warning at start-up).
+    Hs,
+}
+
+/// Default place of the Hyperscan database cache.
+pub const DEFAULT_CACHE_DIR: &str = "/var/cache/shrike/mpm";
+
+struct Settings {
+    algo: MpmAlgo,
+    cache_dir: Option<std::path::PathBuf>,
+}
+
+static SETTINGS: std::sync::RwLock<Settings> = std::sync::RwLock::new(Settings {
+    algo: MpmAlgo::Auto,
+    cache_dir: None,
+});
+
+/// Select the matcher and the database cache for engines built from now on (process-wide:
+/// [`super::Engine::build`] sets it from its configuration).
+pub fn configure(algo: MpmAlgo, cache_dir: Option<std::path::PathBuf>) {
+    if let Ok(mut s) = SETTINGS.write() {
+        s.algo = algo;
+        s.cache_dir = cache_dir;
+    }
+}
+
+/// The matcher engines are built with.
+pub fn algo() -> MpmAlgo {
+    SETTINGS.read().map(|s| s.algo).unwrap_or_default()
+}
+
+#[cfg_attr(not(feature = "hyperscan"), allow(dead_code))]
+fn cache_dir() -> Option<std::path::PathBuf> {
+    SETTINGS.read().ok().and_then(|s| s.cache_dir.clone())
+}
+
+/// Whether this build has the Hyperscan backend.
+pub const HAVE_HYPERSCAN: bool = cfg!(feature = "hyperscan");
+
+/// Build the selected prefilter over lowercased patterns.
 pub fn build(patterns: &[&[u8]]) -> Option<Box<dyn Prefilter>> {
+    build_with(algo(), patterns)
+}
+
+/// Build a prefilter with the given matcher: `ac` Aho-Corasick; `hs` Hyperscan (from the
+/// cache or compiled now); `auto` Hyperscan from the cache, else Aho-Corasick now and
+/// Hyperscan later from a background thread ([`spawn_upgrades`]). Builds without the
+/// `hyperscan` feature always use Aho-Corasick.
+pub fn build_with(algo: MpmAlgo, patterns: &[&[u8]]) -> Option<Box<dyn Prefilter>> {
+    #[cfg(feature = "hyperscan")]
+    match algo {
+        MpmAlgo::Hs => {
+            if let Some(p) =
+                super::prefilter_hs::HsPrefilter::cached(cache_dir().as_deref(), patterns)
+            {
+                return Some(Box::new(p));
+            }
+        }
+        MpmAlgo::Auto => {
+            let ac = AcPrefilter::new(patterns).map(|p| Box::new(p) as Box<dyn Prefilter>)?;
+            return Some(super::prefilter_hs::build_auto(
+                cache_dir().as_deref(),
+                patterns,
+                ac,
+            ));
+        }
+        MpmAlgo::Ac => {}
+    }
+    if algo == MpmAlgo::Hs && !HAVE_HYPERSCAN {
+        static WARN: std::sync::Once = std::sync::Once::new();
+        WARN.call_once(|| {
+            eprintln!(
+                "shrike: warning: mpm-algo hs: this build has no Hyperscan (feature \
+                 `hyperscan`); using Aho-Corasick"
+            )
+        });
+    }
     AcPrefilter::new(patterns).map(|p| Box::new(p) as Box<dyn Prefilter>)
+}
+
+/// Block until the background compilations started so far are done and cached (`-T` uses
+/// it, so that checking a ruleset also warms the cache for the next start).
+pub fn wait_upgrades() {
+    #[cfg(feature = "hyperscan")]
+    super::prefilter_hs::wait_upgrades();
+}
+
+/// Start the background Hyperscan compilation of the automata built in `auto` mode since
+/// the last call (no-op without the `hyperscan` feature).
+pub fn spawn_upgrades() {
+    #[cfg(feature = "hyperscan")]
+    super::prefilter_hs::spawn_upgrades(cache_dir());
 }
 
 #[cfg(test)]
