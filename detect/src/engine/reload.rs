@@ -151,10 +151,16 @@ mod tests {
             v.set_int(0, 5);
         }
         fd.rebind(&remap);
-        assert_eq!(fd.flags, fflag::NO_INSPECT, "IP-only flags cleared, pass kept");
+        assert_eq!(
+            fd.flags,
+            fflag::NO_INSPECT,
+            "IP-only flags cleared, pass kept"
+        );
         let v: &FlowVars = fd.vars().expect("beta survives");
         assert_eq!(v.set_bits().collect::<Vec<_>>(), vec![beta_new]);
-        let cnt_new = (0..8).find(|&i| new.flowint_name(i) == Some("cnt")).unwrap();
+        let cnt_new = (0..8)
+            .find(|&i| new.flowint_name(i) == Some("cnt"))
+            .unwrap();
         assert_eq!(v.ints(), &[(cnt_new, 5)]);
     }
 
