@@ -135,8 +135,9 @@ impl ReloadStats {
     }
 }
 
-/// Why a freshly loaded rule set is not put in service (`None`: it is good).
-pub fn reject_reason(l: &LoadedEngine) -> Option<String> {
+/// Why a freshly loaded rule set is not put in service (`None`: it is good). With no rule
+/// file configured at all an empty engine is what the configuration asks for (as at start-up).
+pub fn reject_reason(l: &LoadedEngine, rule_files: usize) -> Option<String> {
     if !l.missing_files.is_empty() {
         let files: Vec<String> = l
             .missing_files
@@ -145,7 +146,7 @@ pub fn reject_reason(l: &LoadedEngine) -> Option<String> {
             .collect();
         return Some(format!("rule file(s) not readable: {}", files.join(", ")));
     }
-    if l.engine.is_empty() {
+    if l.engine.is_empty() && rule_files > 0 {
         let first = l
             .parse_errors
             .first()
@@ -240,7 +241,7 @@ impl Reloader {
         let spawned = thread::Builder::new().name("reload".into()).spawn(move || {
             let t0 = Instant::now();
             let l = setup::load(&setup, &mut |_, _| {}, &mut || {});
-            let r = match reject_reason(&l) {
+            let r = match reject_reason(&l, setup.rule_files.len()) {
                 Some(why) => Err(why),
                 None => Ok(l),
             };
@@ -393,13 +394,14 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("shrike-rej-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let good = engine("alert tcp any any -> any any (msg:\"a\"; sid:1;)\n", &dir);
-        assert_eq!(reject_reason(&good), None);
+        assert_eq!(reject_reason(&good, 1), None);
         let garbage = engine("alert tcp any any -> (this is not a rule\n", &dir);
-        let why = reject_reason(&garbage).expect("rejected");
+        let why = reject_reason(&garbage, 1).expect("rejected");
         assert!(why.contains("no rule could be enforced"), "{why}");
         assert!(why.contains("1 failed to load"), "{why}");
         let empty = engine("# nothing here\n", &dir);
-        assert!(reject_reason(&empty).is_some());
+        assert!(reject_reason(&empty, 1).is_some());
+        assert_eq!(reject_reason(&empty, 0), None, "no rule file configured");
         let missing = setup::load(
             &EngineSetup {
                 rule_files: vec![dir.join("t.rules"), dir.join("nope.rules")],
@@ -408,7 +410,7 @@ mod tests {
             &mut |_, _| {},
             &mut || {},
         );
-        let why = reject_reason(&missing).expect("rejected");
+        let why = reject_reason(&missing, 2).expect("rejected");
         assert!(why.contains("nope.rules"), "{why}");
         let _ = std::fs::remove_dir_all(&dir);
     }
