@@ -99,7 +99,8 @@ pub struct ReloadStats {
     pub reloads: u64,
     /// Failed reloads (old rules kept).
     pub failures: u64,
-    /// Unix time of the last successful reload (0: never).
+    /// Unix time the running rules were loaded (start-up, then each successful reload:
+    /// Suricata's `last_reload`).
     pub last_reload_secs: u64,
     /// Rules enforced by the running engine.
     pub rules_loaded: u64,
@@ -161,6 +162,13 @@ pub fn reject_reason(l: &LoadedEngine, rule_files: usize) -> Option<String> {
     None
 }
 
+fn unix_secs() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
 /// A finished build: the engine or why not, and how long it took.
 type Built = (Result<LoadedEngine, String>, Duration);
 
@@ -191,12 +199,12 @@ const SWAP_WAIT: Duration = Duration::from_secs(10);
 impl Reloader {
     /// A reloader building from `setup`, with `running` the engine the workers start with.
     pub fn new(setup: EngineSetup, slot: Arc<EngineSlot>, running: Arc<Engine>) -> Reloader {
-        let mut stats = ReloadStats {
+        let stats = ReloadStats {
             rules_loaded: running.len() as u64,
             rules_skipped: running.report().skipped.len() as u64,
+            last_reload_secs: unix_secs(),
             ..ReloadStats::default()
         };
-        stats.rules_failed = 0;
         Reloader {
             setup,
             slot,
@@ -287,10 +295,7 @@ impl Reloader {
                         self.retired.clear();
                     }
                     self.stats.reloads += 1;
-                    self.stats.last_reload_secs = SystemTime::now()
-                        .duration_since(UNIX_EPOCH)
-                        .map(|d| d.as_secs())
-                        .unwrap_or(0);
+                    self.stats.last_reload_secs = unix_secs();
                     self.stats.last_error.clear();
                     eprintln!("shrike: reload: {text}");
                     for c in clients {
