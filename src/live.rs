@@ -332,11 +332,8 @@ pub fn run_live(
             d.engine,
         );
         r.set_initial_failed(d.rules_failed);
-        r
+        r.with_board(board.clone(), reload_slot)
     });
-    if let Some(r) = &reloader {
-        board.publish(reload_slot, r.stats.snapshot(), 0);
-    }
     let stop = signals.stop.clone();
     let stats_stop = Arc::new(AtomicBool::new(false));
     let stats_thread = StatsThread::start(cfg, board.clone(), stats_out, stats_stop.clone());
@@ -512,11 +509,7 @@ pub fn run_live(
             }
         }
         if let Some(r) = reloader.as_mut() {
-            let before = (r.stats.reloads, r.stats.failures);
             r.poll(&mut notifier, &status);
-            if before != (r.stats.reloads, r.stats.failures) {
-                board.publish(reload_slot, r.stats.snapshot(), 0);
-            }
         }
         if let Some((_, ctl)) = &control {
             while let Some(req) = ctl.try_recv() {
@@ -542,7 +535,6 @@ pub fn run_live(
     notifier.stopping("stopping: flushing flows and logs");
     if let Some(r) = reloader.as_mut() {
         r.shutdown();
-        board.publish(reload_slot, r.stats.snapshot(), 0);
     }
     drop(control);
     for h in handles {

@@ -29,7 +29,7 @@ use shrike_detect::engine::setup::{self, LoadedEngine};
 use shrike_detect::engine::{Engine, EngineSetup};
 
 use crate::ops::{Notifier, Reply, Request};
-use crate::stats::Snapshot;
+use crate::stats::{Snapshot, StatsBoard};
 
 /// The engine the workers should run, and its generation.
 #[derive(Debug)]
@@ -188,6 +188,8 @@ pub struct Reloader {
     /// Engines the workers may still hold; released once they all moved on.
     retired: Vec<Arc<Engine>>,
     running: Arc<Engine>,
+    /// Where the counters go (stats board and slot), if anywhere.
+    board: Option<(Arc<StatsBoard>, usize)>,
     /// The counters.
     pub stats: ReloadStats,
 }
@@ -215,13 +217,28 @@ impl Reloader {
             swapping: None,
             retired: Vec::new(),
             running,
+            board: None,
             stats,
+        }
+    }
+
+    /// Publish the counters in slot `slot` of `board` (now and on every change).
+    pub fn with_board(mut self, board: Arc<StatsBoard>, slot: usize) -> Reloader {
+        self.board = Some((board, slot));
+        self.publish_stats();
+        self
+    }
+
+    fn publish_stats(&self) {
+        if let Some((b, i)) = &self.board {
+            b.publish(*i, self.stats.snapshot(), 0);
         }
     }
 
     /// Set the rule-failure count of the engine the run started with.
     pub fn set_initial_failed(&mut self, n: u64) {
         self.stats.rules_failed = n;
+        self.publish_stats();
     }
 
     /// A reload is building or swapping.
@@ -297,6 +314,7 @@ impl Reloader {
                     self.stats.reloads += 1;
                     self.stats.last_reload_secs = unix_secs();
                     self.stats.last_error.clear();
+                    self.publish_stats();
                     eprintln!("shrike: reload: {text}");
                     for c in clients {
                         c.reply(Reply::ok_text("done"));
@@ -331,6 +349,7 @@ impl Reloader {
     fn failed(&mut self, why: String, notifier: &mut Notifier) {
         self.stats.failures += 1;
         self.stats.last_error = why.clone();
+        self.publish_stats();
         eprintln!("shrike: reload failed, keeping the running rules: {why}");
         for c in std::mem::take(&mut self.waiters) {
             c.reply(Reply::Err(format!(
@@ -391,6 +410,69 @@ mod tests {
         assert!(!slot.all_at(1));
         slot.ack(1, 1);
         assert!(slot.all_at(1));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Poll until `done` or 30 s, acknowledging every published generation for both workers.
+    fn drive(r: &mut Reloader, n: &mut Notifier, done: impl Fn(&Reloader) -> bool) {
+        let t0 = Instant::now();
+        while !done(r) {
+            assert!(t0.elapsed() < Duration::from_secs(30), "reload stuck");
+            r.poll(n, &|| "status".to_string());
+            if let Some((g, _)) = r.slot.newer_than(u64::MAX) {
+                r.slot.ack(0, g);
+                r.slot.ack(1, g);
+            }
+            thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    #[test]
+    fn reloader_swaps_coalesces_and_keeps_rules_on_failure() {
+        let dir = std::env::temp_dir().join(format!("shrike-rld-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let one = "alert tcp any any -> any any (msg:\"a\"; sid:1;)\n";
+        let first = Arc::new(engine(one, &dir).engine);
+        let slot = EngineSlot::new(Arc::clone(&first), 2);
+        let setup = EngineSetup {
+            rule_files: vec![dir.join("t.rules")],
+            ..EngineSetup::default()
+        };
+        let board = Arc::new(StatsBoard::new(1));
+        let mut r = Reloader::new(setup, Arc::clone(&slot), first).with_board(board.clone(), 0);
+        let mut n = Notifier::disabled();
+        let two = format!("{one}alert udp any any -> any any (msg:\"b\"; sid:2;)\n");
+        std::fs::write(dir.join("t.rules"), &two).unwrap();
+        r.request(None, &mut n);
+        assert!(r.busy());
+        // A second request while the first builds is coalesced into one follow-up build.
+        r.request(None, &mut n);
+        r.request(None, &mut n);
+        drive(&mut r, &mut n, |r| r.stats.reloads == 2 && !r.busy());
+        assert_eq!(r.stats.reloads, 2, "three requests, two builds");
+        assert_eq!(r.stats.rules_loaded, 2);
+        let (gen, e) = slot.newer_than(u64::MAX).unwrap();
+        assert_eq!((gen, e.len()), (2, 2));
+        assert!(slot.all_at(2));
+        let snap = board.total_with(&Snapshot::default());
+        assert_eq!(snap.get("shrike.detect.engine.reloads"), 2);
+        assert_eq!(snap.get("shrike.detect.engine.rules_loaded"), 2);
+        assert!(snap.get("shrike.detect.engine.last_reload") > 1_700_000_000);
+
+        // A broken file: counted, reported, nothing published.
+        std::fs::write(dir.join("t.rules"), "alert tcp (broken\n").unwrap();
+        r.request(None, &mut n);
+        drive(&mut r, &mut n, |r| !r.busy());
+        assert_eq!(r.stats.failures, 1);
+        assert!(r.stats.last_error.contains("no rule could be enforced"));
+        assert_eq!(
+            slot.newer_than(u64::MAX).unwrap().0,
+            2,
+            "running rules kept"
+        );
+        assert_eq!(r.stats.rules_loaded, 2);
+        let snap = board.total_with(&Snapshot::default());
+        assert_eq!(snap.get("shrike.detect.engine.reload_failures"), 1);
         let _ = std::fs::remove_dir_all(&dir);
     }
 

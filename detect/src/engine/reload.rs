@@ -142,8 +142,10 @@ mod tests {
         assert_eq!(remap.bit(beta_old), Some(beta_new));
         assert_eq!(remap.bit(999), None);
 
-        let mut fd = FlowDetect::default();
-        fd.flags = fflag::IPONLY_TS | fflag::IPONLY_TC | fflag::NO_INSPECT;
+        let mut fd = FlowDetect {
+            flags: fflag::IPONLY_TS | fflag::IPONLY_TC | fflag::NO_INSPECT,
+            ..FlowDetect::default()
+        };
         {
             let v = fd.vars_mut();
             v.set_bit(alpha, true);
