@@ -178,14 +178,29 @@ fn alert_times(recs: &[serde_json::Value], sid: u64) -> Vec<f64> {
         .collect()
 }
 
+/// The two scenarios share two CPUs: one at a time.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 #[test]
 fn reload_full_et_open_under_traffic_drops_nothing() {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    scenario("rlw", "workers", 1);
+}
+
+#[test]
+fn reload_in_dispatch_runmode_with_two_workers_drops_nothing() {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    scenario("rld", "autofp", 2);
+}
+
+/// Run the whole scenario (module doc) with `runmode` and `threads` workers.
+fn scenario(tag: &str, runmode: &str, threads: usize) {
     let Some(et_dir) = shared().map(|s| s.join("corpus/rules/et-open")) else {
         eprintln!("skipped: ../shared not found");
         return;
     };
-    let Some(ns) = Netns::new("rl") else { return };
-    let dir = TempDir::new("reload");
+    let Some(ns) = Netns::new(tag) else { return };
+    let dir = TempDir::new(tag);
     let mut et = String::new();
     let mut files: Vec<_> = std::fs::read_dir(&et_dir)
         .unwrap()
@@ -206,7 +221,7 @@ fn reload_full_et_open_under_traffic_drops_nothing() {
         format!(
             "rules:\n  rule-files: [{}]\n  classification-file: {}\n\
              unix-command:\n  enabled: yes\n  filename: {}\n\
-             interfaces:\n  - name: v0\n    threads: 1\n    af-packet:\n      block-size: 262144\n      block-count: 256\n      block-timeout: 50\n",
+             interfaces:\n  - name: v0\n    runmode: {runmode}\n    threads: {threads}\n    af-packet:\n      block-size: 262144\n      block-count: 256\n      block-timeout: 50\n",
             rules.display(),
             et_dir.join("classification.config").display(),
             socket.display()
@@ -349,7 +364,7 @@ fn reload_full_et_open_under_traffic_drops_nothing() {
     }
     assert!(status.success(), "{status:?}: {log}");
     eprintln!(
-        "sent {sent} packets in {replay_secs:.1} s ({:.0} packets/s); ET Open build {build_ms} ms",
+        "{runmode}, {threads} worker(s): sent {sent} packets in {replay_secs:.1} s ({:.0} packets/s); ET Open build {build_ms} ms",
         sent as f64 / replay_secs
     );
 
