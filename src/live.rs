@@ -267,13 +267,23 @@ impl CaptureCounters {
     }
 }
 
+/// Detection in a live run: the engine to start with, and what a reload rebuilds it from.
+pub struct LiveDetect {
+    /// The engine the workers start with (may have no rules: a reload can add them).
+    pub engine: Arc<shrike_detect::engine::Engine>,
+    /// Rule files, variables and config files (re-read from disk on every reload).
+    pub setup: shrike_detect::engine::EngineSetup,
+    /// Rules that failed to load at start-up.
+    pub rules_failed: u64,
+}
+
 /// Run live until a stop signal. Returns the run's totals.
 pub fn run_live(
     cfg: &SensorConfig,
     ifaces: Vec<LiveInterface>,
     log_dir: &std::path::Path,
     signals: &Signals,
-    engine: Option<Arc<shrike_detect::engine::Engine>>,
+    detect: Option<LiveDetect>,
     instance: &str,
 ) -> Result<RunResult, RunError> {
     let started = Instant::now();
@@ -308,8 +318,22 @@ pub fn run_live(
     let (pipeline, mut outputs) = EvePipeline::start(&cfg.output.eve, log_dir, workers_total + 1)
         .map_err(|e| RunError(format!("{}: {e}", log_dir.display())))?;
     let stats_out = outputs.pop().expect("stats output");
-    // Board slots: workers first, then one per capture thread.
-    let board = Arc::new(StatsBoard::new(workers_total + capture_threads));
+    // Board slots: workers first, then one per capture thread, then the reloader's.
+    let board = Arc::new(StatsBoard::new(workers_total + capture_threads + 1));
+    let reload_slot = workers_total + capture_threads;
+    let engine = detect.as_ref().map(|d| Arc::clone(&d.engine));
+    let engine_slot = engine
+        .as_ref()
+        .map(|e| crate::reload::EngineSlot::new(Arc::clone(e), workers_total));
+    let mut reloader = detect.map(|d| {
+        let mut r = crate::reload::Reloader::new(
+            d.setup,
+            Arc::clone(engine_slot.as_ref().expect("slot")),
+            d.engine,
+        );
+        r.set_initial_failed(d.rules_failed);
+        r.with_board(board.clone(), reload_slot)
+    });
     let stop = signals.stop.clone();
     let stats_stop = Arc::new(AtomicBool::new(false));
     let stats_thread = StatsThread::start(cfg, board.clone(), stats_out, stats_stop.clone());
@@ -347,7 +371,7 @@ pub fn run_live(
                     seed,
                     q,
                     cpu_for(i),
-                    wd,
+                    (wd, engine_slot.clone()),
                 ));
             }
             // Dispatch mode opens one source per interface.
@@ -376,6 +400,7 @@ pub fn run_live(
                 let (cfg2, board2, stop2) = (cfg.clone(), board.clone(), stop.clone());
                 let cpu = cpu_for(i);
                 let wd = det.as_ref().map(run::DetectSetup::for_worker);
+                let slot2 = engine_slot.clone();
                 handles.push(
                     thread::Builder::new()
                         .name(format!("W#{id:02}-{}", li.name))
@@ -383,8 +408,9 @@ pub fn run_live(
                             if let Some(c) = cpu {
                                 let _ = shrike_capture::live::pin_current_thread(c);
                             }
-                            let worker =
-                                Worker::new(id, &cfg2, out, board2.clone(), seed).with_detect(wd);
+                            let worker = Worker::new(id, &cfg2, out, board2.clone(), seed)
+                                .with_detect(wd)
+                                .with_engine_slot(slot2);
                             ring_worker(
                                 src,
                                 worker,
@@ -417,7 +443,7 @@ pub fn run_live(
             crate::ops::notify::Status {
                 packets: t.get("capture.kernel_packets"),
                 drops: t.get("capture.kernel_drops"),
-                rules: t.get("detect.rules_loaded"),
+                rules: t.get("shrike.detect.engine.rules_loaded"),
                 alerts: t.get("detect.alert"),
             }
             .line()
@@ -450,13 +476,16 @@ pub fn run_live(
             let mut workers: Vec<Snapshot> = slots.iter().take(w).cloned().collect();
             // Workers runmode: capture slot i belongs to worker i.
             if c == w {
-                for (i, s) in slots.iter().skip(w).enumerate() {
-                    workers[i].merge(s);
+                for (i, s) in slots.iter().skip(w).take(c).enumerate() {
+                    if let Some(wk) = workers.get_mut(i) {
+                        wk.merge(s);
+                    }
                 }
             }
             crate::ops::MetricsSnapshot {
                 workers,
-                global: Snapshot::default(),
+                // The reloader's counters.
+                global: slots.get(w + c).cloned().unwrap_or_default(),
             }
         });
         Some(
@@ -474,20 +503,22 @@ pub fn run_live(
             pipeline.reopen();
         }
         if signals.reload.swap(false, Ordering::Relaxed) {
-            notifier.reloading("reloading rules");
-            // The engine swap goes here.
-            notifier.ready(&status());
+            match reloader.as_mut() {
+                Some(r) => r.request(None, &mut notifier),
+                None => eprintln!("shrike: reload: detection is disabled"),
+            }
+        }
+        if let Some(r) = reloader.as_mut() {
+            r.poll(&mut notifier, &status);
         }
         if let Some((_, ctl)) = &control {
             while let Some(req) = ctl.try_recv() {
                 use crate::ops::{Command, Reply};
                 match req.command {
-                    Command::Reload => {
-                        notifier.reloading("reloading rules");
-                        // The engine swap goes here.
-                        notifier.ready(&status());
-                        req.reply(Reply::ok_text("done"));
-                    }
+                    Command::Reload => match reloader.as_mut() {
+                        Some(r) => r.request(Some(req), &mut notifier),
+                        None => req.reply(Reply::Err("detection is disabled".into())),
+                    },
                     Command::ReopenLogs => {
                         pipeline.reopen();
                         req.reply(Reply::ok_text("done"));
@@ -502,6 +533,9 @@ pub fn run_live(
         }
     }
     notifier.stopping("stopping: flushing flows and logs");
+    if let Some(r) = reloader.as_mut() {
+        r.shutdown();
+    }
     drop(control);
     for h in handles {
         if h.join().is_err() {
@@ -672,7 +706,10 @@ fn spawn_queue_worker(
     seed: u64,
     mut q: WorkerQueue<PacketMeta>,
     cpu: Option<usize>,
-    wd: Option<crate::worker::WorkerDetect>,
+    (wd, slot): (
+        Option<crate::worker::WorkerDetect>,
+        Option<Arc<crate::reload::EngineSlot>>,
+    ),
 ) -> thread::JoinHandle<()> {
     let cfg = cfg.clone();
     thread::Builder::new()
@@ -681,7 +718,9 @@ fn spawn_queue_worker(
             if let Some(c) = cpu {
                 let _ = shrike_capture::live::pin_current_thread(c);
             }
-            let mut worker = Worker::new(id, &cfg, out, board, seed).with_detect(wd);
+            let mut worker = Worker::new(id, &cfg, out, board, seed)
+                .with_detect(wd)
+                .with_engine_slot(slot);
             loop {
                 match q.next_batch(Some(Duration::from_millis(100))) {
                     Some(batch) => {

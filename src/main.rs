@@ -7,6 +7,7 @@ mod dispatch;
 mod live;
 mod ops;
 mod progress;
+mod reload;
 mod run;
 mod stats;
 mod suricata_sections;
@@ -292,7 +293,7 @@ fn run_live(cli: &Cli, cfg: &config::SensorConfig, workers: usize) -> Result<u8,
     let cfg = &cfg;
     let signals = live::Signals::install().map_err(|e| (EXIT_INPUT, e))?;
     let instance = ops::config::instance_name(cli.config.as_deref());
-    let engine = if cli.disable_detection {
+    let detect = if cli.disable_detection {
         None
     } else {
         let progress = progress::Progress::new(cli.progress, cli.quiet);
@@ -300,9 +301,14 @@ fn run_live(cli: &Cli, cfg: &config::SensorConfig, workers: usize) -> Result<u8,
         if !cli.quiet {
             print_rule_summary(&loaded, cli.verbose, true);
         }
-        (!loaded.engine.is_empty()).then(|| Arc::new(loaded.engine))
+        // Even with no rules the workers get an (empty) engine: a reload can add rules.
+        Some(live::LiveDetect {
+            rules_failed: rule_failures(&loaded) as u64,
+            engine: Arc::new(loaded.engine),
+            setup: engine_setup(cfg, cli),
+        })
     };
-    let result = live::run_live(cfg, ifaces, &log_dir, &signals, engine, &instance)
+    let result = live::run_live(cfg, ifaces, &log_dir, &signals, detect, &instance)
         .map_err(|e| (EXIT_INPUT, e.to_string()))?;
     if !cli.quiet {
         run::print_summary(&result);

@@ -326,15 +326,66 @@ pub(crate) fn finish(
 
 fn write_stats(out: &mut EveOutput, total: &Snapshot, uptime: u64, ts_ns: u64) {
     let mut tree = StatsTree::new();
+    // Live runs publish the running engine's figures (crate::reload): they become Suricata's
+    // `detect.engines` array, which a tree of counters cannot hold.
+    let engines = total
+        .iter()
+        .any(|(k, _)| k == "shrike.detect.engine.rules_loaded");
+    let mut detect = StatsTree::new();
     for (k, v) in total.iter() {
-        if !k.starts_with("shrike.") {
-            tree.add(k, v);
+        if k.starts_with("shrike.") {
+            continue;
+        }
+        match k.strip_prefix("detect.") {
+            Some(rest) if engines => detect.add(rest, v),
+            _ => tree.add(k, v),
         }
     }
     if let Some(mut rec) = out.record(EventKind::Stats) {
-        write_stats_record(&mut rec, ts_ns, uptime, &mut tree);
+        if engines {
+            write_stats_with_engines(&mut rec, ts_ns, uptime, &mut tree, &mut detect, total);
+        } else {
+            write_stats_record(&mut rec, ts_ns, uptime, &mut tree);
+        }
         let _ = rec.commit();
     }
+}
+
+/// A `stats` record whose `detect` object carries Suricata's `engines` array (one engine, id
+/// 0: `last_reload` is when the running rules were loaded, then their counts).
+fn write_stats_with_engines(
+    w: &mut shrike_output::JsonWriter,
+    ts_ns: u64,
+    uptime: u64,
+    tree: &mut StatsTree,
+    detect: &mut StatsTree,
+    total: &Snapshot,
+) {
+    let get = |k: &str| total.get(&format!("shrike.detect.engine.{k}"));
+    w.start_object();
+    shrike_output::eve::header::set_timestamp(w, "timestamp", ts_ns);
+    w.set_str("event_type", "stats");
+    w.open_object("stats");
+    w.set_u64("uptime", uptime);
+    tree.write_members(w);
+    w.open_object("detect");
+    detect.write_members(w);
+    w.open_array("engines");
+    w.start_object();
+    w.set_u64("id", 0);
+    shrike_output::eve::header::set_timestamp(
+        w,
+        "last_reload",
+        get("last_reload").saturating_mul(1_000_000_000),
+    );
+    w.set_u64("rules_loaded", get("rules_loaded"));
+    w.set_u64("rules_failed", get("rules_failed"));
+    w.set_u64("rules_skipped", get("rules_skipped"));
+    w.close();
+    w.close();
+    w.close();
+    w.close();
+    w.close();
 }
 
 /// Periodic stats records on wall-clock time (`stats.interval`).

@@ -120,6 +120,8 @@ pub struct Worker {
     next_flush_ms: u64,
     last_publish: Instant,
     detect: Option<Detect>,
+    /// Live rule reload: the engine slot this worker follows (see [`Worker::check_engine`]).
+    engine_watch: Option<crate::reload::SlotWatch>,
 }
 
 impl Worker {
@@ -144,7 +146,40 @@ impl Worker {
             next_flush_ms: 0,
             last_publish: Instant::now(),
             detect: None,
+            engine_watch: None,
         }
+    }
+
+    /// Follow `slot` for live rule reloads (checked once per batch, never per packet).
+    pub fn with_engine_slot(
+        mut self,
+        slot: Option<std::sync::Arc<crate::reload::EngineSlot>>,
+    ) -> Worker {
+        self.engine_watch = slot.map(|slot| crate::reload::SlotWatch { slot, gen: 0 });
+        self
+    }
+
+    /// Live rule reload: when a newer engine was published, switch to it: a new detection
+    /// context continuing this one's counters, and every flow's detection state rebound
+    /// (flowbits/flowints by name, IP-only flags cleared; see `shrike_detect::engine::reload`).
+    /// One atomic load when nothing changed.
+    pub fn check_engine(&mut self) {
+        let Some(w) = self.engine_watch.as_mut() else {
+            return;
+        };
+        let Some((gen, engine)) = w.slot.newer_than(w.gen) else {
+            return;
+        };
+        w.gen = gen;
+        if let Some(d) = self.detect.as_mut() {
+            let remap = shrike_detect::engine::VarRemap::new(&d.engine, &engine);
+            let old = std::mem::replace(&mut d.thread, engine.thread());
+            d.thread = engine.thread_after_reload(old);
+            d.engine = engine;
+            self.flows
+                .for_each_mut(&mut |f| f.data.detect.rebind(&remap));
+        }
+        w.slot.ack(self.id, gen);
     }
 
     /// Run detection in this worker (`None`: decode and flows only).
@@ -299,6 +334,7 @@ impl Worker {
 
     /// End of a batch: publish stats now and then (wall clock, never per packet).
     pub fn batch_done(&mut self) {
+        self.check_engine();
         if let Some(d) = self.detect.as_mut() {
             if d.pending > 0 {
                 d.alerts.fetch_add(d.pending, Ordering::Relaxed);

@@ -25,6 +25,7 @@ mod packet;
 pub mod prefilter;
 #[cfg(feature = "hyperscan")]
 pub mod prefilter_hs;
+pub mod reload;
 pub mod setup;
 mod sig;
 pub mod tag;
@@ -40,6 +41,7 @@ pub use compile::SkipReason;
 pub use config::{AlertOutputConfig, EngineConfig};
 pub use inspect::{Alert, DetectStats, DetectThread};
 pub use packet::{FlowInput, Packet};
+pub use reload::VarRemap;
 pub use setup::{EngineSetup, LoadedEngine, NegatedHeaders};
 pub use sig::SigInfo;
 pub use threshold::ThresholdState;

@@ -519,6 +519,16 @@ impl<V> FlowTable<V> {
         }
     }
 
+    /// Visit every flow in the table (e.g. to rebind per-flow state after a rule reload).
+    /// Keys, timers and the index are untouched.
+    pub fn for_each_mut(&mut self, f: &mut impl FnMut(&mut Flow<V>)) {
+        for s in self.slab.iter_mut() {
+            if let Some(flow) = s.flow.as_mut() {
+                f(flow);
+            }
+        }
+    }
+
     /// Approximate bytes held by the table (slab, index, wheel entries); also published
     /// as `flow.memuse`.
     pub fn memuse(&mut self) -> usize {
