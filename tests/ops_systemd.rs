@@ -116,7 +116,8 @@ fn unit_has_the_required_settings() {
         "CapabilityBoundingSet=CAP_NET_RAW CAP_NET_ADMIN CAP_IPC_LOCK CAP_SYS_NICE",
         "AmbientCapabilities=CAP_NET_RAW CAP_NET_ADMIN CAP_IPC_LOCK CAP_SYS_NICE",
         "RestrictAddressFamilies=AF_PACKET AF_UNIX AF_INET AF_INET6 AF_NETLINK",
-        "ReadWritePaths=/var/log/shrike /run/shrike",
+        "ReadWritePaths=/var/log/shrike /run/shrike /var/cache/shrike",
+        "CacheDirectory=shrike/mpm",
         "SystemCallFilter=@system-service",
     ] {
         assert!(has(k), "missing {k}");
