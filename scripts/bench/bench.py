@@ -375,6 +375,8 @@ def charts(out, rows):
         log("matplotlib not installed: no charts")
         return
     for rules in sorted({r["rules"] for r in rows}):
+        if len({r["workers"] for r in rows if r["rules"] == rules}) < 2:
+            continue
         fig, ax = plt.subplots(figsize=(7, 4))
         for engine in sorted({r["engine"] for r in rows}):
             for inp in sorted({r["input"] for r in rows}):
@@ -383,8 +385,11 @@ def charts(out, rows):
                 if pts:
                     ax.plot([p[0] for p in pts], [p[1] / 1e6 for p in pts], marker="o",
                             label=f"{engine} {inp}")
-        ax.set_xlabel("workers")
+        ax.set_xlabel("workers (suricata: 1 = --runmode single, 2 = autofp with 2 detect threads)")
         ax.set_ylabel("Mpps (per-core rate x workers)")
+        ax.set_xticks(sorted({r["workers"] for r in rows if r["rules"] == rules}))
+        ax.set_yscale("log")
+        ax.grid(True, which="both", alpha=0.3)
         ax.set_title(f"throughput vs workers, rules: {rules}")
         ax.legend(fontsize=7)
         fig.tight_layout()
