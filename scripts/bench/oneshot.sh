@@ -10,7 +10,7 @@ cd "$(dirname "$0")/../.."
 SMALL=${1:-/tmp/small.pcap}
 RULES=${2:-/tmp/et.rules}
 RUNS=${3:-5}
-ET=../shared/corpus/rules/et-open
+ET=$(realpath ../shared/corpus/rules/et-open)
 if [ ! -s "$SMALL" ]; then
     python3 -c "import sys; sys.path.insert(0, 'scripts/bench'); import bench; bench.truncate_pcap('samples/sample.pcap', '$SMALL', 50)"
 fi
@@ -31,6 +31,7 @@ for i in $(seq "$RUNS"); do
         --set "reference-config-file=$ET/reference.config" >/dev/null 2>&1
     n=$(wc -l < "$tmp/s/eve.json")
     t1=$(now)
+    grep -h "rules successfully loaded" "$tmp/s/suricata.log" >&2 || true
     echo "suricata $(echo "$t1 - $t0" | bc) $n"
 done | tee "$tmp/times"
 python3 - "$tmp/times" <<'PY'
