@@ -193,8 +193,10 @@ def shrike_cmd(binary, pcap, rules, outdir, workers, mode):
 
 def suricata_cmd(pcap, rules, outdir, workers, mode):
     cmd = ["suricata", "-c", str(SURICATA_YAML), "-k", "none", "-r", str(pcap), "-l", str(outdir),
-           "-S", str(rules), "--set", "classification-file=" + str(ET_OPEN / "classification.config"),
-           "--set", "reference-config-file=" + str(ET_OPEN / "reference.config")]
+           "-S", str(rules), "--set", "classification-file=" + str(ET_OPEN / "classification.config")]
+    # ET Open ships no reference.config: keep the system one (a missing file is an error).
+    if (ET_OPEN / "reference.config").exists():
+        cmd += ["--set", "reference-config-file=" + str(ET_OPEN / "reference.config")]
     if workers == 1:
         cmd += ["--runmode", "single"]
     else:

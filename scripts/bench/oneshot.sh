@@ -27,8 +27,7 @@ for i in $(seq "$RUNS"); do
     rm -rf "$tmp/s" && mkdir "$tmp/s"
     t0=$(now)
     suricata -r "$SMALL" -S "$RULES" -l "$tmp/s" \
-        --set "classification-file=$ET/classification.config" \
-        --set "reference-config-file=$ET/reference.config" >/dev/null 2>&1
+        --set "classification-file=$ET/classification.config" >/dev/null 2>&1
     n=$(wc -l < "$tmp/s/eve.json")
     t1=$(now)
     grep -h "rules successfully loaded" "$tmp/s/suricata.log" >&2 || true
