@@ -41,7 +41,8 @@ def log(*a):
 # ---------------------------------------------------------------- inputs
 
 def pcap_stats(path):
-    """(packets, frame bytes) of a classic pcap file."""
+    """(packets, captured frame bytes) of a classic pcap file. Captured (not original) lengths:
+    some corpus captures are cut by a small snaplen, and only captured bytes are processed."""
     pkts = nbytes = 0
     with open(path, "rb") as f:
         hdr = f.read(24)
@@ -55,7 +56,7 @@ def pcap_stats(path):
             _, _, incl, orig = rec.unpack(h)
             f.seek(incl, 1)
             pkts += 1
-            nbytes += orig
+            nbytes += incl
     return pkts, nbytes
 
 
@@ -154,7 +155,29 @@ def make_rules(out, which):
                     o.write(f.read_text(errors="replace"))
                     o.write("\n")
         return p
+    if which.startswith("et") and which[2:].isdigit():
+        # The first N rules of the concatenated ET Open set (for the throughput vs rules chart).
+        n = int(which[2:])
+        p = out / f"et-open-{n}.rules"
+        if not p.exists():
+            kept = []
+            for line in make_rules(out, "etopen").read_text(errors="replace").splitlines():
+                if len(kept) >= n:
+                    break
+                if line.strip() and not line.lstrip().startswith("#"):
+                    kept.append(line)
+            p.write_text("\n".join(kept) + "\n")
+        return p
     return Path(which)
+
+
+def rule_count(path):
+    """Rule lines (not blank, not comments) in a rules file."""
+    try:
+        return sum(1 for line in Path(path).read_text(errors="replace").splitlines()
+                   if line.strip() and not line.lstrip().startswith("#"))
+    except OSError:
+        return 0
 
 
 # ---------------------------------------------------------------- engines
@@ -170,8 +193,10 @@ def shrike_cmd(binary, pcap, rules, outdir, workers, mode):
 
 def suricata_cmd(pcap, rules, outdir, workers, mode):
     cmd = ["suricata", "-c", str(SURICATA_YAML), "-k", "none", "-r", str(pcap), "-l", str(outdir),
-           "-S", str(rules), "--set", "classification-file=" + str(ET_OPEN / "classification.config"),
-           "--set", "reference-config-file=" + str(ET_OPEN / "reference.config")]
+           "-S", str(rules), "--set", "classification-file=" + str(ET_OPEN / "classification.config")]
+    # ET Open ships no reference.config: keep the system one (a missing file is an error).
+    if (ET_OPEN / "reference.config").exists():
+        cmd += ["--set", "reference-config-file=" + str(ET_OPEN / "reference.config")]
     if workers == 1:
         cmd += ["--runmode", "single"]
     else:
@@ -225,6 +250,8 @@ def main():
                     help="shrike (dispatch: reader + N workers), shrike-single (--runmode single), suricata")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="smaller inputs")
+    ap.add_argument("--append", action="store_true",
+                    help="merge these rows into <out>/results.json instead of replacing it")
     a = ap.parse_args()
 
     out = Path(a.out)
@@ -240,71 +267,103 @@ def main():
     try:
         for rules_name in a.rules.split(","):
             rules = make_rules(out, rules_name)
+            nrules = rule_count(rules)
             for workers in [int(w) for w in a.workers.split(",")]:
-                for engine in engines:
-                    if engine == "shrike-single" and workers != 1:
-                        continue
-                    mode = "single" if engine == "shrike-single" else "dispatch"
+                group = [e for e in engines if not (e == "shrike-single" and workers != 1)]
 
-                    def cmd(pcap, od, engine=engine, workers=workers, mode=mode):
-                        if engine.startswith("shrike"):
-                            return shrike_cmd(a.binary, pcap, rules, od, workers, mode)
-                        return suricata_cmd(pcap, rules, od, workers, mode)
+                def cmd(engine, pcap, od, workers=workers):
+                    if engine.startswith("shrike"):
+                        mode = "single" if engine == "shrike-single" else "dispatch"
+                        return shrike_cmd(a.binary, pcap, rules, od, workers, mode)
+                    return suricata_cmd(pcap, rules, od, workers, "")
 
-                    starts = [run_once(cmd(tiny, scratch / "s"), scratch / "s") for _ in range(a.runs)]
-                    start_wall = med([s["wall"] for s in starts])
-                    start_cpu = med([s["cpu"] for s in starts])
-                    for name in chosen:
-                        pcap = inputs[name]
-                        pkts, nbytes = pcap_stats(pcap)
-                        runs = []
-                        for r in range(a.runs):
-                            res = run_once(cmd(pcap, scratch / "o"), scratch / "o")
-                            log(f"{engine:8} w={workers} rules={rules_name:6} {name:8} run {r + 1}: "
+                # Runs are interleaved (run r of every engine before run r + 1) so that load
+                # from other processes on a shared machine spreads over all engines alike.
+                starts = {e: [] for e in group}
+                for _ in range(a.runs):
+                    for e in group:
+                        starts[e].append(run_once(cmd(e, tiny, scratch / "s"), scratch / "s"))
+                for name in chosen:
+                    pcap = inputs[name]
+                    pkts, nbytes = pcap_stats(pcap)
+                    runs = {e: [] for e in group}
+                    for r in range(a.runs):
+                        for e in group:
+                            res = run_once(cmd(e, pcap, scratch / "o"), scratch / "o")
+                            log(f"{e:13} w={workers} rules={rules_name:6} {name:8} run {r + 1}: "
                                 f"wall {res['wall']:.2f}s cpu {res['cpu']:.2f}s rss {res['rss_mb']:.0f}MB "
                                 f"alerts {res['alerts']}")
-                            runs.append(res)
-                        proc_cpu = max(1e-6, med([x["cpu"] for x in runs]) - start_cpu)
+                            runs[e].append(res)
+                    for e in group:
+                        start_cpu = med([x["cpu"] for x in starts[e]])
+                        rs = runs[e]
+                        proc_cpu = max(1e-6, med([x["cpu"] for x in rs]) - start_cpu)
                         rows.append({
-                            "engine": engine, "workers": workers, "rules": rules_name, "input": name,
+                            "engine": e, "workers": workers, "rules": rules_name,
+                            "rule_count": nrules, "input": name,
                             "packets": pkts, "bytes": nbytes,
-                            "wall_s": med([x["wall"] for x in runs]),
-                            "cpu_s": med([x["cpu"] for x in runs]),
-                            "startup_wall_s": start_wall, "startup_cpu_s": start_cpu,
+                            "wall_s": med([x["wall"] for x in rs]),
+                            "cpu_s": med([x["cpu"] for x in rs]),
+                            "cpu_s_runs": [round(x["cpu"], 3) for x in rs],
+                            "startup_wall_s": med([x["wall"] for x in starts[e]]),
+                            "startup_cpu_s": start_cpu,
                             "pps_per_core": pkts / proc_cpu,
                             "gbps_per_core": nbytes * 8 / proc_cpu / 1e9,
-                            "peak_rss_mb": med([x["rss_mb"] for x in runs]),
-                            "alerts": int(med([x["alerts"] for x in runs])),
-                            "failed_runs": sum(1 for x in runs if x["rc"] != 0),
-                            "runs": len(runs),
+                            "peak_rss_mb": med([x["rss_mb"] for x in rs]),
+                            "alerts": int(med([x["alerts"] for x in rs])),
+                            "failed_runs": sum(1 for x in rs if x["rc"] != 0),
+                            "runs": len(rs),
                         })
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
+    if a.append and (out / "results.json").exists():
+        old = json.loads((out / "results.json").read_text())
+        keys = {(r["engine"], r["workers"], r["rules"], r["input"]) for r in rows}
+        kept = [r for r in old["rows"] if (r["engine"], r["workers"], r["rules"], r["input"]) not in keys]
+        rows = kept + rows
+        a.commands = old.get("commands", [old.get("command", "")]) + [command_line()]
+    else:
+        a.commands = [command_line()]
     write_reports(out, rows, a)
 
 
+def command_line():
+    return "scripts/bench/run.sh " + " ".join(sys.argv[1:])
+
+
 def write_reports(out, rows, a):
+    rows = sorted(rows, key=lambda r: (r.get("rule_count", 0) if r["rules"] != "none" else -1,
+                                       r["workers"], r["input"], r["engine"]))
     by = {(r["engine"], r["workers"], r["rules"], r["input"]): r for r in rows}
     lines = [
-        "| input | rules | workers | engine | pkts/s per core | Gbit/s per core | CPU s | peak RSS MB | start-up s | alerts | ratio (pkts/s per core) |",
-        "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| input | rules | workers | engine | pkts/s per core | Gbit/s per core | CPU s | peak RSS MB | start-up s | alerts | ratio pkts/s per core | ratio RSS | ratio start-up |",
+        "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         other = by.get(("suricata", r["workers"], r["rules"], r["input"]))
-        ratio = ""
+        ratio = rss = start = ""
         if r["engine"].startswith("shrike") and other and other["pps_per_core"] > 0:
             ratio = f"{r['pps_per_core'] / other['pps_per_core']:.2f}x"
+            if r["peak_rss_mb"] > 0:
+                rss = f"1/{other['peak_rss_mb'] / r['peak_rss_mb']:.1f}"
+            if r["startup_wall_s"] > 0:
+                start = f"1/{other['startup_wall_s'] / r['startup_wall_s']:.0f}"
+        rname = r["rules"] if r["rules"] in ("none", "etopen") else r["rules"]
+        rname += f" ({r.get('rule_count', 0):,})" if r["rules"] != "none" else ""
         lines.append(
-            f"| {r['input']} | {r['rules']} | {r['workers']} | {r['engine']} | {r['pps_per_core']:,.0f} | "
+            f"| {r['input']} | {rname} | {r['workers']} | {r['engine']} | {r['pps_per_core']:,.0f} | "
             f"{r['gbps_per_core']:.3f} | {r['cpu_s']:.2f} | {r['peak_rss_mb']:.0f} | {r['startup_wall_s']:.2f} | "
-            f"{r['alerts']} | {ratio} |")
-    cmdline = "scripts/bench/run.sh " + " ".join(sys.argv[1:])
-    md = (f"# shrike vs Suricata: benchmark results\n\nCommand: `{cmdline}`  \n"
-          f"Medians of {a.runs} runs. Per-core rates = packets / (CPU seconds of the run minus the "
-          f"CPU seconds of a 20-packet start-up run with the same rules).\n\n" + "\n".join(lines) + "\n")
+            f"{r['alerts']} | {ratio} | {rss} | {start} |")
+    cmds = "\n".join(f"    {c}" for c in a.commands)
+    md = (f"# shrike vs Suricata: benchmark results\n\nCommands (in this order, `--append` merges):\n\n{cmds}\n\n"
+          f"Medians of {a.runs} runs, engines interleaved run by run. Per-core rates = packets / (CPU "
+          f"seconds, user+sys of all threads, of the run minus the CPU seconds of a 20-packet start-up "
+          f"run with the same rules). Start-up = wall time of that 20-packet run. Ratios: shrike / "
+          f"Suricata for pkts/s per core; RSS and start-up as a fraction of Suricata's.\n\n"
+          + "\n".join(lines) + "\n")
     (out / "results.md").write_text(md)
-    (out / "results.json").write_text(json.dumps({"command": cmdline, "rows": rows}, indent=1))
+    (out / "results.json").write_text(json.dumps({"commands": a.commands, "rows": rows}, indent=1))
     print(md)
     charts(out, rows)
 
@@ -318,6 +377,8 @@ def charts(out, rows):
         log("matplotlib not installed: no charts")
         return
     for rules in sorted({r["rules"] for r in rows}):
+        if len({r["workers"] for r in rows if r["rules"] == rules}) < 2:
+            continue
         fig, ax = plt.subplots(figsize=(7, 4))
         for engine in sorted({r["engine"] for r in rows}):
             for inp in sorted({r["input"] for r in rows}):
@@ -326,12 +387,34 @@ def charts(out, rows):
                 if pts:
                     ax.plot([p[0] for p in pts], [p[1] / 1e6 for p in pts], marker="o",
                             label=f"{engine} {inp}")
-        ax.set_xlabel("workers")
+        ax.set_xlabel("workers (suricata: 1 = --runmode single, 2 = autofp with 2 detect threads)")
         ax.set_ylabel("Mpps (per-core rate x workers)")
+        ax.set_xticks(sorted({r["workers"] for r in rows if r["rules"] == rules}))
+        ax.set_yscale("log")
+        ax.grid(True, which="both", alpha=0.3)
         ax.set_title(f"throughput vs workers, rules: {rules}")
         ax.legend(fontsize=7)
         fig.tight_layout()
         fig.savefig(out / f"throughput-{rules}.png", dpi=110)
+        plt.close(fig)
+    # Throughput vs number of rules, one worker, per input the sweep covers.
+    for inp in sorted({r["input"] for r in rows}):
+        sel = [r for r in rows if r["input"] == inp and r["workers"] == 1]
+        if len({r["rules"] for r in sel}) < 3:
+            continue
+        fig, ax = plt.subplots(figsize=(7, 4))
+        for engine in sorted({r["engine"] for r in sel}):
+            pts = sorted((r.get("rule_count", 0), r["pps_per_core"]) for r in sel if r["engine"] == engine)
+            ax.plot([p[0] for p in pts], [p[1] / 1e3 for p in pts], marker="o", label=engine)
+        ax.set_xscale("symlog", linthresh=1000)
+        ax.set_yscale("log")
+        ax.set_xlabel("rules loaded (first N of ET Open)")
+        ax.set_ylabel("kpps per core (CPU-second based)")
+        ax.set_title(f"throughput vs rules, input: {inp}, 1 worker")
+        ax.legend(fontsize=8)
+        ax.grid(True, which="both", alpha=0.3)
+        fig.tight_layout()
+        fig.savefig(out / f"rules-{inp}.png", dpi=110)
         plt.close(fig)
 
 
