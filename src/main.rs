@@ -328,7 +328,10 @@ fn resolve_log_dir(cli: &Cli, cfg: &mut config::SensorConfig) -> Result<PathBuf,
         cfg.output.eve.filetype = shrike_output::config::FileType::Regular;
         cfg.output.eve.layout = shrike_output::Layout::Shared;
     }
-    if cli.log_dir.as_deref() == Some(Path::new("-")) {
+    // EVE on stdout and no log directory asked for: write no other file either (no stray
+    // fast.log in the current directory of a wrapping tool).
+    let no_dir = cli.log_dir.is_none() && cfg.default_log_dir.is_none();
+    if cli.log_dir.as_deref() == Some(Path::new("-")) || (to_stdout && no_dir) {
         cfg.output.fast.enabled = false;
         cfg.output.stats.enabled = false;
         return Ok(PathBuf::from("."));

@@ -272,3 +272,27 @@ fn progress_is_silent_when_stderr_is_not_a_terminal() {
         stderr(&q)
     );
 }
+
+#[test]
+fn eve_stdout_without_a_log_dir_leaves_no_files() {
+    // `cat file | shrike -r - -S rules --eve-stdout | loader` from some working directory:
+    // EVE goes to the pipe and nothing (no fast.log, no stats.log) lands in that directory.
+    let cwd = TempDir::new("eve-stdout-nodir");
+    let o = shrike()
+        .current_dir(cwd.path())
+        .args(["-q", "--eve-stdout", "-r"])
+        .arg(repo().join("samples/sample.pcap"))
+        .arg("-S")
+        .arg(repo().join("samples/sample.rules"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let recs = stdout_records(&o);
+    assert_eq!(count_type(&recs, "flow"), 23);
+    assert!(count_type(&recs, "alert") > 0);
+    let left: Vec<_> = std::fs::read_dir(cwd.path()).unwrap().collect();
+    assert!(
+        left.is_empty(),
+        "--eve-stdout without -l writes no files: {left:?}"
+    );
+}
