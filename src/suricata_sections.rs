@@ -129,6 +129,16 @@ fn eve(body: &Value, enabled: bool, out: &mut Value, ignored: &mut Vec<String>) 
 fn eve_alert_options(body: &Value, out: &mut Value) {
     // `types:` is a list of names or one-key maps; the alert options go to the engine.
     if let Some(Value::Array(types)) = body.get("types") {
+        // The record types themselves (`- alert`, `- dns: {...}`): only those are written.
+        let names: Vec<Value> = types
+            .iter()
+            .filter_map(|t| match t {
+                Value::String(n) => Some(Value::String(n.clone())),
+                Value::Object(m) => m.keys().next().map(|k| Value::String(k.clone())),
+                _ => None,
+            })
+            .collect();
+        out["output"]["eve"]["types"] = Value::Array(names);
         for t in types {
             let Some((name, opts)) = t.as_object().and_then(|m| m.iter().next()) else {
                 continue;
@@ -417,6 +427,15 @@ af-packet:
         assert!(cfg.output.stats.enabled);
         let a = &cfg.detect.engine.alert;
         assert!(a.payload && a.tagged_packets && !a.metadata && !a.packet);
+        // Only the listed record types: alert and dns (protocol), no flow, no stats.
+        assert_eq!(
+            cfg.output.eve.types.as_deref(),
+            Some(&["alert".to_string(), "dns".to_string()][..])
+        );
+        let on = cfg.output.eve.enabled_kinds();
+        use shrike_output::EventKind as K;
+        assert!(on[K::Alert.index()] && on[K::Protocol.index()]);
+        assert!(!on[K::Flow.index()] && !on[K::Stats.index()] && !on[K::Anomaly.index()]);
         assert_eq!(cfg.detect.flow.max_flows, 64 * 1024 * 1024 / 256);
         assert!(!cfg.detect.decoder.vxlan.enabled);
         assert!(!cfg.detect.decoder.vlan.use_for_tracking);

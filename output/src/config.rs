@@ -155,6 +155,38 @@ pub struct EveConfig {
     pub rotate: RotateConfig,
     /// Redis settings (`filetype: redis`).
     pub redis: RedisConfig,
+    /// Record types to write, by Suricata's `types:` names (`alert`, `anomaly`, `flow`,
+    /// `netflow`, `stats`, `http`, `dns`, `tls`, `files`, ...); `~` (default): every type.
+    /// Protocol names switch all protocol records together; names shrike does not produce
+    /// switch its remaining records (`files`, `packet`, ...).
+    pub types: Option<Vec<String>>,
+}
+
+impl EveConfig {
+    /// Which [`crate::EventKind`]s are written, indexed by `EventKind::index`.
+    pub fn enabled_kinds(&self) -> [bool; crate::EventKind::COUNT] {
+        use crate::EventKind;
+        let Some(types) = &self.types else {
+            return [true; EventKind::COUNT];
+        };
+        let mut on = [false; EventKind::COUNT];
+        for t in types {
+            let k = match t.as_str() {
+                "alert" => EventKind::Alert,
+                "anomaly" => EventKind::Anomaly,
+                "flow" | "netflow" => EventKind::Flow,
+                "stats" => EventKind::Stats,
+                "http" | "dns" | "tls" | "smtp" | "ssh" | "ftp" | "smb" | "nfs" | "dhcp"
+                | "http2" | "quic" | "krb5" | "snmp" | "sip" | "rdp" | "rfb" | "mqtt" | "pgsql"
+                | "ike" | "dcerpc" | "tftp" | "bittorrent-dht" | "dnp3" | "modbus" | "enip" => {
+                    EventKind::Protocol
+                }
+                _ => EventKind::Other,
+            };
+            on[k.index()] = true;
+        }
+        on
+    }
 }
 
 impl Default for EveConfig {
@@ -170,6 +202,7 @@ impl Default for EveConfig {
             overload: OverloadConfig::default(),
             rotate: RotateConfig::default(),
             redis: RedisConfig::default(),
+            types: None,
         }
     }
 }

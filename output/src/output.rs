@@ -35,6 +35,8 @@ pub struct EveOutput {
     backend: Backend,
     stats: OutputStats,
     policies: [OverloadPolicy; EventKind::COUNT],
+    /// Kinds written at all (`eve-log.types`).
+    enabled: [bool; EventKind::COUNT],
 }
 
 impl EveOutput {
@@ -46,6 +48,7 @@ impl EveOutput {
             backend: Backend::Direct(writer),
             stats: OutputStats::default(),
             policies: [OverloadPolicy::Block; EventKind::COUNT],
+            enabled: [true; EventKind::COUNT],
         }
     }
 
@@ -59,12 +62,27 @@ impl EveOutput {
             backend: Backend::Pipelined(link),
             stats: OutputStats::default(),
             policies,
+            enabled: [true; EventKind::COUNT],
         }
     }
 
-    /// Start a record of `kind`, or `None` when the sink is stalled and `kind`'s policy is
-    /// `drop` (the drop is counted). Hands a full buffer on first.
+    /// Write only these kinds (`eve-log.types`); the others are skipped without a count.
+    pub fn set_enabled(&mut self, enabled: [bool; EventKind::COUNT]) {
+        self.enabled = enabled;
+    }
+
+    /// Whether records of `kind` are written at all.
+    #[inline]
+    pub fn wants(&self, kind: EventKind) -> bool {
+        self.enabled.get(kind.index()).copied().unwrap_or(true)
+    }
+
+    /// Start a record of `kind`, or `None` when `kind` is not among the configured types, or
+    /// when the sink is stalled and `kind`'s policy is `drop` (the drop is counted). Hands a full buffer on first.
     pub fn record(&mut self, kind: EventKind) -> Option<Record<'_>> {
+        if !self.wants(kind) {
+            return None;
+        }
         if self.buf.needs_flush() && !self.hand_off(kind) {
             if let Some(d) = self.stats.dropped.get_mut(kind.index()) {
                 *d += 1;

@@ -158,13 +158,13 @@ impl EvePipeline {
             )));
         }
         let (sinks, map) = build_sinks(cfg, log_dir, workers)?;
-        Ok(Self::with_sinks(
-            sinks,
-            &map,
-            cfg.buffer_size,
-            cfg.pool_size,
-            policies(cfg),
-        ))
+        let (pipe, mut outs) =
+            Self::with_sinks(sinks, &map, cfg.buffer_size, cfg.pool_size, policies(cfg));
+        let on = cfg.enabled_kinds();
+        for o in &mut outs {
+            o.set_enabled(on);
+        }
+        Ok((pipe, outs))
     }
 
     /// Start the writer over given sinks; worker `i` writes to `sinks[map[i]]`.
