@@ -4,6 +4,7 @@
 mod cli;
 mod config;
 mod dispatch;
+mod ingest;
 mod live;
 mod ops;
 mod progress;

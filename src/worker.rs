@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use shrike_capture::{LinkType, Timestamp};
-use shrike_detect::decode::{PacketKind, PacketMeta};
+use shrike_detect::decode::{flags, PacketKind, PacketMeta};
 use shrike_detect::engine::output::{
     write_eve_alert, write_eve_tagged_packet, write_fast_alert, AlertContext, AlertFlowInfo,
 };
@@ -189,10 +189,15 @@ impl Worker {
         self.counters.pkts += 1;
         self.counters.bytes += data.len() as u64;
         let m = &e.meta;
-        if !m.is_ip() {
-            self.counters.non_ip += 1;
-            // Decoder-event rules still see packets that did not decode to IP.
-            if !m.events.is_empty() {
+        let fragment = m.has(flags::FRAGMENT);
+        if !m.is_ip() || fragment {
+            // Decoder-event rules still see packets that did not decode to IP; IP fragments
+            // are inspected as packets without a flow (their datagram follows once
+            // reassembled).
+            if !fragment {
+                self.counters.non_ip += 1;
+            }
+            if fragment || !m.events.is_empty() {
                 if let Some(d) = self.detect.as_mut() {
                     let pkt = Packet {
                         meta: m,
