@@ -36,6 +36,8 @@ pub struct Ingest {
     /// IP defragmentation (`defrag.*` counters).
     pub defrag: Defrag,
     seed: u64,
+    /// A reassembled datagram behind its fragment's link header.
+    buf: Vec<u8>,
 }
 
 impl Ingest {
@@ -46,6 +48,7 @@ impl Ingest {
             decode_stats: DecodeStats::default(),
             defrag: Defrag::new(cfg.detect.defrag.clone(), crate::session::host_policy(cfg)),
             seed,
+            buf: Vec::with_capacity(65_536 + 64),
         }
     }
 
@@ -82,14 +85,23 @@ impl Ingest {
         if r.status != DefragStatus::Reassembled {
             return;
         }
-        let mut rm = decode::decode(
-            LinkType::Raw,
-            r.packet,
-            &self.decode_cfg,
-            &mut self.decode_stats,
-        );
-        rm.vlan = meta.vlan;
-        rm.tunnel_depth = meta.tunnel_depth;
+        // Outside tunnels the datagram keeps the fragment's link header (Suricata logs the
+        // reassembled packet with it); inside a tunnel it is decoded as raw IP.
+        let l3 = usize::from(meta.l3_off);
+        let (link, bytes): (LinkType, &[u8]) = match f.data.get(..l3) {
+            Some(hdr) if meta.tunnel_depth == 0 && l3 > 0 && f.link != LinkType::Raw => {
+                self.buf.clear();
+                self.buf.extend_from_slice(hdr);
+                self.buf.extend_from_slice(r.packet);
+                (f.link, &self.buf)
+            }
+            _ => (LinkType::Raw, r.packet),
+        };
+        let mut rm = decode::decode(link, bytes, &self.decode_cfg, &mut self.decode_stats);
+        if link == LinkType::Raw {
+            rm.vlan = meta.vlan;
+            rm.tunnel_depth = meta.tunnel_depth;
+        }
         let hash = if rm.is_ip() && !rm.has(flags::FRAGMENT) {
             shrike_detect::flow::FlowKey::from_meta(&rm)
                 .0
@@ -99,15 +111,15 @@ impl Ingest {
         };
         let re = Entry {
             off: 0,
-            len: r.packet.len() as u32,
-            orig_len: r.packet.len() as u32,
+            len: bytes.len() as u32,
+            orig_len: bytes.len() as u32,
             ts: f.ts,
-            link: LinkType::Raw,
+            link,
             hash,
             seq: f.seq,
             meta: rm,
         };
-        sink(&re, r.packet);
+        sink(&re, bytes);
     }
 
     /// Decoder and defrag counters.

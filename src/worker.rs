@@ -13,7 +13,7 @@ use shrike_detect::decode::{flags, PacketKind, PacketMeta};
 use shrike_detect::engine::output::{
     write_eve_alert, write_eve_tagged_packet, write_fast_alert, AlertContext, AlertFlowInfo,
 };
-use shrike_detect::engine::{DetectThread, Engine, FlowDetect, FlowInput, Packet};
+use shrike_detect::engine::{DetectThread, Engine, FlowDetect, FlowInput, Packet, StreamData};
 use shrike_detect::flow::{Direction, EndReason, Flow, FlowKey, FlowState, FlowTable};
 use shrike_output::eve::addr::Ipv6Style;
 use shrike_output::eve::flow::{
@@ -229,6 +229,7 @@ impl Worker {
             sess: &mut self.sess,
             counters: &mut self.counters,
             ipv6: self.ipv6,
+            detect: self.detect.as_mut(),
         };
         let (h, _created) = self.flows.packet(
             e.hash,
@@ -260,16 +261,21 @@ impl Worker {
             Dir::ToClient
         };
         let mut tcp_established = None;
+        // The packet's TCP direction and whether its data went into the stream.
+        let mut stream_side: Option<(Dir, bool)> = None;
         match m.proto {
             6 if m.kind == PacketKind::L4 => {
                 let ctx = flow_ctx(flow, e.ts.0);
                 let x = flow.data.ext.get_or_insert_with(Box::default);
                 let was = x.tcp.state();
-                self.sess
-                    .tcp_packet(x, m, data, fdir, &ctx, (e.ts.0 / 1_000_000_000) as u32);
+                let r =
+                    self.sess
+                        .tcp_packet(x, m, data, fdir, &ctx, (e.ts.0 / 1_000_000_000) as u32);
                 let now = x.tcp.state();
                 if now != TcpState::None {
                     tcp_established = Some(was >= TcpState::Established);
+                    let added = r.added;
+                    stream_side = Some((r.tcp_dir, added));
                     // State-dependent timeouts: the session's state picks the flow timeout.
                     flow.state = match x.tcp.timeout_state() {
                         FlowTimeoutState::New => FlowState::New,
@@ -304,10 +310,31 @@ impl Worker {
                 tcp_established,
                 app,
             };
-            let alerted = !d
-                .engine
-                .inspect(&pkt, Some(input), &mut d.thread)
-                .is_empty();
+            let mut consumed = 0;
+            let alerted = match (stream_side, ext.as_deref()) {
+                (Some((tdir, added)), Some(x)) => {
+                    let w = self.sess.stream.raw_window(&x.tcp, tdir);
+                    let window = if w.ready { w.data } else { &[] };
+                    consumed = window.len();
+                    let sd = StreamData {
+                        window,
+                        added,
+                        pseudo: false,
+                    };
+                    !d.engine
+                        .inspect_with_stream(&pkt, Some(input), sd, &mut d.thread)
+                        .is_empty()
+                }
+                _ => !d
+                    .engine
+                    .inspect(&pkt, Some(input), &mut d.thread)
+                    .is_empty(),
+            };
+            if let (Some((tdir, _)), Some(x)) = (stream_side, flow.data.ext.as_mut()) {
+                if consumed > 0 {
+                    x.tcp.raw_consume(tdir, consumed);
+                }
+            }
             if alerted || d.thread.tagged() {
                 if alerted {
                     flow.data.ext().alerted = true;
@@ -357,6 +384,7 @@ impl Worker {
                     sess: &mut self.sess,
                     counters: &mut self.counters,
                     ipv6: self.ipv6,
+                    detect: self.detect.as_mut(),
                 };
                 self.flows.expire(ts, &mut |f, r| end.end(f, r, ts));
             }
@@ -418,6 +446,7 @@ impl Worker {
             sess: &mut self.sess,
             counters: &mut self.counters,
             ipv6: self.ipv6,
+            detect: self.detect.as_mut(),
         };
         self.flows.drain(&mut |f, r| end.end(f, r, now));
         self.batch_done();
@@ -436,6 +465,7 @@ struct Ender<'a> {
     sess: &'a mut Sessions,
     counters: &'a mut Counters,
     ipv6: Ipv6Style,
+    detect: Option<&'a mut Detect>,
 }
 
 impl Ender<'_> {
@@ -450,6 +480,11 @@ impl Ender<'_> {
             let info = alert_flow(&f, true);
             if let Some(x) = f.data.ext.as_mut() {
                 self.sess.end(x, &ctx);
+            }
+            if f.key.proto == 6 {
+                self.inspect_rest(&mut f, ts);
+            }
+            if let Some(x) = f.data.ext.as_mut() {
                 if x.app.is_some() {
                     self.sess
                         .app
@@ -463,6 +498,94 @@ impl Ender<'_> {
             self.sess.release(x);
         }
     }
+}
+
+impl Ender<'_> {
+    /// Raw stream inspection of what the stream still holds at flow end (Suricata's
+    /// flow-timeout pseudo packets, one per direction with data left).
+    fn inspect_rest(&mut self, f: &mut Flow<FlowData>, ts: Timestamp) {
+        let Some(d) = self.detect.as_deref_mut() else {
+            return;
+        };
+        let swapped = f.data.ext.as_ref().is_some_and(|x| x.tcp.is_swapped());
+        for tdir in [Dir::ToServer, Dir::ToClient] {
+            // The flow's direction of this TCP direction.
+            let to_server = (tdir == Dir::ToServer) != swapped;
+            let info = alert_flow(f, to_server);
+            let meta = pseudo_meta(f, to_server);
+            let FlowData { detect, ext } = &mut f.data;
+            let Some(x) = ext.as_deref_mut() else {
+                return;
+            };
+            let w = self.sess.stream.raw_window(&x.tcp, tdir);
+            if w.data.is_empty() {
+                continue;
+            }
+            let n = w.data.len();
+            let pkt = Packet {
+                meta: &meta,
+                data: &[],
+                ts,
+            };
+            let input = FlowInput {
+                state: detect,
+                to_server,
+                pkts_toserver: info.pkts_toserver,
+                pkts_toclient: info.pkts_toclient,
+                tcp_established: Some(true),
+                app: x.app.as_deref(),
+            };
+            let sd = StreamData {
+                window: w.data,
+                added: true,
+                pseudo: true,
+            };
+            let alerted = !d
+                .engine
+                .inspect_with_stream(&pkt, Some(input), sd, &mut d.thread)
+                .is_empty();
+            if alerted {
+                x.alerted = true;
+                let ctx = AlertContext {
+                    pkt,
+                    pcap_cnt: 0,
+                    linktype: 1,
+                    flow: Some(info),
+                    app_proto: x.app.as_deref().map(|a| a.proto.name()),
+                    app: x.app.as_deref(),
+                    flow_vars: detect.vars(),
+                    ipv6: self.ipv6,
+                };
+                log_alerts(d, self.out, &ctx);
+            }
+            x.tcp.raw_consume(tdir, n);
+        }
+    }
+}
+
+/// The decoded facts of a flow-end pseudo packet in the flow direction `to_server`.
+fn pseudo_meta(f: &Flow<FlowData>, to_server: bool) -> PacketMeta {
+    let client_lo = f.client == Direction::LoToHi;
+    let (c, s, cp, sp) = if client_lo {
+        (f.key.lo_addr, f.key.hi_addr, f.key.lo_port, f.key.hi_port)
+    } else {
+        (f.key.hi_addr, f.key.lo_addr, f.key.hi_port, f.key.lo_port)
+    };
+    let mut m = PacketMeta {
+        kind: PacketKind::L4,
+        proto: 6,
+        vlan: f.key.vlan,
+        ..PacketMeta::default()
+    };
+    if f.key.ip_version == 6 {
+        m.flags |= flags::IPV6;
+    }
+    if to_server {
+        (m.src, m.dst, m.sport, m.dport) = (c, s, cp, sp);
+    } else {
+        (m.src, m.dst, m.sport, m.dport) = (s, c, sp, cp);
+    }
+    m
 }
 
 /// The flow part of an alert record.
@@ -491,7 +614,8 @@ fn alert_flow(f: &Flow<FlowData>, to_server: bool) -> AlertFlowInfo {
 /// Write the logged alerts of the last inspected packet to EVE and fast.log, and the packet
 /// itself when a `tag` covers it.
 fn log_alerts(d: &mut Detect, out: &mut EveOutput, ctx: &AlertContext<'_>) {
-    if d.thread.tagged() && d.engine.config().alert.tagged_packets {
+    // Flow-end pseudo packets (no packet number) are not logged as tagged packets.
+    if d.thread.tagged() && d.engine.config().alert.tagged_packets && ctx.pcap_cnt != 0 {
         if let Some(mut rec) = out.record(EventKind::Other) {
             write_eve_tagged_packet(&mut rec, ctx);
             let _ = rec.commit();

@@ -25,6 +25,7 @@ mod packet;
 pub mod prefilter;
 pub mod setup;
 mod sig;
+mod stream_inspect;
 pub mod tag;
 mod threshold;
 mod vars;
@@ -40,6 +41,7 @@ pub use inspect::{Alert, DetectStats, DetectThread};
 pub use packet::{FlowInput, Packet};
 pub use setup::{EngineSetup, LoadedEngine, NegatedHeaders};
 pub use sig::SigInfo;
+pub use stream_inspect::StreamData;
 pub use threshold::ThresholdState;
 pub use vars::{FlowDetect, FlowVars, TcpTrack};
 

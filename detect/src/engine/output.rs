@@ -101,7 +101,12 @@ fn header<'a>(ctx: &'a AlertContext<'a>, event_type: &'a str) -> EveHeader<'a> {
         proto,
         ip_v: None,
         icmp,
-        pkt_src: Some("wire/pcap"),
+        // Flow-end pseudo packets (stream inspection at flow timeout) have no number.
+        pkt_src: Some(if ctx.pcap_cnt == 0 && ctx.flow.is_some() {
+            "stream (flow timeout)"
+        } else {
+            "wire/pcap"
+        }),
         ipv6: ctx.ipv6,
     }
 }
