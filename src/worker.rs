@@ -27,7 +27,7 @@ use crate::session::{flow_ctx, FlowExt, Sessions};
 use crate::stats::{Snapshot, StatsBoard};
 use shrike_detect::app::layer::AppFlow;
 use shrike_detect::app::{AppProto, Dir};
-use shrike_detect::stream::{FlowTimeoutState, TcpState};
+use shrike_detect::stream::{FlowTimeoutState, StreamEventSet, TcpState};
 
 /// Per-flow state the worker keeps beside the table's own fields.
 #[derive(Debug, Default)]
@@ -262,7 +262,7 @@ impl Worker {
         };
         let mut tcp_established = None;
         // The packet's TCP direction and whether its data went into the stream.
-        let mut stream_side: Option<(Dir, bool)> = None;
+        let mut stream_side: Option<(Dir, bool, StreamEventSet)> = None;
         match m.proto {
             6 if m.kind == PacketKind::L4 => {
                 let ctx = flow_ctx(flow, e.ts.0);
@@ -275,7 +275,7 @@ impl Worker {
                 if now != TcpState::None {
                     tcp_established = Some(was >= TcpState::Established);
                     let added = r.added;
-                    stream_side = Some((r.tcp_dir, added));
+                    stream_side = Some((r.tcp_dir, added, r.events));
                     // State-dependent timeouts: the session's state picks the flow timeout.
                     flow.state = match x.tcp.timeout_state() {
                         FlowTimeoutState::New => FlowState::New,
@@ -312,7 +312,7 @@ impl Worker {
             };
             let mut consumed = 0;
             let alerted = match (stream_side, ext.as_deref()) {
-                (Some((tdir, added)), Some(x)) => {
+                (Some((tdir, added, events)), Some(x)) => {
                     let w = self.sess.stream.raw_window(&x.tcp, tdir);
                     let window = if w.ready { w.data } else { &[] };
                     consumed = window.len();
@@ -320,6 +320,7 @@ impl Worker {
                         window,
                         added,
                         pseudo: false,
+                        events,
                     };
                     !d.engine
                         .inspect_with_stream(&pkt, Some(input), sd, &mut d.thread)
@@ -330,7 +331,7 @@ impl Worker {
                     .inspect(&pkt, Some(input), &mut d.thread)
                     .is_empty(),
             };
-            if let (Some((tdir, _)), Some(x)) = (stream_side, flow.data.ext.as_mut()) {
+            if let (Some((tdir, _, _)), Some(x)) = (stream_side, flow.data.ext.as_mut()) {
                 if consumed > 0 {
                     x.tcp.raw_consume(tdir, consumed);
                 }
@@ -539,6 +540,7 @@ impl Ender<'_> {
                 window: w.data,
                 added: true,
                 pseudo: true,
+                events: StreamEventSet::EMPTY,
             };
             let alerted = !d
                 .engine

@@ -461,13 +461,19 @@ pub(crate) fn compile(
             Keyword::DecodeEvent(n) | Keyword::EngineEvent(n) => match DecodeEvent::from_name(n) {
                 Some(e) => checks.push(Check::Event(e)),
                 None if n.starts_with("stream.") => {
-                    return Err(SkipReason::Stream(format!("stream event {n}")))
+                    match crate::stream::StreamEvent::from_name(n) {
+                        Some(e) => checks.push(Check::StreamEvent(e)),
+                        None => return Err(SkipReason::Keyword(format!("stream-event:{n}"))),
+                    }
                 }
                 None => {
                     return Err(SkipReason::Keyword(format!("decode-event:{n}")));
                 }
             },
-            Keyword::StreamEvent(_) => return Err(SkipReason::Stream("stream-event".into())),
+            Keyword::StreamEvent(n) => match crate::stream::StreamEvent::from_name(n) {
+                Some(e) => checks.push(Check::StreamEvent(e)),
+                None => return Err(SkipReason::Keyword(format!("stream-event:{n}"))),
+            },
             Keyword::StreamSize { .. } => return Err(SkipReason::Stream("stream_size".into())),
             Keyword::Unknown { name, value, .. } if name == "hostbits" => {
                 use super::hostbits::{self, HostBit, HostCmd};

@@ -208,6 +208,9 @@ impl Engine {
 
         // The packet's groups.
         let groups = self.groups.lookup(&p);
+        if let Some(s) = stream {
+            p.stream_events = s.events;
+        }
         let sv = stream
             .filter(|s| p.is_tcp && !s.window.is_empty())
             .map(|s| stream_view(&p, s.window));

@@ -66,6 +66,8 @@ pub struct StreamData<'a> {
     pub added: bool,
     /// A flow-end pseudo packet: only rules inspecting the stream run.
     pub pseudo: bool,
+    /// Stream events the stream engine raised on this packet.
+    pub events: crate::stream::StreamEventSet,
 }
 
 impl Engine {
