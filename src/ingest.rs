@@ -98,7 +98,12 @@ impl Ingest {
             _ => (LinkType::Raw, r.packet),
         };
         let mut rm = decode::decode(link, bytes, &self.decode_cfg, &mut self.decode_stats);
-        if link == LinkType::Raw {
+        // A raw-IP capture keeps its own link type in the alert's `packet_info`.
+        let link = match f.link {
+            LinkType::Raw | LinkType::Ipv4 | LinkType::Ipv6 if link == LinkType::Raw => f.link,
+            _ => link,
+        };
+        if matches!(link, LinkType::Raw | LinkType::Ipv4 | LinkType::Ipv6) {
             rm.vlan = meta.vlan;
             rm.tunnel_depth = meta.tunnel_depth;
         }

@@ -513,7 +513,7 @@ impl Ender<'_> {
             // The flow's direction of this TCP direction.
             let to_server = (tdir == Dir::ToServer) != swapped;
             let info = alert_flow(f, to_server);
-            let meta = pseudo_meta(f, to_server);
+            let mut meta = pseudo_meta(f, to_server);
             let FlowData { detect, ext } = &mut f.data;
             let Some(x) = ext.as_deref_mut() else {
                 return;
@@ -523,9 +523,13 @@ impl Ender<'_> {
                 continue;
             }
             let n = w.data.len();
+            // The pseudo packet carries the stream data as its payload (EVE `payload`).
+            let shown = w.data.get(..n.min(usize::from(u16::MAX))).unwrap_or(&[]);
+            meta.payload_off = 0;
+            meta.payload_len = shown.len() as u16;
             let pkt = Packet {
                 meta: &meta,
-                data: &[],
+                data: shown,
                 ts,
             };
             let input = FlowInput {
@@ -577,6 +581,7 @@ fn pseudo_meta(f: &Flow<FlowData>, to_server: bool) -> PacketMeta {
         kind: PacketKind::L4,
         proto: 6,
         vlan: f.key.vlan,
+        vlan_count: f.key.vlan.iter().filter(|&&v| v != 0).count() as u8,
         ..PacketMeta::default()
     };
     if f.key.ip_version == 6 {

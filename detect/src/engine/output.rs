@@ -164,7 +164,8 @@ pub fn write_eve_alert(w: &mut JsonWriter, engine: &Engine, a: &Alert, ctx: &Ale
         }),
         payload: want_payload.then_some(payload),
         payload_printable: want_payload && cfg.payload_printable,
-        stream: want_payload.then_some(0),
+        // Flow-end pseudo packets (no packet number) carry stream data.
+        stream: want_payload.then_some(u8::from(ctx.pcap_cnt == 0 && ctx.flow.is_some())),
         packet: cfg.packet.then_some(ctx.pkt.data),
         linktype: cfg.packet.then_some(ctx.linktype),
     };
