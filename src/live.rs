@@ -17,13 +17,12 @@ use shrike_capture::afpacket::{self, AfPacketSocket};
 use shrike_capture::config::AfPacketConfig;
 use shrike_capture::live::{LiveError, LiveStats};
 use shrike_capture::{RawPacket, Timestamp};
-use shrike_detect::config::DecodeConfig;
 use shrike_detect::decode::PacketMeta;
-use shrike_detect::stats::DecodeStats;
 use shrike_output::{EveOutput, EvePipeline};
 
 use crate::config::{InterfaceConfig, Runmode, SensorConfig};
-use crate::dispatch::{self, Entry, WorkerQueue};
+use crate::dispatch::{self, WorkerQueue};
+use crate::ingest::{Frame, Ingest};
 use crate::run::{self, RunError, RunResult, StatsThread};
 use crate::stats::{Snapshot, StatsBoard};
 use crate::worker::Worker;
@@ -252,14 +251,14 @@ impl Signals {
 
 /// Capture-side counters of one thread, published beside the workers'.
 struct CaptureCounters {
-    decode: DecodeStats,
+    ingest: Ingest,
     live: LiveStats,
 }
 
 impl CaptureCounters {
     fn snapshot(&self) -> Snapshot {
         let mut s = Snapshot::default();
-        self.decode.visit(&mut |k, v| s.add(k, v));
+        self.ingest.visit(&mut |k, v| s.add(k, v));
         self.live.visit(&mut |k, v| s.add(k, v));
         self.live
             .visit_extra(&mut |k, v| s.add(&format!("shrike.{k}"), v));
@@ -378,15 +377,12 @@ pub fn run_live(
             if let Some(src) = sources.into_iter().next() {
                 let slot = next_capture;
                 next_capture += 1;
-                let (dcfg, board2, stop2) =
-                    (cfg.detect.decoder.clone(), board.clone(), stop.clone());
+                let (ing, board2, stop2) = (Ingest::new(cfg, seed), board.clone(), stop.clone());
                 let mut disp = disp;
                 handles.push(
                     thread::Builder::new()
                         .name(format!("RX#{}", li.name))
-                        .spawn(move || {
-                            capture_dispatch(src, &mut disp, &dcfg, seed, &board2, slot, &stop2)
-                        })
+                        .spawn(move || capture_dispatch(src, &mut disp, ing, &board2, slot, &stop2))
                         .expect("spawn capture thread"),
                 );
             }
@@ -414,8 +410,7 @@ pub fn run_live(
                             ring_worker(
                                 src,
                                 worker,
-                                &cfg2.detect.decoder,
-                                seed,
+                                Ingest::new(&cfg2, seed),
                                 &board2,
                                 slot,
                                 &stop2,
@@ -563,14 +558,13 @@ pub fn run_live(
 fn ring_worker(
     mut src: Box<dyn Source>,
     mut worker: Worker,
-    dcfg: &DecodeConfig,
-    seed: u64,
+    ingest: Ingest,
     board: &StatsBoard,
     slot: usize,
     stop: &AtomicBool,
 ) {
     let mut cc = CaptureCounters {
-        decode: DecodeStats::default(),
+        ingest,
         live: LiveStats::default(),
     };
     let mut seq = 0u64;
@@ -583,18 +577,14 @@ fn ring_worker(
         let timeout = if stopping { DRAIN_POLL } else { POLL };
         let r = src.poll(timeout, &mut |p| {
             seq += 1;
-            let (meta, hash) = run::classify(p.link, p.data, dcfg, &mut cc.decode, seed);
-            let e = Entry {
-                off: 0,
-                len: p.data.len() as u32,
+            let f = Frame {
+                link: p.link,
+                data: p.data,
                 orig_len: p.orig_len,
                 ts: p.ts,
-                link: p.link,
-                hash,
                 seq,
-                meta,
             };
-            worker.process(&e, p.data);
+            cc.ingest.packet(&f, &mut |e, data| worker.process(e, data));
         });
         if stopping {
             draining = if matches!(r, Ok(n) if n > 0) {
@@ -631,15 +621,14 @@ fn ring_worker(
 fn capture_dispatch(
     mut src: Box<dyn Source>,
     disp: &mut dispatch::Dispatcher<PacketMeta>,
-    dcfg: &DecodeConfig,
-    seed: u64,
+    ingest: Ingest,
     board: &StatsBoard,
     slot: usize,
     stop: &AtomicBool,
 ) {
     let workers = disp.lanes();
     let mut cc = CaptureCounters {
-        decode: DecodeStats::default(),
+        ingest,
         live: LiveStats::default(),
     };
     let mut seq = 0u64;
@@ -650,18 +639,16 @@ fn capture_dispatch(
         let timeout = if stopping { DRAIN_POLL } else { POLL };
         let r = src.poll(timeout, &mut |p| {
             seq += 1;
-            let (meta, hash) = run::classify(p.link, p.data, dcfg, &mut cc.decode, seed);
-            let e = Entry {
-                off: 0,
-                len: p.data.len() as u32,
+            let f = Frame {
+                link: p.link,
+                data: p.data,
                 orig_len: p.orig_len,
                 ts: p.ts,
-                link: p.link,
-                hash,
                 seq,
-                meta,
             };
-            disp.push(run::worker_for(hash, workers), e, p.data);
+            cc.ingest.packet(&f, &mut |e, data| {
+                disp.push(run::worker_for(e.hash, workers), *e, data)
+            });
         });
         // Bounded latency: whatever was read goes to the workers now.
         disp.flush_all();

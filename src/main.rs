@@ -4,11 +4,13 @@
 mod cli;
 mod config;
 mod dispatch;
+mod ingest;
 mod live;
 mod ops;
 mod progress;
 mod reload;
 mod run;
+mod session;
 mod stats;
 mod suricata_sections;
 mod suricata_yaml;

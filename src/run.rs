@@ -8,9 +8,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use shrike_capture::{CaptureError, FileSource, PacketSource};
-use shrike_detect::config::DecodeConfig;
-use shrike_detect::decode::{self, PacketMeta};
-use shrike_detect::stats::DecodeStats;
+use shrike_detect::decode::PacketMeta;
 use shrike_output::eve::stats::{write_stats_record, StatsTree};
 use shrike_output::{EveOutput, EvePipeline, EventKind};
 
@@ -18,6 +16,7 @@ use shrike_detect::engine::Engine;
 
 use crate::config::{Runmode, SensorConfig};
 use crate::dispatch::{self, Entry};
+use crate::ingest::{Frame, Ingest};
 use crate::progress::Progress;
 use crate::stats::{Snapshot, StatsBoard};
 use crate::worker::{Worker, WorkerDetect};
@@ -127,24 +126,6 @@ impl std::fmt::Display for RunError {
     }
 }
 
-/// Decode one packet on the reader and compute its flow hash.
-#[inline]
-pub fn classify(
-    link: shrike_capture::LinkType,
-    data: &[u8],
-    cfg: &DecodeConfig,
-    stats: &mut DecodeStats,
-    seed: u64,
-) -> (PacketMeta, u64) {
-    let meta = decode::decode(link, data, cfg, stats);
-    let hash = if meta.is_ip() {
-        shrike_detect::flow::FlowKey::from_meta(&meta).0.hash(seed)
-    } else {
-        0
-    };
-    (meta, hash)
-}
-
 /// Pick a worker for a hash (multiply-shift, unbiased for any N).
 #[inline]
 pub fn worker_for(hash: u64, workers: usize) -> usize {
@@ -251,7 +232,9 @@ fn run_dispatch(
                     if let Some(c) = cpu {
                         core_affinity::set_for_current(core_affinity::CoreId { id: c });
                     }
-                    let mut worker = Worker::new(i, &cfg, out, board, seed).with_detect(wd);
+                    let mut worker = Worker::new(i, &cfg, out, board, seed)
+                        .with_detect(wd)
+                        .with_share(&cfg, workers);
                     while let Some(batch) = q.next_batch(None) {
                         for (e, data) in batch.iter() {
                             worker.process(e, data);
@@ -434,9 +417,7 @@ impl StatsThread {
 
 /// The reader: opens each input in turn, decodes and hashes every packet.
 struct Reader {
-    decode_cfg: DecodeConfig,
-    decode_stats: DecodeStats,
-    seed: u64,
+    ingest: Ingest,
     pcap_cnt: u64,
     capture: shrike_capture::CaptureStats,
 }
@@ -444,9 +425,7 @@ struct Reader {
 impl Reader {
     fn new(cfg: &SensorConfig, seed: u64) -> Self {
         Reader {
-            decode_cfg: cfg.detect.decoder.clone(),
-            decode_stats: DecodeStats::default(),
-            seed,
+            ingest: Ingest::new(cfg, seed),
             pcap_cnt: 0,
             capture: Default::default(),
         }
@@ -480,24 +459,14 @@ impl Reader {
                         self.pcap_cnt += 1;
                         result.packets += 1;
                         result.bytes += p.data.len() as u64;
-                        let (meta, hash) = classify(
-                            p.link,
-                            p.data,
-                            &self.decode_cfg,
-                            &mut self.decode_stats,
-                            self.seed,
-                        );
-                        let e = Entry {
-                            off: 0,
-                            len: p.data.len() as u32,
+                        let f = Frame {
+                            link: p.link,
+                            data: p.data,
                             orig_len: p.orig_len,
                             ts: p.ts,
-                            link: p.link,
-                            hash,
                             seq: self.pcap_cnt,
-                            meta,
                         };
-                        sink(&e, p.data);
+                        self.ingest.packet(&f, &mut sink);
                         if self.pcap_cnt & 0x3fff == 0 {
                             opts.progress
                                 .update(src.bytes_read(), result.packets, result.bytes);
@@ -531,7 +500,7 @@ impl Reader {
 
     fn snapshot(&self) -> Snapshot {
         let mut s = Snapshot::default();
-        self.decode_stats.visit(&mut |k, v| s.add(k, v));
+        self.ingest.visit(&mut |k, v| s.add(k, v));
         // Capture-file counters have no place in Suricata's EVE stats schema: keep them under
         // `shrike.` (summary and -v only).
         self.capture

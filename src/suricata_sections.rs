@@ -14,6 +14,7 @@ pub fn translate_sections(
 ) -> Result<(), String> {
     outputs(tree, out, ignored);
     engine(tree, out);
+    stream_defrag(tree, out);
     flow(tree, out, ignored);
     decoder(tree, out);
     af_packet(tree, out, ignored);
@@ -181,6 +182,56 @@ fn engine(tree: &Value, out: &mut Value) {
     }
     if let Some(n) = get(tree, "detect.inspection-recursion-limit").and_then(parse_size) {
         out["detect"]["engine"]["inspection-recursion-limit"] = json!(n);
+    }
+}
+
+/// `stream:`, `host-os-policy:` and `defrag:` keys shrike's stream engine and defragmenter
+/// share with Suricata.
+fn stream_defrag(tree: &Value, out: &mut Value) {
+    for key in ["midstream", "async-oneside"] {
+        if let Some(v) = get(tree, &format!("stream.{key}")) {
+            out["detect"]["stream"][key] = Value::Bool(truthy(v));
+        }
+    }
+    if let Some(n) = get(tree, "stream.memcap").and_then(parse_size) {
+        out["detect"]["stream"]["memcap"] = json!(n);
+    }
+    if let Some(n) = get(tree, "stream.max-synack-queued").and_then(parse_size) {
+        out["detect"]["stream"]["max-synack-queued"] = json!(n.min(255));
+    }
+    for key in [
+        "memcap",
+        "depth",
+        "toserver-chunk-size",
+        "toclient-chunk-size",
+    ] {
+        if let Some(n) = get(tree, &format!("stream.reassembly.{key}")).and_then(parse_size) {
+            out["detect"]["stream"]["reassembly"][key] = json!(n);
+        }
+    }
+    if let Some(Value::Object(m)) = get(tree, "host-os-policy") {
+        let mut dst = Map::new();
+        for (os, nets) in m {
+            let list: Vec<Value> = match nets {
+                Value::Array(a) => a.iter().filter_map(string).map(Value::String).collect(),
+                v => string(v)
+                    .map(|t| {
+                        t.trim_matches(|c| c == '[' || c == ']')
+                            .split(',')
+                            .map(|x| Value::String(x.trim().to_string()))
+                            .filter(|x| x.as_str() != Some(""))
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            };
+            dst.insert(os.clone(), Value::Array(list));
+        }
+        out["detect"]["host-os-policy"] = Value::Object(dst);
+    }
+    for key in ["memcap", "trackers", "max-frags", "timeout"] {
+        if let Some(n) = get(tree, &format!("defrag.{key}")).and_then(parse_size) {
+            out["detect"]["defrag"][key] = json!(n);
+        }
     }
 }
 

@@ -9,11 +9,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use shrike_capture::{LinkType, Timestamp};
-use shrike_detect::decode::PacketMeta;
+use shrike_detect::decode::{flags, PacketKind, PacketMeta};
 use shrike_detect::engine::output::{
     write_eve_alert, write_eve_tagged_packet, write_fast_alert, AlertContext, AlertFlowInfo,
 };
-use shrike_detect::engine::{DetectThread, Engine, FlowDetect, FlowInput, Packet};
+use shrike_detect::engine::{DetectThread, Engine, FlowDetect, FlowInput, Packet, StreamData};
 use shrike_detect::flow::{Direction, EndReason, Flow, FlowKey, FlowState, FlowTable};
 use shrike_output::eve::addr::Ipv6Style;
 use shrike_output::eve::flow::{
@@ -23,18 +23,31 @@ use shrike_output::{EveOutput, EventKind};
 
 use crate::config::SensorConfig;
 use crate::dispatch::Entry;
+use crate::session::{flow_ctx, FlowExt, Sessions};
 use crate::stats::{Snapshot, StatsBoard};
+use shrike_detect::app::layer::AppFlow;
+use shrike_detect::app::{AppProto, Dir};
+use shrike_detect::stream::{FlowTimeoutState, StreamEventSet, TcpState};
 
 /// Per-flow state the worker keeps beside the table's own fields.
 #[derive(Debug, Default)]
 pub struct FlowData {
-    /// ICMP type/code of the first packet, and of the first reply.
-    icmp: Option<(u8, u8)>,
-    icmp_reply: Option<(u8, u8)>,
-    /// Any alert fired on this flow.
-    alerted: bool,
     /// The detection engine's per-flow state (TCP handshake, flowbits, IP-only flags).
     detect: FlowDetect,
+    /// TCP session, app-layer state, ICMP codes, alerted mark (boxed: allocated for TCP
+    /// flows, flows with app-layer state, ICMP flows and flows that alerted).
+    ext: Option<Box<FlowExt>>,
+}
+
+impl FlowData {
+    fn ext(&mut self) -> &mut FlowExt {
+        self.ext.get_or_insert_with(Box::default)
+    }
+
+    /// The flow's app-layer state, if any.
+    fn app(&self) -> Option<&AppFlow> {
+        self.ext.as_ref().and_then(|x| x.app.as_deref())
+    }
 }
 
 /// Bytes one flow costs in the worker's table (slab slot, index, timer), engine state
@@ -122,6 +135,8 @@ pub struct Worker {
     detect: Option<Detect>,
     /// Live rule reload: the engine slot this worker follows (see [`Worker::check_engine`]).
     engine_watch: Option<crate::reload::SlotWatch>,
+    /// TCP stream engine and app layer.
+    sess: Sessions,
 }
 
 impl Worker {
@@ -147,7 +162,14 @@ impl Worker {
             last_publish: Instant::now(),
             detect: None,
             engine_watch: None,
+            sess: Sessions::new(cfg, 1),
         }
+    }
+
+    /// This worker is one of `workers`: the stream memcaps are shared between them.
+    pub fn with_share(mut self, cfg: &SensorConfig, workers: usize) -> Worker {
+        self.sess = Sessions::new(cfg, workers);
+        self
     }
 
     /// Follow `slot` for live rule reloads (checked once per batch, never per packet).
@@ -202,10 +224,15 @@ impl Worker {
         self.counters.pkts += 1;
         self.counters.bytes += data.len() as u64;
         let m = &e.meta;
-        if !m.is_ip() {
-            self.counters.non_ip += 1;
-            // Decoder-event rules still see packets that did not decode to IP.
-            if !m.events.is_empty() {
+        let fragment = m.has(flags::FRAGMENT);
+        if !m.is_ip() || fragment {
+            // Decoder-event rules still see packets that did not decode to IP; IP fragments
+            // are inspected as packets without a flow (their datagram follows once
+            // reassembled).
+            if !fragment {
+                self.counters.non_ip += 1;
+            }
+            if fragment || !m.events.is_empty() {
                 if let Some(d) = self.detect.as_mut() {
                     let pkt = Packet {
                         meta: m,
@@ -232,7 +259,13 @@ impl Worker {
         }
         let (key, dir) = FlowKey::from_meta(m);
         let tcp = if m.proto == 6 { m.tcp_flags } else { 0 };
-        let (out, ipv6, counters) = (&mut self.out, self.ipv6, &mut self.counters);
+        let mut end = Ender {
+            out: &mut self.out,
+            sess: &mut self.sess,
+            counters: &mut self.counters,
+            ipv6: self.ipv6,
+            detect: self.detect.as_mut(),
+        };
         let (h, _created) = self.flows.packet(
             e.hash,
             key,
@@ -241,54 +274,127 @@ impl Worker {
             data.len() as u32,
             tcp,
             FlowData::default,
-            &mut |f, r| {
-                counters.flow_records += 1;
-                write_flow(out, &f, r, e.ts, ipv6);
-            },
+            &mut |f, r| end.end(f, r, e.ts),
         );
-        if let Some(flow) = self.flows.get_mut(h) {
-            if m.is_icmp() {
-                if let (Some(t), Some(c)) = (m.icmp_type(), m.icmp_code()) {
-                    if flow.to_server(dir) {
-                        flow.data.icmp.get_or_insert((t, c));
-                    } else {
-                        flow.data.icmp_reply.get_or_insert((t, c));
-                    }
+        let Some(flow) = self.flows.get_mut(h) else {
+            return;
+        };
+        let to_server = flow.to_server(dir);
+        if m.is_icmp() {
+            if let (Some(t), Some(c)) = (m.icmp_type(), m.icmp_code()) {
+                let x = flow.data.ext();
+                if to_server {
+                    x.icmp.get_or_insert((t, c));
+                } else {
+                    x.icmp_reply.get_or_insert((t, c));
                 }
             }
-            if let Some(d) = self.detect.as_mut() {
-                let to_server = flow.to_server(dir);
-                let pkt = Packet {
-                    meta: m,
-                    data,
-                    ts: e.ts,
-                };
-                let input = FlowInput {
-                    state: &mut flow.data.detect,
-                    to_server,
-                    pkts_toserver: flow.pkts[0],
-                    pkts_toclient: flow.pkts[1],
-                    tcp_established: None,
-                    app: None,
-                };
-                let alerted = !d
+        }
+        let fdir = if to_server {
+            Dir::ToServer
+        } else {
+            Dir::ToClient
+        };
+        let mut tcp_established = None;
+        // The packet's TCP direction and whether its data went into the stream.
+        let mut stream_side: Option<(Dir, bool, StreamEventSet)> = None;
+        match m.proto {
+            6 if m.kind == PacketKind::L4 => {
+                let ctx = flow_ctx(flow, e.ts.0);
+                let x = flow.data.ext.get_or_insert_with(Box::default);
+                let was = x.tcp.state();
+                let r =
+                    self.sess
+                        .tcp_packet(x, m, data, fdir, &ctx, (e.ts.0 / 1_000_000_000) as u32);
+                let now = x.tcp.state();
+                if now != TcpState::None {
+                    tcp_established = Some(was >= TcpState::Established);
+                    let added = r.added;
+                    stream_side = Some((r.tcp_dir, added, r.events));
+                    // State-dependent timeouts: the session's state picks the flow timeout.
+                    flow.state = match x.tcp.timeout_state() {
+                        FlowTimeoutState::New => FlowState::New,
+                        FlowTimeoutState::Established => FlowState::Established,
+                        FlowTimeoutState::Closed => FlowState::Closed,
+                    };
+                }
+            }
+            17 if m.kind == PacketKind::L4 => {
+                let payload = m.payload(data);
+                if !payload.is_empty() {
+                    let ctx = flow_ctx(flow, e.ts.0);
+                    self.sess
+                        .udp_packet(&mut flow.data.ext, &ctx, fdir, payload);
+                }
+            }
+            _ => {}
+        }
+        if let Some(d) = self.detect.as_mut() {
+            let pkt = Packet {
+                meta: m,
+                data,
+                ts: e.ts,
+            };
+            let FlowData { detect, ext } = &mut flow.data;
+            let app = ext.as_ref().and_then(|x| x.app.as_deref());
+            let input = FlowInput {
+                state: detect,
+                to_server,
+                pkts_toserver: flow.pkts[0],
+                pkts_toclient: flow.pkts[1],
+                tcp_established,
+                app,
+            };
+            let mut consumed = 0;
+            let alerted = match (stream_side, ext.as_deref()) {
+                (Some((tdir, added, events)), Some(x)) => {
+                    let w = self.sess.stream.raw_window(&x.tcp, tdir);
+                    let window = if w.ready { w.data } else { &[] };
+                    consumed = window.len();
+                    let sd = StreamData {
+                        window,
+                        added,
+                        pseudo: false,
+                        events,
+                    };
+                    !d.engine
+                        .inspect_with_stream(&pkt, Some(input), sd, &mut d.thread)
+                        .is_empty()
+                }
+                _ => !d
                     .engine
                     .inspect(&pkt, Some(input), &mut d.thread)
-                    .is_empty();
-                if alerted || d.thread.tagged() {
-                    flow.data.alerted |= alerted;
-                    let ctx = AlertContext {
-                        pkt,
-                        pcap_cnt: e.seq,
-                        linktype: linktype_number(e.link),
-                        flow: Some(alert_flow(flow, to_server)),
-                        app_proto: None,
-                        app: None,
-                        flow_vars: flow.data.detect.vars(),
-                        ipv6: self.ipv6,
-                    };
-                    log_alerts(d, &mut self.out, &ctx);
+                    .is_empty(),
+            };
+            if let (Some((tdir, _, _)), Some(x)) = (stream_side, flow.data.ext.as_mut()) {
+                if consumed > 0 {
+                    x.tcp.raw_consume(tdir, consumed);
                 }
+            }
+            if alerted || d.thread.tagged() {
+                if alerted {
+                    flow.data.ext().alerted = true;
+                }
+                let app = flow.data.app();
+                let ctx = AlertContext {
+                    pkt,
+                    pcap_cnt: e.seq,
+                    linktype: linktype_number(e.link),
+                    flow: Some(alert_flow(flow, to_server)),
+                    app_proto: app.map(|a| a.proto.name()),
+                    app,
+                    flow_vars: flow.data.detect.vars(),
+                    ipv6: self.ipv6,
+                };
+                log_alerts(d, &mut self.out, &ctx);
+            }
+        }
+        if flow.data.app().is_some() {
+            let info = alert_flow(flow, to_server);
+            if let Some(x) = flow.data.ext.as_mut() {
+                self.sess
+                    .app
+                    .log_completed(&mut x.app, &info, e.ts.0, &mut self.out);
             }
         }
     }
@@ -309,11 +415,14 @@ impl Worker {
         if now_ms != self.last_expire_ms {
             self.last_expire_ms = now_ms;
             if self.flows.next_deadline_ms().is_some_and(|d| d <= now_ms) {
-                let (out, ipv6, counters) = (&mut self.out, self.ipv6, &mut self.counters);
-                self.flows.expire(ts, &mut |f, r| {
-                    counters.flow_records += 1;
-                    write_flow(out, &f, r, ts, ipv6);
-                });
+                let mut end = Ender {
+                    out: &mut self.out,
+                    sess: &mut self.sess,
+                    counters: &mut self.counters,
+                    ipv6: self.ipv6,
+                    detect: self.detect.as_mut(),
+                };
+                self.flows.expire(ts, &mut |f, r| end.end(f, r, ts));
             }
             if now_ms >= self.next_flush_ms {
                 if self.next_flush_ms != 0 {
@@ -360,6 +469,7 @@ impl Worker {
         if let Some(d) = &self.detect {
             d.thread.stats.visit(&mut |k, v| s.add(k, v));
         }
+        self.sess.stream.stats.visit(&mut |k, v| s.add(k, v));
         self.board.publish(self.id, s, self.now.0);
     }
 
@@ -368,11 +478,14 @@ impl Worker {
         // Off the packet path now: wait for the writer rather than drop flow records.
         self.out.block_all();
         let now = self.now;
-        let (out, ipv6, counters) = (&mut self.out, self.ipv6, &mut self.counters);
-        self.flows.drain(&mut |f, r| {
-            counters.flow_records += 1;
-            write_flow(out, &f, r, now, ipv6);
-        });
+        let mut end = Ender {
+            out: &mut self.out,
+            sess: &mut self.sess,
+            counters: &mut self.counters,
+            ipv6: self.ipv6,
+            detect: self.detect.as_mut(),
+        };
+        self.flows.drain(&mut |f, r| end.end(f, r, now));
         self.batch_done();
         if let Some(d) = self.detect.as_mut() {
             d.flush_fast();
@@ -380,6 +493,142 @@ impl Worker {
         self.publish();
         let _ = self.out.close();
     }
+}
+
+/// What a flow leaving the table goes through: the stream releases what it holds, the app
+/// layer closes and logs, then the flow record is written.
+struct Ender<'a> {
+    out: &'a mut EveOutput,
+    sess: &'a mut Sessions,
+    counters: &'a mut Counters,
+    ipv6: Ipv6Style,
+    detect: Option<&'a mut Detect>,
+}
+
+impl Ender<'_> {
+    fn end(&mut self, mut f: Flow<FlowData>, reason: EndReason, now: Timestamp) {
+        let ts = if reason == EndReason::Shutdown {
+            now.max(f.last_ts)
+        } else {
+            now
+        };
+        if f.data.ext.is_some() {
+            let ctx = flow_ctx(&f, ts.0);
+            let info = alert_flow(&f, true);
+            if let Some(x) = f.data.ext.as_mut() {
+                self.sess.end(x, &ctx);
+            }
+            if f.key.proto == 6 {
+                self.inspect_rest(&mut f, ts);
+            }
+            if let Some(x) = f.data.ext.as_mut() {
+                if x.app.is_some() {
+                    self.sess
+                        .app
+                        .log_completed(&mut x.app, &info, ts.0, self.out);
+                }
+            }
+        }
+        self.counters.flow_records += 1;
+        write_flow(self.out, &f, reason, now, self.ipv6);
+        if let Some(x) = f.data.ext.as_mut() {
+            self.sess.release(x);
+        }
+    }
+}
+
+impl Ender<'_> {
+    /// Raw stream inspection of what the stream still holds at flow end (Suricata's
+    /// flow-timeout pseudo packets, one per direction with data left).
+    fn inspect_rest(&mut self, f: &mut Flow<FlowData>, ts: Timestamp) {
+        let Some(d) = self.detect.as_deref_mut() else {
+            return;
+        };
+        let swapped = f.data.ext.as_ref().is_some_and(|x| x.tcp.is_swapped());
+        for tdir in [Dir::ToServer, Dir::ToClient] {
+            // The flow's direction of this TCP direction.
+            let to_server = (tdir == Dir::ToServer) != swapped;
+            let info = alert_flow(f, to_server);
+            let mut meta = pseudo_meta(f, to_server);
+            let FlowData { detect, ext } = &mut f.data;
+            let Some(x) = ext.as_deref_mut() else {
+                return;
+            };
+            let w = self.sess.stream.raw_window(&x.tcp, tdir);
+            if w.data.is_empty() {
+                continue;
+            }
+            let n = w.data.len();
+            // The pseudo packet carries the stream data as its payload (EVE `payload`).
+            let shown = w.data.get(..n.min(usize::from(u16::MAX))).unwrap_or(&[]);
+            meta.payload_off = 0;
+            meta.payload_len = shown.len() as u16;
+            let pkt = Packet {
+                meta: &meta,
+                data: shown,
+                ts,
+            };
+            let input = FlowInput {
+                state: detect,
+                to_server,
+                pkts_toserver: info.pkts_toserver,
+                pkts_toclient: info.pkts_toclient,
+                tcp_established: Some(true),
+                app: x.app.as_deref(),
+            };
+            let sd = StreamData {
+                window: w.data,
+                added: true,
+                pseudo: true,
+                events: StreamEventSet::EMPTY,
+            };
+            let alerted = !d
+                .engine
+                .inspect_with_stream(&pkt, Some(input), sd, &mut d.thread)
+                .is_empty();
+            if alerted {
+                x.alerted = true;
+                let ctx = AlertContext {
+                    pkt,
+                    pcap_cnt: 0,
+                    linktype: 1,
+                    flow: Some(info),
+                    app_proto: x.app.as_deref().map(|a| a.proto.name()),
+                    app: x.app.as_deref(),
+                    flow_vars: detect.vars(),
+                    ipv6: self.ipv6,
+                };
+                log_alerts(d, self.out, &ctx);
+            }
+            x.tcp.raw_consume(tdir, n);
+        }
+    }
+}
+
+/// The decoded facts of a flow-end pseudo packet in the flow direction `to_server`.
+fn pseudo_meta(f: &Flow<FlowData>, to_server: bool) -> PacketMeta {
+    let client_lo = f.client == Direction::LoToHi;
+    let (c, s, cp, sp) = if client_lo {
+        (f.key.lo_addr, f.key.hi_addr, f.key.lo_port, f.key.hi_port)
+    } else {
+        (f.key.hi_addr, f.key.lo_addr, f.key.hi_port, f.key.lo_port)
+    };
+    let mut m = PacketMeta {
+        kind: PacketKind::L4,
+        proto: 6,
+        vlan: f.key.vlan,
+        vlan_count: f.key.vlan.iter().filter(|&&v| v != 0).count() as u8,
+        ..PacketMeta::default()
+    };
+    if f.key.ip_version == 6 {
+        m.flags |= flags::IPV6;
+    }
+    if to_server {
+        (m.src, m.dst, m.sport, m.dport) = (c, s, cp, sp);
+    } else {
+        (m.src, m.dst, m.sport, m.dport) = (s, c, sp, cp);
+    }
+    m
 }
 
 /// The flow part of an alert record.
@@ -408,7 +657,8 @@ fn alert_flow(f: &Flow<FlowData>, to_server: bool) -> AlertFlowInfo {
 /// Write the logged alerts of the last inspected packet to EVE and fast.log, and the packet
 /// itself when a `tag` covers it.
 fn log_alerts(d: &mut Detect, out: &mut EveOutput, ctx: &AlertContext<'_>) {
-    if d.thread.tagged() && d.engine.config().alert.tagged_packets {
+    // Flow-end pseudo packets (no packet number) are not logged as tagged packets.
+    if d.thread.tagged() && d.engine.config().alert.tagged_packets && ctx.pcap_cnt != 0 {
         if let Some(mut rec) = out.record(EventKind::Other) {
             write_eve_tagged_packet(&mut rec, ctx);
             let _ = rec.commit();
@@ -459,17 +709,27 @@ fn write_flow(
         (&f.key.hi_addr, &f.key.lo_addr, f.key.hi_port, f.key.lo_port)
     };
     let proto = f.key.proto;
+    let ext = f.data.ext.as_deref();
     let tcp = (proto == 6).then(|| TcpFlowInfo {
         flags: f.tcp_flags[0] | f.tcp_flags[1],
         flags_ts: f.tcp_flags[0],
         flags_tc: f.tcp_flags[1],
+        state: ext
+            .map(|x| x.tcp.state())
+            .filter(|s| *s != TcpState::None)
+            .map(TcpState::name),
         ..TcpFlowInfo::default()
     });
-    let icmp = f.data.icmp.map(|(t, c)| FlowIcmp {
+    let icmp = ext.and_then(|x| x.icmp).map(|(t, c)| FlowIcmp {
         icmp_type: t,
         icmp_code: c,
-        response: f.data.icmp_reply,
+        response: ext.and_then(|x| x.icmp_reply),
     });
+    let app_proto = ext
+        .and_then(|x| x.app.as_deref())
+        .map(|a| a.proto)
+        .filter(|p| *p != AppProto::Unknown)
+        .map(AppProto::name);
     let vlan: &[u16] = match f.key.vlan {
         [0, 0] => &[],
         [_, 0] => &f.key.vlan[..1],
@@ -492,7 +752,7 @@ fn write_flow(
         proto,
         icmp,
         spi: None,
-        app_proto: None,
+        app_proto,
         app_proto_ts: None,
         app_proto_tc: None,
         pkts_toserver: f.pkts[0],
@@ -512,7 +772,7 @@ fn write_flow(
             EndReason::Forced => FlowEndReason::Forced,
             EndReason::Shutdown => FlowEndReason::Shutdown,
         },
-        alerted: f.data.alerted,
+        alerted: ext.is_some_and(|x| x.alerted),
         wrong_thread: false,
         action: None,
         tcp,

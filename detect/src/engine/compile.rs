@@ -179,7 +179,7 @@ fn header(rule: &Rule) -> Result<ProtoSet, SkipReason> {
             ..ProtoSet::any()
         },
         Protocol::Tcp | Protocol::TcpPkt => ProtoSet::of(&[6]),
-        Protocol::TcpStream => return Err(SkipReason::Stream("tcp-stream".into())),
+        Protocol::TcpStream => ProtoSet::of(&[6]),
         Protocol::Udp => ProtoSet::of(&[17]),
         Protocol::Icmp => ProtoSet::of(&[1, 58]),
         Protocol::Icmpv4 => ProtoSet::of(&[1]),
@@ -266,6 +266,8 @@ pub(crate) fn compile(
     let mut sections = Vec::with_capacity(rule.sections.len());
     let b64 = BufferId::by_name("base64_data");
     let mut has_payload = false;
+    let mut anchored = false;
+    let (mut no_stream, mut dsize) = (false, false);
     let mut flow_capture = false;
     let mut pkt_capture = false;
     for s in &rule.sections {
@@ -280,6 +282,10 @@ pub(crate) fn compile(
         }
         has_payload |= pb == PacketBuffer::Payload;
         for m in &s.matches {
+            if let Match::Content(c) = m {
+                anchored |= pb == PacketBuffer::Payload
+                    && (c.depth.is_some() || c.offset.is_some() || c.startswith);
+            }
             if let Match::Pcre(p) = m {
                 for (k, _) in &p.captures {
                     use crate::rules::parse::CaptureKind;
@@ -319,9 +325,7 @@ pub(crate) fn compile(
     for k in &rule.keywords {
         match k {
             Keyword::Flow(o) => {
-                if o.only_stream {
-                    return Err(SkipReason::Stream("flow:only_stream".into()));
-                }
+                no_stream |= o.no_stream;
                 has_flow_kw = true;
                 checks.push(Check::Flow(FlowReq::from_opts(o)));
             }
@@ -423,7 +427,10 @@ pub(crate) fn compile(
             Keyword::Window(u) => checks.push(Check::Window(*u)),
             Keyword::SameIp => checks.push(Check::SameIp),
             Keyword::TcpMss(u) => checks.push(Check::TcpMss(*u)),
-            Keyword::Dsize(u) => checks.push(Check::Dsize(*u)),
+            Keyword::Dsize(u) => {
+                dsize = true;
+                checks.push(Check::Dsize(*u))
+            }
             Keyword::Urilen { .. } => return Err(SkipReason::AppLayer("urilen".into())),
             Keyword::Threshold(t) | Keyword::DetectionFilter(t) => {
                 if threshold.is_some() {
@@ -454,13 +461,19 @@ pub(crate) fn compile(
             Keyword::DecodeEvent(n) | Keyword::EngineEvent(n) => match DecodeEvent::from_name(n) {
                 Some(e) => checks.push(Check::Event(e)),
                 None if n.starts_with("stream.") => {
-                    return Err(SkipReason::Stream(format!("stream event {n}")))
+                    match crate::stream::StreamEvent::from_name(n) {
+                        Some(e) => checks.push(Check::StreamEvent(e)),
+                        None => return Err(SkipReason::Keyword(format!("stream-event:{n}"))),
+                    }
                 }
                 None => {
                     return Err(SkipReason::Keyword(format!("decode-event:{n}")));
                 }
             },
-            Keyword::StreamEvent(_) => return Err(SkipReason::Stream("stream-event".into())),
+            Keyword::StreamEvent(n) => match crate::stream::StreamEvent::from_name(n) {
+                Some(e) => checks.push(Check::StreamEvent(e)),
+                None => return Err(SkipReason::Keyword(format!("stream-event:{n}"))),
+            },
             Keyword::StreamSize { .. } => return Err(SkipReason::Stream("stream_size".into())),
             Keyword::Unknown { name, value, .. } if name == "hostbits" => {
                 use super::hostbits::{self, HostBit, HostCmd};
@@ -593,6 +606,22 @@ pub(crate) fn compile(
         host_checks: host_checks.into_boxed_slice(),
         host_post: host_post.into_boxed_slice(),
         tags: tags.into_boxed_slice(),
+        stream: super::stream_inspect::StreamMode::of(
+            matches!(
+                rule.protocol,
+                Protocol::Tcp
+                    | Protocol::TcpStream
+                    | Protocol::Ip
+                    | Protocol::Ipv4
+                    | Protocol::Ipv6
+                    | Protocol::Pkthdr
+            ),
+            has_payload,
+            no_stream,
+            dsize,
+            anchored,
+            rule.protocol == Protocol::TcpStream,
+        ),
     };
     Ok(Compiled {
         sig,

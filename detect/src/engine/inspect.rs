@@ -7,6 +7,7 @@ use super::group::Group;
 use super::hostbits::HostBits;
 use super::packet::{FlowInput, Packet, PacketView};
 use super::sig::{mask, Sig};
+use super::stream_inspect::{stream_view, StreamData};
 use super::tag::{self, HostTags};
 use super::threshold::{ThresholdState, Verdict};
 use super::vars::{fflag, FlowVars};
@@ -122,7 +123,18 @@ impl Engine {
     pub fn inspect<'t>(
         &self,
         pkt: &Packet<'_>,
+        flow: Option<FlowInput<'_>>,
+        th: &'t mut DetectThread,
+    ) -> &'t [Alert] {
+        self.inspect_impl(pkt, flow, None, th)
+    }
+
+    /// [`Self::inspect`], with the packet's stream side for TCP sessions.
+    pub(crate) fn inspect_impl<'t>(
+        &self,
+        pkt: &Packet<'_>,
         mut flow: Option<FlowInput<'_>>,
+        stream: Option<StreamData<'_>>,
         th: &'t mut DetectThread,
     ) -> &'t [Alert] {
         th.alerts.clear();
@@ -196,8 +208,17 @@ impl Engine {
 
         // The packet's groups.
         let groups = self.groups.lookup(&p);
+        if let Some(s) = stream {
+            p.stream_events = s.events;
+        }
+        let sv = stream
+            .filter(|s| p.is_tcp && !s.window.is_empty())
+            .map(|s| stream_view(&p, s.window));
         if groups.iter().any(Option::is_some) {
             self.collect(groups, &p, th);
+            if let Some(sv) = &sv {
+                self.collect_more(groups, sv, th);
+            }
             let env = MatchEnv::default();
             let cand = std::mem::take(&mut th.cand);
             for &n in &cand {
@@ -205,7 +226,7 @@ impl Engine {
                     continue;
                 };
                 let vars = flow.as_ref().and_then(|f| f.state.vars());
-                if self.sig_matches(s, &p, vars, &mut th.scratch, &env)
+                if self.sig_matches_stream(s, &p, sv.as_ref(), stream, vars, &mut th.scratch, &env)
                     && s.host_checks.iter().all(|b| th.hostbits.check(b, &p))
                 {
                     if let Some(f) = flow.as_mut() {
@@ -236,6 +257,18 @@ impl Engine {
             }
         }
         th.cand.sort_unstable();
+    }
+
+    /// More prefilter hits from a second buffer (the stream window), same generation.
+    fn collect_more(&self, groups: [Option<&Group>; 2], p: &PacketView<'_>, th: &mut DetectThread) {
+        let gen = th.gen;
+        for g in groups.into_iter().flatten() {
+            if let Some(mpm) = &g.mpm {
+                Self::scan(mpm, p.payload, gen, th);
+            }
+        }
+        th.cand.sort_unstable();
+        th.cand.dedup();
     }
 
     fn scan(mpm: &super::group::Mpm, hay: &[u8], gen: u32, th: &mut DetectThread) {
@@ -270,7 +303,7 @@ impl Engine {
     }
 
     #[inline]
-    fn sig_matches(
+    pub(crate) fn sig_matches(
         &self,
         s: &Sig,
         p: &PacketView<'_>,

@@ -123,6 +123,8 @@ pub(crate) enum Check {
     TcpMss(UintMatch),
     Dsize(UintMatch),
     Event(DecodeEvent),
+    /// `stream-event:` (raised by the stream engine on this packet).
+    StreamEvent(crate::stream::StreamEvent),
     Csum {
         which: Csum,
         valid: bool,
@@ -366,6 +368,7 @@ impl Check {
             Check::TcpMss(u) => tcp_mss(p).is_some_and(|v| u.matches(u64::from(v))),
             Check::Dsize(u) => u.matches(p.payload.len() as u64),
             Check::Event(e) => m.has_event(*e),
+            Check::StreamEvent(e) => p.stream_events.contains(*e),
             Check::Csum { which, valid } => csum_match(p, *which, *valid),
         }
     }

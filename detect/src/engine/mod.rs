@@ -28,6 +28,7 @@ pub mod prefilter_hs;
 pub mod reload;
 pub mod setup;
 mod sig;
+mod stream_inspect;
 pub mod tag;
 mod threshold;
 mod vars;
@@ -44,6 +45,7 @@ pub use packet::{FlowInput, Packet};
 pub use reload::VarRemap;
 pub use setup::{EngineSetup, LoadedEngine, NegatedHeaders};
 pub use sig::SigInfo;
+pub use stream_inspect::StreamData;
 pub use threshold::ThresholdState;
 pub use vars::{FlowDetect, FlowVars, TcpTrack};
 

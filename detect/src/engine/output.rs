@@ -101,7 +101,12 @@ fn header<'a>(ctx: &'a AlertContext<'a>, event_type: &'a str) -> EveHeader<'a> {
         proto,
         ip_v: None,
         icmp,
-        pkt_src: Some("wire/pcap"),
+        // Flow-end pseudo packets (stream inspection at flow timeout) have no number.
+        pkt_src: Some(if ctx.pcap_cnt == 0 && ctx.flow.is_some() {
+            "stream (flow timeout)"
+        } else {
+            "wire/pcap"
+        }),
         ipv6: ctx.ipv6,
     }
 }
@@ -159,7 +164,8 @@ pub fn write_eve_alert(w: &mut JsonWriter, engine: &Engine, a: &Alert, ctx: &Ale
         }),
         payload: want_payload.then_some(payload),
         payload_printable: want_payload && cfg.payload_printable,
-        stream: want_payload.then_some(0),
+        // Flow-end pseudo packets (no packet number) carry stream data.
+        stream: want_payload.then_some(u8::from(ctx.pcap_cnt == 0 && ctx.flow.is_some())),
         packet: cfg.packet.then_some(ctx.pkt.data),
         linktype: cfg.packet.then_some(ctx.linktype),
     };

@@ -70,6 +70,8 @@ pub(crate) struct PacketView<'a> {
     pub has_flow: bool,
     pub to_server: bool,
     pub established: bool,
+    /// Stream events the stream engine raised on this packet (`stream-event:`).
+    pub stream_events: crate::stream::StreamEventSet,
 }
 
 impl<'a> PacketView<'a> {
@@ -128,6 +130,7 @@ impl<'a> PacketView<'a> {
             has_flow: false,
             to_server: false,
             established: false,
+            stream_events: crate::stream::StreamEventSet::EMPTY,
         }
     }
 

@@ -261,4 +261,6 @@ pub(crate) struct Sig {
     pub host_post: Box<[HostBit]>,
     /// `tag` keywords, installed when the rule alerts.
     pub tags: Box<[crate::rules::parse::keywords::Tag]>,
+    /// Packet payload, stream, or both (see [`super::stream_inspect`]).
+    pub stream: super::stream_inspect::StreamMode,
 }

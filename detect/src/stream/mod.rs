@@ -64,6 +64,9 @@ pub struct StreamResult {
     pub new_session: bool,
     /// App-layer data (or a gap) is pending in `[to server, to client]` (TCP roles).
     pub app_pending: [bool; 2],
+    /// The packet's payload was handed to reassembly (Suricata's `PKT_STREAM_ADD`): payload
+    /// rules then inspect it through the stream, not as packet payload.
+    pub added: bool,
 }
 
 impl StreamResult {
@@ -74,6 +77,7 @@ impl StreamResult {
             tcp_dir,
             new_session: false,
             app_pending: [false; 2],
+            added: false,
         }
     }
 
@@ -99,6 +103,8 @@ pub struct StreamEngine {
     /// Counters (`stats.tcp.*`, `stats.stream.*`).
     pub stats: StreamStats,
     pub(crate) scratch: Vec<u8>,
+    /// Set by `handle_data` when the current packet's payload went into a buffer.
+    pub(crate) added: bool,
 }
 
 /// The fields of one TCP packet the state machine uses.
@@ -149,6 +155,7 @@ impl StreamEngine {
             hosts,
             stats: StreamStats::default(),
             scratch: Vec::with_capacity(65_536),
+            added: false,
         }
     }
 
@@ -212,6 +219,7 @@ impl StreamEngine {
             dst: meta.dst,
             v6: meta.has(flags::IPV6),
         };
+        self.added = false;
         let had = s.state != TcpState::None;
         let verdict = if !had {
             let v = self.state_none(s, &p, flow_dir, &mut res.events);
@@ -221,6 +229,7 @@ impl StreamEngine {
             self.dispatch(s, &p, &mut res.events)
         };
         res.verdict = verdict;
+        res.added = self.added;
         res.tcp_dir = if s.is_swapped() {
             flip(flow_dir)
         } else {
@@ -429,6 +438,7 @@ impl StreamEngine {
         };
         let before = b.mem();
         let o = b.insert(p.seq, p.payload, policy, depth, check, &mut self.scratch);
+        self.added = !o.before_base;
         let after = b.mem();
         self.stats.reassembly_memuse =
             (self.stats.reassembly_memuse + after as u64).saturating_sub(before as u64);
