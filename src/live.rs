@@ -369,7 +369,7 @@ pub fn run_live(
                     board.clone(),
                     seed,
                     q,
-                    cpu_for(i),
+                    (cpu_for(i), workers_total),
                     (wd, engine_slot.clone()),
                 ));
             }
@@ -405,6 +405,7 @@ pub fn run_live(
                                 let _ = shrike_capture::live::pin_current_thread(c);
                             }
                             let worker = Worker::new(id, &cfg2, out, board2.clone(), seed)
+                                .with_share(&cfg2, workers_total)
                                 .with_detect(wd)
                                 .with_engine_slot(slot2);
                             ring_worker(
@@ -692,7 +693,7 @@ fn spawn_queue_worker(
     board: Arc<StatsBoard>,
     seed: u64,
     mut q: WorkerQueue<PacketMeta>,
-    cpu: Option<usize>,
+    (cpu, share): (Option<usize>, usize),
     (wd, slot): (
         Option<crate::worker::WorkerDetect>,
         Option<Arc<crate::reload::EngineSlot>>,
@@ -706,6 +707,7 @@ fn spawn_queue_worker(
                 let _ = shrike_capture::live::pin_current_thread(c);
             }
             let mut worker = Worker::new(id, &cfg, out, board, seed)
+                .with_share(&cfg, share)
                 .with_detect(wd)
                 .with_engine_slot(slot);
             loop {
