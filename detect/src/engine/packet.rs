@@ -70,6 +70,8 @@ pub(crate) struct PacketView<'a> {
     pub has_flow: bool,
     pub to_server: bool,
     pub established: bool,
+    /// The flow's app-layer protocol.
+    pub app_proto: crate::app::AppProto,
 }
 
 impl<'a> PacketView<'a> {
@@ -128,6 +130,7 @@ impl<'a> PacketView<'a> {
             has_flow: false,
             to_server: false,
             established: false,
+            app_proto: crate::app::AppProto::Unknown,
         }
     }
 

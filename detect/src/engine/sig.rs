@@ -25,6 +25,8 @@ pub(crate) enum SigKind {
     DecoderEvent,
     /// Everything else.
     Packet,
+    /// Inspected per app-layer transaction (see [`super::app_inspect`]).
+    App,
 }
 
 impl SigKind {
@@ -261,4 +263,6 @@ pub(crate) struct Sig {
     pub host_post: Box<[HostBit]>,
     /// `tag` keywords, installed when the rule alerts.
     pub tags: Box<[crate::rules::parse::keywords::Tag]>,
+    /// App-layer requirements (protocol, transaction buffers), if any.
+    pub app: Option<Box<super::app_inspect::AppSig>>,
 }
