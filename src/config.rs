@@ -21,6 +21,12 @@ pub struct DetectConfig {
     pub flow: shrike_detect::config::FlowConfig,
     /// Detection engine: alert options, per-packet alert limit, inspection limits.
     pub engine: shrike_detect::engine::EngineConfig,
+    /// TCP session tracking and reassembly (Suricata's `stream:`).
+    pub stream: shrike_detect::stream::StreamConfig,
+    /// OS policy per host group for TCP reassembly and defrag (Suricata's `host-os-policy:`).
+    pub host_os_policy: shrike_detect::stream::config::HostOsPolicyConfig,
+    /// IP defragmentation on the reader (Suricata's `defrag:`).
+    pub defrag: shrike_detect::defrag::DefragConfig,
 }
 
 /// The whole sensor configuration. Every section has built-in defaults, so no file at all works.

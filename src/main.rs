@@ -8,6 +8,7 @@ mod live;
 mod ops;
 mod progress;
 mod run;
+mod session;
 mod stats;
 mod suricata_sections;
 mod suricata_yaml;

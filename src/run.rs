@@ -251,7 +251,9 @@ fn run_dispatch(
                     if let Some(c) = cpu {
                         core_affinity::set_for_current(core_affinity::CoreId { id: c });
                     }
-                    let mut worker = Worker::new(i, &cfg, out, board, seed).with_detect(wd);
+                    let mut worker = Worker::new(i, &cfg, out, board, seed)
+                        .with_detect(wd)
+                        .with_share(&cfg, workers);
                     while let Some(batch) = q.next_batch(None) {
                         for (e, data) in batch.iter() {
                             worker.process(e, data);

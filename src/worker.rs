@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use shrike_capture::{LinkType, Timestamp};
-use shrike_detect::decode::PacketMeta;
+use shrike_detect::decode::{PacketKind, PacketMeta};
 use shrike_detect::engine::output::{
     write_eve_alert, write_eve_tagged_packet, write_fast_alert, AlertContext, AlertFlowInfo,
 };
@@ -23,18 +23,31 @@ use shrike_output::{EveOutput, EventKind};
 
 use crate::config::SensorConfig;
 use crate::dispatch::Entry;
+use crate::session::{flow_ctx, FlowExt, Sessions};
 use crate::stats::{Snapshot, StatsBoard};
+use shrike_detect::app::layer::AppFlow;
+use shrike_detect::app::{AppProto, Dir};
+use shrike_detect::stream::{FlowTimeoutState, TcpState};
 
 /// Per-flow state the worker keeps beside the table's own fields.
 #[derive(Debug, Default)]
 pub struct FlowData {
-    /// ICMP type/code of the first packet, and of the first reply.
-    icmp: Option<(u8, u8)>,
-    icmp_reply: Option<(u8, u8)>,
-    /// Any alert fired on this flow.
-    alerted: bool,
     /// The detection engine's per-flow state (TCP handshake, flowbits, IP-only flags).
     detect: FlowDetect,
+    /// TCP session, app-layer state, ICMP codes, alerted mark (boxed: allocated for TCP
+    /// flows, flows with app-layer state, ICMP flows and flows that alerted).
+    ext: Option<Box<FlowExt>>,
+}
+
+impl FlowData {
+    fn ext(&mut self) -> &mut FlowExt {
+        self.ext.get_or_insert_with(Box::default)
+    }
+
+    /// The flow's app-layer state, if any.
+    fn app(&self) -> Option<&AppFlow> {
+        self.ext.as_ref().and_then(|x| x.app.as_deref())
+    }
 }
 
 /// Bytes one flow costs in the worker's table (slab slot, index, timer), engine state
@@ -120,6 +133,8 @@ pub struct Worker {
     next_flush_ms: u64,
     last_publish: Instant,
     detect: Option<Detect>,
+    /// TCP stream engine and app layer.
+    sess: Sessions,
 }
 
 impl Worker {
@@ -144,7 +159,14 @@ impl Worker {
             next_flush_ms: 0,
             last_publish: Instant::now(),
             detect: None,
+            sess: Sessions::new(cfg, 1),
         }
+    }
+
+    /// This worker is one of `workers`: the stream memcaps are shared between them.
+    pub fn with_share(mut self, cfg: &SensorConfig, workers: usize) -> Worker {
+        self.sess = Sessions::new(cfg, workers);
+        self
     }
 
     /// Run detection in this worker (`None`: decode and flows only).
@@ -197,7 +219,12 @@ impl Worker {
         }
         let (key, dir) = FlowKey::from_meta(m);
         let tcp = if m.proto == 6 { m.tcp_flags } else { 0 };
-        let (out, ipv6, counters) = (&mut self.out, self.ipv6, &mut self.counters);
+        let mut end = Ender {
+            out: &mut self.out,
+            sess: &mut self.sess,
+            counters: &mut self.counters,
+            ipv6: self.ipv6,
+        };
         let (h, _created) = self.flows.packet(
             e.hash,
             key,
@@ -206,54 +233,100 @@ impl Worker {
             data.len() as u32,
             tcp,
             FlowData::default,
-            &mut |f, r| {
-                counters.flow_records += 1;
-                write_flow(out, &f, r, e.ts, ipv6);
-            },
+            &mut |f, r| end.end(f, r, e.ts),
         );
-        if let Some(flow) = self.flows.get_mut(h) {
-            if m.is_icmp() {
-                if let (Some(t), Some(c)) = (m.icmp_type(), m.icmp_code()) {
-                    if flow.to_server(dir) {
-                        flow.data.icmp.get_or_insert((t, c));
-                    } else {
-                        flow.data.icmp_reply.get_or_insert((t, c));
-                    }
+        let Some(flow) = self.flows.get_mut(h) else {
+            return;
+        };
+        let to_server = flow.to_server(dir);
+        if m.is_icmp() {
+            if let (Some(t), Some(c)) = (m.icmp_type(), m.icmp_code()) {
+                let x = flow.data.ext();
+                if to_server {
+                    x.icmp.get_or_insert((t, c));
+                } else {
+                    x.icmp_reply.get_or_insert((t, c));
                 }
             }
-            if let Some(d) = self.detect.as_mut() {
-                let to_server = flow.to_server(dir);
-                let pkt = Packet {
-                    meta: m,
-                    data,
-                    ts: e.ts,
-                };
-                let input = FlowInput {
-                    state: &mut flow.data.detect,
-                    to_server,
-                    pkts_toserver: flow.pkts[0],
-                    pkts_toclient: flow.pkts[1],
-                    tcp_established: None,
-                    app: None,
-                };
-                let alerted = !d
-                    .engine
-                    .inspect(&pkt, Some(input), &mut d.thread)
-                    .is_empty();
-                if alerted || d.thread.tagged() {
-                    flow.data.alerted |= alerted;
-                    let ctx = AlertContext {
-                        pkt,
-                        pcap_cnt: e.seq,
-                        linktype: linktype_number(e.link),
-                        flow: Some(alert_flow(flow, to_server)),
-                        app_proto: None,
-                        app: None,
-                        flow_vars: flow.data.detect.vars(),
-                        ipv6: self.ipv6,
+        }
+        let fdir = if to_server {
+            Dir::ToServer
+        } else {
+            Dir::ToClient
+        };
+        let mut tcp_established = None;
+        match m.proto {
+            6 if m.kind == PacketKind::L4 => {
+                let ctx = flow_ctx(flow, e.ts.0);
+                let x = flow.data.ext.get_or_insert_with(Box::default);
+                let was = x.tcp.state();
+                self.sess
+                    .tcp_packet(x, m, data, fdir, &ctx, (e.ts.0 / 1_000_000_000) as u32);
+                let now = x.tcp.state();
+                if now != TcpState::None {
+                    tcp_established = Some(was >= TcpState::Established);
+                    // State-dependent timeouts: the session's state picks the flow timeout.
+                    flow.state = match x.tcp.timeout_state() {
+                        FlowTimeoutState::New => FlowState::New,
+                        FlowTimeoutState::Established => FlowState::Established,
+                        FlowTimeoutState::Closed => FlowState::Closed,
                     };
-                    log_alerts(d, &mut self.out, &ctx);
                 }
+            }
+            17 if m.kind == PacketKind::L4 => {
+                let payload = m.payload(data);
+                if !payload.is_empty() {
+                    let ctx = flow_ctx(flow, e.ts.0);
+                    self.sess
+                        .udp_packet(&mut flow.data.ext, &ctx, fdir, payload);
+                }
+            }
+            _ => {}
+        }
+        if let Some(d) = self.detect.as_mut() {
+            let pkt = Packet {
+                meta: m,
+                data,
+                ts: e.ts,
+            };
+            let FlowData { detect, ext } = &mut flow.data;
+            let app = ext.as_ref().and_then(|x| x.app.as_deref());
+            let input = FlowInput {
+                state: detect,
+                to_server,
+                pkts_toserver: flow.pkts[0],
+                pkts_toclient: flow.pkts[1],
+                tcp_established,
+                app,
+            };
+            let alerted = !d
+                .engine
+                .inspect(&pkt, Some(input), &mut d.thread)
+                .is_empty();
+            if alerted || d.thread.tagged() {
+                if alerted {
+                    flow.data.ext().alerted = true;
+                }
+                let app = flow.data.app();
+                let ctx = AlertContext {
+                    pkt,
+                    pcap_cnt: e.seq,
+                    linktype: linktype_number(e.link),
+                    flow: Some(alert_flow(flow, to_server)),
+                    app_proto: app.map(|a| a.proto.name()),
+                    app,
+                    flow_vars: flow.data.detect.vars(),
+                    ipv6: self.ipv6,
+                };
+                log_alerts(d, &mut self.out, &ctx);
+            }
+        }
+        if flow.data.app().is_some() {
+            let info = alert_flow(flow, to_server);
+            if let Some(x) = flow.data.ext.as_mut() {
+                self.sess
+                    .app
+                    .log_completed(&mut x.app, &info, e.ts.0, &mut self.out);
             }
         }
     }
@@ -274,11 +347,13 @@ impl Worker {
         if now_ms != self.last_expire_ms {
             self.last_expire_ms = now_ms;
             if self.flows.next_deadline_ms().is_some_and(|d| d <= now_ms) {
-                let (out, ipv6, counters) = (&mut self.out, self.ipv6, &mut self.counters);
-                self.flows.expire(ts, &mut |f, r| {
-                    counters.flow_records += 1;
-                    write_flow(out, &f, r, ts, ipv6);
-                });
+                let mut end = Ender {
+                    out: &mut self.out,
+                    sess: &mut self.sess,
+                    counters: &mut self.counters,
+                    ipv6: self.ipv6,
+                };
+                self.flows.expire(ts, &mut |f, r| end.end(f, r, ts));
             }
             if now_ms >= self.next_flush_ms {
                 if self.next_flush_ms != 0 {
@@ -324,6 +399,7 @@ impl Worker {
         if let Some(d) = &self.detect {
             d.thread.stats.visit(&mut |k, v| s.add(k, v));
         }
+        self.sess.stream.stats.visit(&mut |k, v| s.add(k, v));
         self.board.publish(self.id, s, self.now.0);
     }
 
@@ -332,17 +408,55 @@ impl Worker {
         // Off the packet path now: wait for the writer rather than drop flow records.
         self.out.block_all();
         let now = self.now;
-        let (out, ipv6, counters) = (&mut self.out, self.ipv6, &mut self.counters);
-        self.flows.drain(&mut |f, r| {
-            counters.flow_records += 1;
-            write_flow(out, &f, r, now, ipv6);
-        });
+        let mut end = Ender {
+            out: &mut self.out,
+            sess: &mut self.sess,
+            counters: &mut self.counters,
+            ipv6: self.ipv6,
+        };
+        self.flows.drain(&mut |f, r| end.end(f, r, now));
         self.batch_done();
         if let Some(d) = self.detect.as_mut() {
             d.flush_fast();
         }
         self.publish();
         let _ = self.out.close();
+    }
+}
+
+/// What a flow leaving the table goes through: the stream releases what it holds, the app
+/// layer closes and logs, then the flow record is written.
+struct Ender<'a> {
+    out: &'a mut EveOutput,
+    sess: &'a mut Sessions,
+    counters: &'a mut Counters,
+    ipv6: Ipv6Style,
+}
+
+impl Ender<'_> {
+    fn end(&mut self, mut f: Flow<FlowData>, reason: EndReason, now: Timestamp) {
+        let ts = if reason == EndReason::Shutdown {
+            now.max(f.last_ts)
+        } else {
+            now
+        };
+        if f.data.ext.is_some() {
+            let ctx = flow_ctx(&f, ts.0);
+            let info = alert_flow(&f, true);
+            if let Some(x) = f.data.ext.as_mut() {
+                self.sess.end(x, &ctx);
+                if x.app.is_some() {
+                    self.sess
+                        .app
+                        .log_completed(&mut x.app, &info, ts.0, self.out);
+                }
+            }
+        }
+        self.counters.flow_records += 1;
+        write_flow(self.out, &f, reason, now, self.ipv6);
+        if let Some(x) = f.data.ext.as_mut() {
+            self.sess.release(x);
+        }
     }
 }
 
@@ -423,17 +537,27 @@ fn write_flow(
         (&f.key.hi_addr, &f.key.lo_addr, f.key.hi_port, f.key.lo_port)
     };
     let proto = f.key.proto;
+    let ext = f.data.ext.as_deref();
     let tcp = (proto == 6).then(|| TcpFlowInfo {
         flags: f.tcp_flags[0] | f.tcp_flags[1],
         flags_ts: f.tcp_flags[0],
         flags_tc: f.tcp_flags[1],
+        state: ext
+            .map(|x| x.tcp.state())
+            .filter(|s| *s != TcpState::None)
+            .map(TcpState::name),
         ..TcpFlowInfo::default()
     });
-    let icmp = f.data.icmp.map(|(t, c)| FlowIcmp {
+    let icmp = ext.and_then(|x| x.icmp).map(|(t, c)| FlowIcmp {
         icmp_type: t,
         icmp_code: c,
-        response: f.data.icmp_reply,
+        response: ext.and_then(|x| x.icmp_reply),
     });
+    let app_proto = ext
+        .and_then(|x| x.app.as_deref())
+        .map(|a| a.proto)
+        .filter(|p| *p != AppProto::Unknown)
+        .map(AppProto::name);
     let vlan: &[u16] = match f.key.vlan {
         [0, 0] => &[],
         [_, 0] => &f.key.vlan[..1],
@@ -456,7 +580,7 @@ fn write_flow(
         proto,
         icmp,
         spi: None,
-        app_proto: None,
+        app_proto,
         app_proto_ts: None,
         app_proto_tc: None,
         pkts_toserver: f.pkts[0],
@@ -476,7 +600,7 @@ fn write_flow(
             EndReason::Forced => FlowEndReason::Forced,
             EndReason::Shutdown => FlowEndReason::Shutdown,
         },
-        alerted: f.data.alerted,
+        alerted: ext.is_some_and(|x| x.alerted),
         wrong_thread: false,
         action: None,
         tcp,

@@ -1,0 +1,174 @@
+//! Per-flow stream and app-layer state of a worker, and the glue between the TCP stream
+//! engine and the app layer: every chunk the stream engine releases goes to the app layer
+//! (`on_tcp_data` / `on_tcp_gap`), UDP payloads go to `on_udp`, and a flow's end drains
+//! the stream (Suricata's pseudo packets) and closes the app state.
+
+use shrike_detect::app::layer::{AppFlow, AppLayer, FlowCtx};
+use shrike_detect::app::Dir;
+use shrike_detect::decode::PacketMeta;
+use shrike_detect::flow::{Direction, Flow};
+use shrike_detect::stream::{
+    config::host_os_policy, AppChunk, HostOsPolicy, StreamEngine, StreamResult, TcpSession,
+};
+
+use crate::config::SensorConfig;
+
+/// Flow state that only some flows need, boxed so the table's inline flow data stays small:
+/// the TCP session, the app-layer state, ICMP type/codes and the alerted mark.
+#[derive(Debug, Default)]
+pub struct FlowExt {
+    /// TCP session (TCP flows; untracked until the stream engine picks it up).
+    pub tcp: TcpSession,
+    /// App-layer state, once the app layer created it.
+    pub app: Option<Box<AppFlow>>,
+    /// ICMP type/code of the first packet, and of the first reply.
+    pub icmp: Option<(u8, u8)>,
+    pub icmp_reply: Option<(u8, u8)>,
+    /// Any alert fired on this flow.
+    pub alerted: bool,
+}
+
+/// A worker's stream engine and app layer.
+pub struct Sessions {
+    /// TCP session tracking and reassembly.
+    pub stream: StreamEngine,
+    /// App-layer parsers.
+    pub app: AppLayer,
+}
+
+/// The `host-os-policy` table of the configuration (an invalid entry is reported once and
+/// the table falls back to the default policy).
+pub fn host_policy(cfg: &SensorConfig) -> HostOsPolicy {
+    match host_os_policy(&cfg.detect.host_os_policy) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("shrike: warning: host-os-policy: {e:?}; using the default policy");
+            HostOsPolicy::default()
+        }
+    }
+}
+
+impl Sessions {
+    /// A worker's share: the stream memcaps are per worker (divided by `workers`).
+    pub fn new(cfg: &SensorConfig, workers: usize) -> Self {
+        let mut sc = cfg.detect.stream.clone();
+        let n = workers.max(1) as u64;
+        sc.memcap = (sc.memcap / n).max(1 << 16);
+        sc.reassembly.memcap = (sc.reassembly.memcap / n).max(1 << 16);
+        Sessions {
+            stream: StreamEngine::new(sc, host_policy(cfg)),
+            app: AppLayer::new(),
+        }
+    }
+
+    /// One TCP packet of a flow: session tracking, reassembly, then every released chunk to
+    /// the app layer.
+    pub fn tcp_packet(
+        &mut self,
+        ext: &mut FlowExt,
+        meta: &PacketMeta,
+        data: &[u8],
+        flow_dir: Dir,
+        ctx: &FlowCtx,
+        ts_secs: u32,
+    ) -> StreamResult {
+        let r = self
+            .stream
+            .on_packet(&mut ext.tcp, meta, data, flow_dir, ts_secs);
+        if r.app_pending.iter().any(|&p| p) {
+            self.drain_app(ext, ctx);
+        }
+        r
+    }
+
+    /// Hands every chunk the stream engine released to the app layer, both directions.
+    pub fn drain_app(&mut self, ext: &mut FlowExt, ctx: &FlowCtx) {
+        let FlowExt { tcp, app, .. } = ext;
+        let ctx = if tcp.is_swapped() {
+            FlowCtx {
+                client_port: ctx.server_port,
+                server_port: ctx.client_port,
+                ..*ctx
+            }
+        } else {
+            *ctx
+        };
+        for d in [Dir::ToServer, Dir::ToClient] {
+            // Bounded: each round consumes at least one byte.
+            loop {
+                let n = match tcp.app_next(d) {
+                    AppChunk::Data(x) => {
+                        self.app.on_tcp_data(app, &ctx, d, x);
+                        x.len()
+                    }
+                    AppChunk::Gap(len) => {
+                        self.app.on_tcp_gap(app, &ctx, d, u64::from(len));
+                        len as usize
+                    }
+                    AppChunk::None => break,
+                };
+                if n == 0 {
+                    break;
+                }
+                tcp.app_consume(d, n);
+            }
+        }
+    }
+
+    /// One UDP datagram's payload. The app state is created in the flow's extension only
+    /// when the app layer keeps some.
+    pub fn udp_packet(
+        &mut self,
+        ext: &mut Option<Box<FlowExt>>,
+        ctx: &FlowCtx,
+        dir: Dir,
+        payload: &[u8],
+    ) {
+        match ext {
+            Some(x) => self.app.on_udp(&mut x.app, ctx, dir, payload),
+            None => {
+                let mut app = None;
+                self.app.on_udp(&mut app, ctx, dir, payload);
+                if app.is_some() {
+                    *ext = Some(Box::new(FlowExt {
+                        app,
+                        ..FlowExt::default()
+                    }));
+                }
+            }
+        }
+    }
+
+    /// The flow ends: the stream releases everything it holds (to the app layer first),
+    /// then the app layer closes. Call [`Self::release`] once raw inspection is done.
+    pub fn end(&mut self, ext: &mut FlowExt, ctx: &FlowCtx) {
+        if ctx.ip_proto == 6 {
+            self.stream.flow_end(&mut ext.tcp);
+            self.drain_app(ext, ctx);
+        }
+        if ext.app.is_some() {
+            self.app.on_close(&mut ext.app, ctx);
+        }
+    }
+
+    /// Frees the flow's TCP session memory.
+    pub fn release(&mut self, ext: &mut FlowExt) {
+        self.stream.release(&mut ext.tcp);
+    }
+}
+
+/// The app layer's view of a flow at packet time `ts_ns`.
+pub fn flow_ctx<V>(f: &Flow<V>, ts_ns: u64) -> FlowCtx {
+    let client_lo = f.client == Direction::LoToHi;
+    let (cp, sp) = if client_lo {
+        (f.key.lo_port, f.key.hi_port)
+    } else {
+        (f.key.hi_port, f.key.lo_port)
+    };
+    FlowCtx {
+        ip_proto: f.key.proto,
+        client_port: cp,
+        server_port: sp,
+        ts_ns,
+    }
+}
