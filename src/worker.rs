@@ -224,6 +224,7 @@ impl Worker {
             sess: &mut self.sess,
             counters: &mut self.counters,
             ipv6: self.ipv6,
+            detect: self.detect.as_mut(),
         };
         let (h, _created) = self.flows.packet(
             e.hash,
@@ -352,6 +353,7 @@ impl Worker {
                     sess: &mut self.sess,
                     counters: &mut self.counters,
                     ipv6: self.ipv6,
+                    detect: self.detect.as_mut(),
                 };
                 self.flows.expire(ts, &mut |f, r| end.end(f, r, ts));
             }
@@ -413,6 +415,7 @@ impl Worker {
             sess: &mut self.sess,
             counters: &mut self.counters,
             ipv6: self.ipv6,
+            detect: self.detect.as_mut(),
         };
         self.flows.drain(&mut |f, r| end.end(f, r, now));
         self.batch_done();
@@ -431,6 +434,8 @@ struct Ender<'a> {
     sess: &'a mut Sessions,
     counters: &'a mut Counters,
     ipv6: Ipv6Style,
+    /// Detection, for the transactions the final stream flush completed.
+    detect: Option<&'a mut Detect>,
 }
 
 impl Ender<'_> {
@@ -443,8 +448,14 @@ impl Ender<'_> {
         if f.data.ext.is_some() {
             let ctx = flow_ctx(&f, ts.0);
             let info = alert_flow(&f, true);
+            let end_infos = [info, alert_flow(&f, false)];
+            let (pkts, proto) = (f.pkts, f.key.proto);
             if let Some(x) = f.data.ext.as_mut() {
                 self.sess.end(x, &ctx);
+                if let (Some(d), Some(app)) = (self.detect.as_deref_mut(), x.app.as_deref()) {
+                    let st = &f.data.detect;
+                    flow_end_detect(d, self.out, st, app, end_infos, pkts, proto, ts, self.ipv6);
+                }
                 if x.app.is_some() {
                     self.sess
                         .app
@@ -457,6 +468,63 @@ impl Ender<'_> {
         if let Some(x) = f.data.ext.as_mut() {
             self.sess.release(x);
         }
+    }
+}
+
+/// Suricata's flow-end pseudo packets, one per direction: the flow's transactions are
+/// inspected once more (data the final stream flush released), alerts logged.
+#[allow(clippy::too_many_arguments)]
+fn flow_end_detect(
+    d: &mut Detect,
+    out: &mut EveOutput,
+    state: &shrike_detect::engine::FlowDetect,
+    app: &AppFlow,
+    infos: [AlertFlowInfo; 2],
+    pkts: [u64; 2],
+    proto: u8,
+    ts: Timestamp,
+    ipv6: Ipv6Style,
+) {
+    let mut state = state.clone();
+    for info in infos {
+        let to_server = info.to_server;
+        let meta = shrike_detect::engine::pseudo_meta(
+            info.client,
+            info.server,
+            info.ports,
+            proto,
+            to_server,
+        );
+        let pkt = Packet {
+            meta: &meta,
+            data: &[],
+            ts,
+        };
+        let input = FlowInput {
+            state: &mut state,
+            to_server,
+            pkts_toserver: pkts[0],
+            pkts_toclient: pkts[1],
+            tcp_established: Some(true),
+            app: Some(app),
+        };
+        if d.engine
+            .inspect_flow_end(&pkt, input, &mut d.thread)
+            .is_empty()
+        {
+            continue;
+        }
+        let ctx = AlertContext {
+            pkt,
+            pcap_cnt: 0,
+            linktype: 1,
+            flow: Some(info),
+            app_proto: Some(app.proto.name()),
+            app: Some(app),
+            flow_vars: state.vars(),
+            ipv6,
+        };
+        log_alerts(d, out, &ctx);
     }
 }
 

@@ -258,9 +258,12 @@ impl AppLayer {
             http_cfg: Arc::new(HttpConfig::default()),
             dns_cfg: DnsConfig::default(),
             tls_cfg: TlsConfig::default(),
-            http_log: EveHttpOptions::default(),
+            http_log: EveHttpOptions {
+                extended: true,
+                ..EveHttpOptions::default()
+            },
             dns_log: dns::eve::DnsLogConfig::default(),
-            tls_log: TlsLogConfig::default(),
+            tls_log: TlsLogConfig::new(true, false, None),
             log_records: true,
             pcap_cnt: 0,
             stats: AppStats::default(),

@@ -468,3 +468,68 @@ impl super::Engine {
         sc.txs = txs;
     }
 }
+
+/// The packet Suricata's flow-end pseudo packets look like to detection: the flow's
+/// addresses and ports in direction `to_server`, no payload, no flags.
+pub fn pseudo_meta(
+    client: std::net::IpAddr,
+    server: std::net::IpAddr,
+    ports: Option<(u16, u16)>,
+    ip_proto: u8,
+    to_server: bool,
+) -> crate::decode::PacketMeta {
+    use crate::decode::{flags, PacketKind, PacketMeta};
+    let bytes = |a: std::net::IpAddr| -> [u8; 16] {
+        match a {
+            std::net::IpAddr::V4(v) => {
+                let mut b = [0u8; 16];
+                b[..4].copy_from_slice(&v.octets());
+                b
+            }
+            std::net::IpAddr::V6(v) => v.octets(),
+        }
+    };
+    let (cp, sp) = ports.unwrap_or((0, 0));
+    let (src, dst, sport, dport) = if to_server {
+        (client, server, cp, sp)
+    } else {
+        (server, client, sp, cp)
+    };
+    let mut m = PacketMeta::EMPTY;
+    m.src = bytes(src);
+    m.dst = bytes(dst);
+    m.sport = sport;
+    m.dport = dport;
+    m.proto = ip_proto;
+    m.kind = PacketKind::L4;
+    if src.is_ipv6() {
+        m.flags |= flags::IPV6;
+    }
+    m
+}
+
+impl super::Engine {
+    /// Transaction inspection only, for a flow-end pseudo packet (Suricata inspects the
+    /// transactions of both directions once more when a flow ends, so data released by
+    /// the final stream flush is not missed). Build `pkt` with [`pseudo_meta`] and empty data.
+    pub fn inspect_flow_end<'t>(
+        &self,
+        pkt: &super::Packet<'_>,
+        mut flow: super::FlowInput<'_>,
+        th: &'t mut super::DetectThread,
+    ) -> &'t [super::Alert] {
+        th.begin();
+        let mut p = super::packet::PacketView::new(pkt);
+        p.has_flow = true;
+        p.to_server = flow.to_server;
+        p.established = true;
+        p.mask |= super::sig::mask::FLOW;
+        p.app_proto = flow.app.map_or(AppProto::Unknown, |a| a.proto);
+        if flow.state.inspection_stopped() {
+            return th.alerts();
+        }
+        self.run_txs(&p, &mut flow, th);
+        self.finish_packet(&p, Some(&mut flow), th);
+        th.alerts()
+    }
+}

@@ -130,7 +130,11 @@ pub fn alert_app_members(app: &AppFlow, tx: u64) -> Option<Vec<u8>> {
     let mut w = JsonWriter::with_capacity(512);
     w.start_object();
     if let Some(h) = app.http() {
-        if !h.write_eve_json(tx, &EveHttpOptions::default(), &mut w) {
+        let opts = EveHttpOptions {
+            extended: true,
+            ..EveHttpOptions::default()
+        };
+        if !h.write_eve_json(tx, &opts, &mut w) {
             return None;
         }
     } else if let Some(d) = app.dns() {

@@ -81,6 +81,13 @@ pub struct DetectThread {
 }
 
 impl DetectThread {
+    /// Start a packet: no alerts queued yet.
+    pub(crate) fn begin(&mut self) {
+        self.alerts.clear();
+        self.queue.clear();
+        self.tagged = false;
+    }
+
     fn next_gen(&mut self) -> u32 {
         self.gen = self.gen.wrapping_add(1);
         if self.gen == 0 {
@@ -229,32 +236,49 @@ impl Engine {
 
         // Transactions of the flow's app layer.
         if let Some(f) = flow.as_mut() {
-            if let Some(app) = f.app.filter(|_| !self.app.is_empty()) {
-                let env = MatchEnv::default();
-                let hostbits = &th.hostbits;
-                let pv = &p;
-                let mut pkt_ok = |n: u32, st: &super::FlowDetect, sc: &mut Scratch| {
-                    self.sigs.get(n as usize).is_some_and(|s| {
-                        self.sig_matches(s, pv, st.vars(), sc, &env)
-                            && s.host_checks.iter().all(|b| hostbits.check(b, pv))
-                    })
-                };
-                self.inspect_txs(
-                    app,
-                    f.to_server,
-                    f.state,
-                    &mut th.app_sc,
-                    &mut th.scratch,
-                    &mut pkt_ok,
-                    &mut th.queue,
-                );
-            }
+            self.run_txs(&p, f, th);
         }
 
         self.finalize(&p, flow.as_mut(), th);
         &th.alerts
     }
 
+    /// Transaction inspection of the packet's flow.
+    pub(crate) fn run_txs(&self, p: &PacketView<'_>, f: &mut FlowInput<'_>, th: &mut DetectThread) {
+        let Some(app) = f.app.filter(|_| !self.app.is_empty()) else {
+            return;
+        };
+        let env = MatchEnv::default();
+        let hostbits = &th.hostbits;
+        let mut pkt_ok = |n: u32, st: &super::FlowDetect, sc: &mut Scratch| {
+            self.sigs.get(n as usize).is_some_and(|s| {
+                self.sig_matches(s, p, st.vars(), sc, &env)
+                    && s.host_checks.iter().all(|b| hostbits.check(b, p))
+            })
+        };
+        self.inspect_txs(
+            app,
+            f.to_server,
+            f.state,
+            &mut th.app_sc,
+            &mut th.scratch,
+            &mut pkt_ok,
+            &mut th.queue,
+        );
+    }
+
+    /// Finish a packet: thresholds, suppressions, order, tags.
+    pub(crate) fn finish_packet(
+        &self,
+        p: &PacketView<'_>,
+        flow: Option<&mut FlowInput<'_>>,
+        th: &mut DetectThread,
+    ) {
+        self.finalize(p, flow, th);
+    }
+}
+
+impl Engine {
     /// Candidates of the packet's groups: their non-prefilter lists plus prefilter hits,
     /// sorted.
     fn collect(&self, groups: [Option<&Group>; 2], p: &PacketView<'_>, th: &mut DetectThread) {

@@ -14,6 +14,7 @@
 
 mod app_buffers;
 mod app_inspect;
+pub use app_inspect::pseudo_meta;
 pub mod app_log;
 mod build;
 mod compile;
