@@ -325,6 +325,7 @@ impl Worker {
         if flow.data.app().is_some() {
             let info = alert_flow(flow, to_server);
             if let Some(x) = flow.data.ext.as_mut() {
+                self.sess.app.pcap_cnt = e.seq;
                 self.sess
                     .app
                     .log_completed(&mut x.app, &info, e.ts.0, &mut self.out);
@@ -457,6 +458,7 @@ impl Ender<'_> {
                     flow_end_detect(d, self.out, st, app, end_infos, pkts, proto, ts, self.ipv6);
                 }
                 if x.app.is_some() {
+                    self.sess.app.pcap_cnt = 0;
                     self.sess
                         .app
                         .log_completed(&mut x.app, &info, ts.0, self.out);

@@ -30,6 +30,9 @@ use super::{AppProto, Dir};
 /// direction fails detection.
 pub const PROBE_MAX: usize = 4096;
 
+/// Most logged transactions kept for detection per flow.
+const MAX_KEPT_TXS: u64 = 32;
+
 /// What the worker tells the app layer about the flow a chunk belongs to.
 #[derive(Clone, Copy, Debug)]
 pub struct FlowCtx {
@@ -80,6 +83,9 @@ pub struct AppFlow {
     tls_logged: bool,
     /// The flow ended (everything left is logged).
     closed: bool,
+    /// Per direction: transactions below this id are complete and were inspected by
+    /// detection in that direction (they may be freed once logged).
+    inspected: [std::cell::Cell<u64>; 2],
 }
 
 impl AppFlow {
@@ -115,6 +121,13 @@ impl AppFlow {
     /// Next transaction id not yet logged (HTTP/DNS); transactions before it may be freed.
     pub fn logged_before(&self) -> u64 {
         self.log_next
+    }
+
+    /// Detection tells that transactions below `upto` are complete and were inspected in
+    /// direction `dir` (so they need not be kept for it).
+    pub fn note_inspected(&self, dir: Dir, upto: u64) {
+        let c = &self.inspected[di(dir)];
+        c.set(c.get().max(upto));
     }
 }
 
@@ -503,13 +516,21 @@ impl AppLayer {
                         break;
                     }
                     if log {
+                        rec.http_files(out, h, id, &self.http_log);
                         rec.http(out, h, id, &self.http_log);
                     }
                     self.stats.tx_http += 1;
                     id += 1;
                 }
                 f.log_next = id;
-                h.free_txs_before(id, false);
+                // Keep what detection has not inspected in both directions yet (bounded).
+                let seen = f.inspected[0].get().min(f.inspected[1].get());
+                let keep_from = if closed {
+                    id
+                } else {
+                    seen.min(id).max(id.saturating_sub(MAX_KEPT_TXS))
+                };
+                h.free_txs_before(keep_from, false);
             }
             Some(AppState::Dns(d)) => {
                 let mut id = f.log_next;

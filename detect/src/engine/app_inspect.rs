@@ -465,6 +465,13 @@ impl super::Engine {
         if let (Some(ad), Some(&min)) = (state.app.as_deref_mut(), txs.first()) {
             ad.prune(min);
         }
+        if let Some(h) = app.http() {
+            let upto = h
+                .txs()
+                .find(|t| !t.is_complete())
+                .map_or(h.tx_count(), |t| t.id());
+            app.note_inspected(d, upto);
+        }
         sc.txs = txs;
     }
 }
