@@ -258,16 +258,17 @@ impl AppScratch {
     }
 }
 
-/// Per-flow transaction detection state: the (transaction, rule) pairs that are decided.
+/// Per-flow transaction detection state: the (transaction, rule, direction) triples that
+/// are decided (a match decides both directions: one alert per transaction).
 #[derive(Debug, Clone, Default)]
 pub struct AppDetect {
-    done: HashSet<(u64, u32)>,
+    done: HashSet<(u64, u32, u8)>,
 }
 
 impl AppDetect {
     fn prune(&mut self, min_tx: u64) {
         if self.done.len() > 64 {
-            self.done.retain(|(t, _)| *t >= min_tx);
+            self.done.retain(|(t, _, _)| *t >= min_tx);
         }
     }
 }
@@ -433,7 +434,7 @@ impl super::Engine {
                 if state
                     .app
                     .as_ref()
-                    .is_some_and(|ad| ad.done.contains(&(tx, n)))
+                    .is_some_and(|ad| ad.done.contains(&(tx, n, di(d) as u8)))
                 {
                     continue;
                 }
@@ -442,20 +443,15 @@ impl super::Engine {
                 }
                 match eval_tx(a, app, tx, d, sc, scratch, &env) {
                     TxResult::Match => {
-                        state
-                            .app
-                            .get_or_insert_with(Box::default)
-                            .done
-                            .insert((tx, n));
+                        let ad = state.app.get_or_insert_with(Box::default);
+                        ad.done.insert((tx, n, 0));
+                        ad.done.insert((tx, n, 1));
                         s.post.iter().for_each(|op| op.apply(state));
                         queue.push((n, tx));
                     }
                     TxResult::NoMatch(true) => {
-                        state
-                            .app
-                            .get_or_insert_with(Box::default)
-                            .done
-                            .insert((tx, n));
+                        let ad = state.app.get_or_insert_with(Box::default);
+                        ad.done.insert((tx, n, di(d) as u8));
                     }
                     TxResult::NoMatch(false) | TxResult::NotReady => {}
                 }
