@@ -62,7 +62,12 @@ def run_suricata(folder, pcaps, rules, work):
     """One Suricata run over a folder of (symlinked) pcaps."""
     d = tempfile.mkdtemp(prefix="suri-in-", dir=work)
     for p in pcaps:
-        os.symlink(os.path.abspath(p), os.path.join(d, os.path.basename(p)))
+        # Suricata's directory mode skips symbolic links: hard link, else copy.
+        dst = os.path.join(d, os.path.basename(p))
+        try:
+            os.link(os.path.abspath(p), dst)
+        except OSError:
+            shutil.copyfile(p, dst)
     logd = tempfile.mkdtemp(prefix="suri-out-", dir=work)
     cmd = [
         "suricata", "-k", "none", "-r", d, "-l", logd, "-S", rules,

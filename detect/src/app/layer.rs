@@ -312,7 +312,7 @@ impl AppLayer {
             }
             AppProto::Tls => {
                 self.stats.flow_tls += 1;
-                Some(AppState::Tls(Box::new(TlsState::new(self.tls_cfg.clone()))))
+                Some(AppState::Tls(Box::new(TlsState::new(self.tls_cfg))))
             }
             _ => None,
         };
@@ -349,7 +349,7 @@ impl AppLayer {
             })
         });
         match f.proto {
-            AppProto::Failed => return,
+            AppProto::Failed => {}
             AppProto::Unknown => {
                 if f.detect[di(dir)] == DetectDir::Failed {
                     return;
@@ -548,16 +548,14 @@ impl AppLayer {
                 f.log_next = id;
                 d.free_txs_before(id);
             }
-            Some(AppState::Tls(t)) => {
-                if !f.tls_logged && (t.handshake_done() || closed) {
-                    f.tls_logged = true;
-                    self.stats.tx_tls += 1;
-                    if log && t.should_log(false) {
-                        rec.tls(out, t, &self.tls_log);
-                    }
+            Some(AppState::Tls(t)) if !f.tls_logged && (t.handshake_done() || closed) => {
+                f.tls_logged = true;
+                self.stats.tx_tls += 1;
+                if log && t.should_log(false) {
+                    rec.tls(out, t, &self.tls_log);
                 }
             }
-            None => {}
+            _ => {}
         }
     }
 }
@@ -565,18 +563,14 @@ impl AppLayer {
 /// Feed data to the flow's parser.
 fn feed(f: &mut AppFlow, dir: Dir, data: &[u8]) {
     match &mut f.state {
-        Some(AppState::Http(h)) => {
-            if !h.is_tunnel() {
-                h.parse(dir, data)
-            }
-        }
+        Some(AppState::Http(h)) if !h.is_tunnel() => h.parse(dir, data),
         Some(AppState::Dns(d)) => {
             d.parse(dir, data);
         }
         Some(AppState::Tls(t)) => {
             t.parse(dir, data);
         }
-        None => {}
+        _ => {}
     }
 }
 

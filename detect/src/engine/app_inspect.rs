@@ -60,6 +60,68 @@ impl AppEvent {
     }
 }
 
+/// A legacy TLS keyword (`tls.subject`, `tls.issuerdn`, `tls.fingerprint`, `tls.version`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum TlsCheck {
+    /// Substring of the server certificate's subject (negated).
+    Subject(Box<str>, bool),
+    /// Substring of the server certificate's issuer (negated).
+    Issuer(Box<str>, bool),
+    /// Substring of the server certificate's SHA-1 fingerprint (negated).
+    Fingerprint(Box<str>, bool),
+    /// The negotiated version (`None`: any).
+    Version(Option<u16>),
+}
+
+impl TlsCheck {
+    /// Parse a legacy TLS keyword; `None` when it is not one (or its value is bad).
+    pub(crate) fn parse(name: &str, value: Option<&str>) -> Option<TlsCheck> {
+        let v = value.unwrap_or("").trim();
+        let (neg, v) = match v.strip_prefix('!') {
+            Some(r) => (true, r.trim()),
+            None => (false, v),
+        };
+        let v = v
+            .strip_prefix('"')
+            .and_then(|r| r.strip_suffix('"'))
+            .unwrap_or(v);
+        Some(match name {
+            "tls.subject" => TlsCheck::Subject(v.into(), neg),
+            "tls.issuerdn" => TlsCheck::Issuer(v.into(), neg),
+            "tls.fingerprint" => TlsCheck::Fingerprint(v.to_ascii_lowercase().into(), neg),
+            "tls.version" => TlsCheck::Version(match v {
+                "any" => None,
+                "1.0" => Some(0x0301),
+                "1.1" => Some(0x0302),
+                "1.2" => Some(0x0303),
+                "1.3" => Some(0x0304),
+                "sslv3" | "3.0" => Some(0x0300),
+                _ => {
+                    let h = v.strip_prefix("0x")?;
+                    Some(u16::from_str_radix(h, 16).ok()?)
+                }
+            }),
+            _ => return None,
+        })
+    }
+
+    /// `Some(result)` when decidable on `t` now.
+    fn eval(&self, t: &crate::app::tls::TlsState) -> Option<bool> {
+        let cert = |f: &dyn Fn(&crate::app::tls::cert::CertInfo) -> &str, pat: &str, neg: bool| {
+            t.cert0.as_ref().map(|c| f(c).contains(pat) != neg)
+        };
+        match self {
+            TlsCheck::Subject(p, n) => cert(&|c| &c.subject, p, *n),
+            TlsCheck::Issuer(p, n) => cert(&|c| &c.issuer, p, *n),
+            TlsCheck::Fingerprint(p, n) => cert(&|c| &c.fingerprint, p, *n),
+            TlsCheck::Version(v) => t
+                .server_hello
+                .as_ref()
+                .map(|_| v.is_none_or(|want| t.version() == want)),
+        }
+    }
+}
+
 /// The fast pattern of an app rule: buffer, lowercased bytes, exact bytes when case matters.
 pub(crate) type AppFastPat = Option<(AppBuf, Vec<u8>, Option<Vec<u8>>)>;
 
@@ -76,6 +138,8 @@ pub(crate) struct AppSig {
     pub urilen: Option<(UintMatch, bool)>,
     /// `app-layer-event` checks.
     pub events: Box<[AppEvent]>,
+    /// Legacy TLS keywords.
+    pub tls_checks: Box<[TlsCheck]>,
     /// Direction the transaction is inspected in (`None`: both).
     pub dir: Option<Dir>,
     /// Prefilter pattern.
@@ -85,7 +149,10 @@ pub(crate) struct AppSig {
 impl AppSig {
     /// Whether the rule is inspected per transaction (rather than per packet).
     pub(crate) fn is_tx(&self) -> bool {
-        !self.sections.is_empty() || self.urilen.is_some() || !self.events.is_empty()
+        !self.sections.is_empty()
+            || self.urilen.is_some()
+            || !self.events.is_empty()
+            || !self.tls_checks.is_empty()
     }
 
     /// The flow's protocol fits the rule's header and `app-layer-protocol` checks.
@@ -117,12 +184,15 @@ enum TxResult {
     NotReady,
 }
 
+/// A prefilter pattern's exact bytes (when case-sensitive) and signature.
+type PatSig = (Option<Box<[u8]>>, u32);
+
 #[derive(Debug)]
 struct BufMpm {
     buf: AppBuf,
     pf: Box<dyn Prefilter>,
     /// Per pattern: (exact bytes when case-sensitive, signature).
-    pats: Box<[Box<[(Option<Box<[u8]>>, u32)]>]>,
+    pats: Box<[Box<[PatSig]>]>,
 }
 
 #[derive(Debug, Default)]
@@ -361,6 +431,20 @@ fn eval_tx(
                 .is_none_or(|t| t.is_complete() || app.is_closed()),
         };
     }
+    if !a.tls_checks.is_empty() {
+        let Some(t) = app.tls() else {
+            return TxResult::NoMatch(true);
+        };
+        let end = t.handshake_done() || t.failed() || app.is_closed();
+        for c in a.tls_checks.iter() {
+            match c.eval(t) {
+                Some(true) => {}
+                Some(false) => return TxResult::NoMatch(true),
+                None if end => return TxResult::NoMatch(true),
+                None => return TxResult::NotReady,
+            }
+        }
+    }
     for &e in a.events.iter() {
         if e.proto() != a.proto.unwrap_or(e.proto()) || !events_hit(app, tx, e) {
             return TxResult::NoMatch(fin);
@@ -400,6 +484,7 @@ impl super::Engine {
     /// Inspect the transactions of the packet's flow; matching rules go to `queue` with
     /// their transaction id. `pkt_ok(n)` runs the packet-level part of rule `n` (header,
     /// keywords, payload) and applies nothing.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn inspect_txs(
         &self,
         app: &AppFlow,

@@ -14,7 +14,7 @@ use crate::app::{AppProto, Dir};
 use crate::rules::mpm::fast_pattern::select_fast_pattern;
 
 use super::app_buffers::{transform_supported, AppBuf};
-use super::app_inspect::{AppEvent, AppFastPat, AppSection, AppSig};
+use super::app_inspect::{AppEvent, AppFastPat, AppSection, AppSig, TlsCheck};
 use super::keywords::{Check, Csum, FlowReq, IntCmp};
 use super::sig::{mask, Header, PacketBuffer, ProtoSet, Section, Sig, SigInfo, SigKind};
 use super::threshold::ThresholdSpec;
@@ -530,6 +530,19 @@ pub(crate) fn compile(
                     noalert = true;
                 }
             }
+            Keyword::Unknown { name, value, .. }
+                if TlsCheck::parse(name, value.as_deref()).is_some() =>
+            {
+                set_app_proto(&mut app, AppProto::Tls)?;
+                app_keyword_seen = true;
+                let mut list = std::mem::take(&mut app.tls_checks).into_vec();
+                list.extend(TlsCheck::parse(name, value.as_deref()));
+                app.tls_checks = list.into_boxed_slice();
+            }
+            Keyword::Unknown { name, .. } if name == "tls.store" || name == "tls_store" => {
+                set_app_proto(&mut app, AppProto::Tls)?;
+                app_keyword_seen = true;
+            }
             Keyword::Unknown { name, value, .. } => {
                 if let Some(which) = csum_keyword(name) {
                     let v = value.as_deref().map(str::trim).unwrap_or("");
@@ -708,6 +721,9 @@ fn app_dir(app: &AppSig, checks: &[Check]) -> Option<Dir> {
     }
     if app.urilen.is_some() {
         out = out.or(Some(Dir::ToServer));
+    }
+    if !app.tls_checks.is_empty() {
+        return Some(Dir::ToClient);
     }
     out
 }
