@@ -3,7 +3,7 @@
 
 Both engines read every pcap of the given folders (Suricata once per folder, in pcap-file
 directory mode with `pcap_filename` logged; shrike once per pcap), with `-k none`. Alerts
-are reduced to (pcap, signature_id, flow) pairs, the flow being the protocol and the two
+are reduced to (signature_id, flow) pairs, the flow being the protocol and the two
 endpoints in sorted order, so direction does not matter. Prints:
 
   * how many of Suricata's pairs shrike also has, and how many of shrike's Suricata has;
@@ -41,7 +41,7 @@ def flow_key(r):
     return (proto, lo[0], lo[1], hi[0], hi[1])
 
 
-def read_alerts(path, pcap=None):
+def read_alerts(path):
     out = set()
     if not os.path.exists(path):
         return out
@@ -53,8 +53,10 @@ def read_alerts(path, pcap=None):
                 continue
             if r.get("event_type") != "alert":
                 continue
-            name = pcap or os.path.basename(r.get("pcap_filename", "?"))
-            out.add((name, r["alert"]["signature_id"]) + flow_key(r))
+            # Suricata's directory mode names the file being read when the alert is
+            # logged, not the packet's (flow-timeout alerts get a later file): the pcap
+            # is not part of the key, the flow's 5-tuple is.
+            out.add(("", r["alert"]["signature_id"]) + flow_key(r))
     return out
 
 
@@ -86,7 +88,7 @@ def run_shrike(binary, pcap, rules, work):
         # Retry without -k (older builds may not take it).
         cmd = [binary, "-r", pcap, "-l", logd, "-S", rules]
         subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-    a = read_alerts(os.path.join(logd, "eve.json"), os.path.basename(pcap))
+    a = read_alerts(os.path.join(logd, "eve.json"))
     shutil.rmtree(logd, ignore_errors=True)
     return a
 
