@@ -392,6 +392,7 @@ impl Worker {
         if flow.data.app().is_some() {
             let info = alert_flow(flow, to_server);
             if let Some(x) = flow.data.ext.as_mut() {
+                self.sess.app.pcap_cnt = e.seq;
                 self.sess
                     .app
                     .log_completed(&mut x.app, &info, e.ts.0, &mut self.out);
@@ -502,6 +503,7 @@ struct Ender<'a> {
     sess: &'a mut Sessions,
     counters: &'a mut Counters,
     ipv6: Ipv6Style,
+    /// Detection, for what the final stream flush released (raw stream and transactions).
     detect: Option<&'a mut Detect>,
 }
 
@@ -515,14 +517,21 @@ impl Ender<'_> {
         if f.data.ext.is_some() {
             let ctx = flow_ctx(&f, ts.0);
             let info = alert_flow(&f, true);
+            let end_infos = [info, alert_flow(&f, false)];
+            let (pkts, proto) = (f.pkts, f.key.proto);
             if let Some(x) = f.data.ext.as_mut() {
                 self.sess.end(x, &ctx);
+                if let (Some(d), Some(app)) = (self.detect.as_deref_mut(), x.app.as_deref()) {
+                    let st = &f.data.detect;
+                    flow_end_detect(d, self.out, st, app, end_infos, pkts, proto, ts, self.ipv6);
+                }
             }
             if f.key.proto == 6 {
                 self.inspect_rest(&mut f, ts);
             }
             if let Some(x) = f.data.ext.as_mut() {
                 if x.app.is_some() {
+                    self.sess.app.pcap_cnt = 0;
                     self.sess
                         .app
                         .log_completed(&mut x.app, &info, ts.0, self.out);
@@ -574,7 +583,8 @@ impl Ender<'_> {
                 pkts_toserver: info.pkts_toserver,
                 pkts_toclient: info.pkts_toclient,
                 tcp_established: Some(true),
-                app: x.app.as_deref(),
+                // Transactions get their own flow-end pass (flow_end_detect).
+                app: None,
             };
             let sd = StreamData {
                 window: w.data,
@@ -629,6 +639,63 @@ fn pseudo_meta(f: &Flow<FlowData>, to_server: bool) -> PacketMeta {
         (m.src, m.dst, m.sport, m.dport) = (s, c, sp, cp);
     }
     m
+}
+
+/// Suricata's flow-end pseudo packets, one per direction: the flow's transactions are
+/// inspected once more (data the final stream flush released), alerts logged.
+#[allow(clippy::too_many_arguments)]
+fn flow_end_detect(
+    d: &mut Detect,
+    out: &mut EveOutput,
+    state: &shrike_detect::engine::FlowDetect,
+    app: &AppFlow,
+    infos: [AlertFlowInfo; 2],
+    pkts: [u64; 2],
+    proto: u8,
+    ts: Timestamp,
+    ipv6: Ipv6Style,
+) {
+    let mut state = state.clone();
+    for info in infos {
+        let to_server = info.to_server;
+        let meta = shrike_detect::engine::pseudo_meta(
+            info.client,
+            info.server,
+            info.ports,
+            proto,
+            to_server,
+        );
+        let pkt = Packet {
+            meta: &meta,
+            data: &[],
+            ts,
+        };
+        let input = FlowInput {
+            state: &mut state,
+            to_server,
+            pkts_toserver: pkts[0],
+            pkts_toclient: pkts[1],
+            tcp_established: Some(true),
+            app: Some(app),
+        };
+        if d.engine
+            .inspect_flow_end(&pkt, input, &mut d.thread)
+            .is_empty()
+        {
+            continue;
+        }
+        let ctx = AlertContext {
+            pkt,
+            pcap_cnt: 0,
+            linktype: 1,
+            flow: Some(info),
+            app_proto: Some(app.proto.name()),
+            app: Some(app),
+            flow_vars: state.vars(),
+            ipv6,
+        };
+        log_alerts(d, out, &ctx);
+    }
 }
 
 /// The flow part of an alert record.

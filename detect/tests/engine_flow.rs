@@ -325,30 +325,36 @@ fn decoder_event_alert_without_flow() {
 #[test]
 fn skipped_rules_have_reasons() {
     let l = shrike_detect::engine::setup::engine_from_str(
-        "alert http any any -> any any (http.uri; content:\"x\"; sid:1;)\n\
-         alert tcp any any -> any any (http.uri; content:\"x\"; sid:2;)\n\
+        "alert smtp any any -> any any (content:\"x\"; sid:1;)\n\
+         alert tcp any any -> any any (ssh.proto; content:\"x\"; sid:2;)\n\
          alert tcp any any -> any any (flow:only_stream; content:\"x\"; sid:3;)\n\
          alert tcp any any -> any any (stream_size:server,>,5; sid:4;)\n\
          alert tcp-stream any any -> any any (content:\"x\"; sid:5;)\n\
          alert tcp any any -> any any (xbits:set,a,track ip_src; sid:6;)\n\
          alert tcp any any -> any any (content:\"ok\"; sid:7;)\n\
-         alert udp any any -> any any (app-layer-event:dns.malformed; sid:8;)\n",
+         alert udp any any -> any any (app-layer-event:smtp.invalid_reply; sid:8;)\n\
+         alert http any any -> any any (http.uri; content:\"x\"; sid:9;)\n\
+         alert udp any any -> any any (app-layer-event:dns.malformed_data; sid:10;)\n",
         &EngineConfig::default(),
     );
     let r = l.engine.report();
-    assert_eq!(r.loaded, 1);
+    assert_eq!(r.loaded, 3);
     let reasons: HashMap<u32, String> = r
         .skipped
         .iter()
         .map(|s| (s.sid, s.reason.to_string()))
         .collect();
-    assert_eq!(reasons[&1], "needs app-layer parser: `http` rule header");
-    assert_eq!(reasons[&2], "needs app-layer parser: http.uri");
+    assert_eq!(reasons[&1], "needs app-layer parser: `smtp` rule header");
+    assert_eq!(reasons[&2], "needs app-layer parser: ssh.proto");
     assert_eq!(reasons[&3], "needs stream reassembly: flow:only_stream");
     assert_eq!(reasons[&4], "needs stream reassembly: stream_size");
     assert_eq!(reasons[&5], "needs stream reassembly: tcp-stream");
     assert_eq!(reasons[&6], "keyword not supported yet: xbits");
-    assert_eq!(reasons[&8], "needs app-layer parser: app-layer-event");
+    assert_eq!(
+        reasons[&8],
+        "needs app-layer parser: app-layer-event:smtp.invalid_reply"
+    );
+    assert!(!reasons.contains_key(&9) && !reasons.contains_key(&10));
     assert!(r
         .skipped
         .iter()

@@ -11,8 +11,27 @@
 //!
 //! The detection engine then reads transactions and their buffers through the flow's
 //! [`AppFlow`]; EVE protocol records are written for completed transactions.
+//!
+//! Protocol detection follows Suricata's model: content first (HTTP method / version
+//! patterns and TLS record headers on any port), then port-based probing (DNS on port 53).
+//! A direction whose first bytes fit no protocol, or that starts with a gap, has failed
+//! detection; when both have, the flow's protocol is [`AppProto::Failed`] (`failed` in EVE).
+//! Undecided data is kept (at most [`PROBE_MAX`] bytes per direction) and handed to the
+//! parser once the protocol is known.
 
+use std::sync::Arc;
+
+use super::dns::{self, DnsConfig, DnsState};
+use super::http::{self, EveHttpOptions, HttpConfig, HttpState};
+use super::tls::{self, eve::TlsLogConfig, TlsConfig, TlsState};
 use super::{AppProto, Dir};
+
+/// Most undecided bytes kept per direction while detecting the protocol; past this the
+/// direction fails detection.
+pub const PROBE_MAX: usize = 4096;
+
+/// Most logged transactions kept for detection per flow.
+const MAX_KEPT_TXS: u64 = 32;
 
 /// What the worker tells the app layer about the flow a chunk belongs to.
 #[derive(Clone, Copy, Debug)]
@@ -26,55 +45,442 @@ pub struct FlowCtx {
     pub ts_ns: u64,
 }
 
+/// The protocol parser of a flow.
+#[derive(Debug)]
+pub enum AppState {
+    /// HTTP/1.x.
+    Http(Box<HttpState>),
+    /// DNS (UDP or TCP).
+    Dns(Box<DnsState>),
+    /// TLS.
+    Tls(Box<TlsState>),
+}
+
+/// Detection progress of one direction.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+enum DetectDir {
+    /// No data yet, or not enough to decide.
+    #[default]
+    Pending,
+    /// Gave up on this direction.
+    Failed,
+}
+
 /// App-layer state of one flow.
 #[derive(Debug, Default)]
 pub struct AppFlow {
     /// Detected protocol (`Unknown` until detection concludes; `Failed` when it gave up).
     pub proto: AppProto,
+    /// The protocol's parser, once detected.
+    pub state: Option<AppState>,
+    /// IP protocol of the flow.
+    pub ip_proto: u8,
+    detect: [DetectDir; 2],
+    probe_buf: [Vec<u8>; 2],
+    /// Next transaction id to log (HTTP, DNS).
+    log_next: u64,
+    /// The TLS record was logged.
+    tls_logged: bool,
+    /// The flow ended (everything left is logged).
+    closed: bool,
+    /// Per direction: transactions below this id are complete and were inspected by
+    /// detection in that direction (they may be freed once logged).
+    inspected: [std::cell::Cell<u64>; 2],
+}
+
+impl AppFlow {
+    /// The HTTP state, when the flow is HTTP.
+    pub fn http(&self) -> Option<&HttpState> {
+        match &self.state {
+            Some(AppState::Http(h)) => Some(h),
+            _ => None,
+        }
+    }
+
+    /// The DNS state, when the flow is DNS.
+    pub fn dns(&self) -> Option<&DnsState> {
+        match &self.state {
+            Some(AppState::Dns(d)) => Some(d),
+            _ => None,
+        }
+    }
+
+    /// The TLS state, when the flow is TLS.
+    pub fn tls(&self) -> Option<&TlsState> {
+        match &self.state {
+            Some(AppState::Tls(t)) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// Whether the flow ended (no more data will come).
+    pub fn is_closed(&self) -> bool {
+        self.closed
+    }
+
+    /// Next transaction id not yet logged (HTTP/DNS); transactions before it may be freed.
+    pub fn logged_before(&self) -> u64 {
+        self.log_next
+    }
+
+    /// Detection tells that transactions below `upto` are complete and were inspected in
+    /// direction `dir` (so they need not be kept for it).
+    pub fn note_inspected(&self, dir: Dir, upto: u64) {
+        let c = &self.inspected[di(dir)];
+        c.set(c.get().max(upto));
+    }
+}
+
+/// App-layer counters of one worker (Suricata's `app_layer.flow.*` and `app_layer.tx.*`).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct AppStats {
+    /// Flows detected as HTTP.
+    pub flow_http: u64,
+    /// Flows detected as TLS.
+    pub flow_tls: u64,
+    /// TCP flows detected as DNS.
+    pub flow_dns_tcp: u64,
+    /// UDP flows detected as DNS.
+    pub flow_dns_udp: u64,
+    /// TCP flows whose detection failed.
+    pub flow_failed_tcp: u64,
+    /// UDP flows whose detection failed.
+    pub flow_failed_udp: u64,
+    /// HTTP transactions logged.
+    pub tx_http: u64,
+    /// TLS transactions logged.
+    pub tx_tls: u64,
+    /// DNS-over-TCP transactions.
+    pub tx_dns_tcp: u64,
+    /// DNS-over-UDP transactions.
+    pub tx_dns_udp: u64,
+}
+
+impl AppStats {
+    /// Visit every counter with its Suricata name.
+    pub fn visit(&self, f: &mut dyn FnMut(&str, u64)) {
+        f("app_layer.flow.http", self.flow_http);
+        f("app_layer.flow.tls", self.flow_tls);
+        f("app_layer.flow.dns_tcp", self.flow_dns_tcp);
+        f("app_layer.flow.dns_udp", self.flow_dns_udp);
+        f("app_layer.flow.failed_tcp", self.flow_failed_tcp);
+        f("app_layer.flow.failed_udp", self.flow_failed_udp);
+        f("app_layer.tx.http", self.tx_http);
+        f("app_layer.tx.tls", self.tx_tls);
+        f("app_layer.tx.dns_tcp", self.tx_dns_tcp);
+        f("app_layer.tx.dns_udp", self.tx_dns_udp);
+    }
+
+    /// Add another worker's counters.
+    pub fn merge(&mut self, o: &Self) {
+        self.flow_http += o.flow_http;
+        self.flow_tls += o.flow_tls;
+        self.flow_dns_tcp += o.flow_dns_tcp;
+        self.flow_dns_udp += o.flow_dns_udp;
+        self.flow_failed_tcp += o.flow_failed_tcp;
+        self.flow_failed_udp += o.flow_failed_udp;
+        self.tx_http += o.tx_http;
+        self.tx_tls += o.tx_tls;
+        self.tx_dns_tcp += o.tx_dns_tcp;
+        self.tx_dns_udp += o.tx_dns_udp;
+    }
 }
 
 /// Per-worker app-layer context (configuration, scratch, counters).
-#[derive(Debug, Default)]
-pub struct AppLayer {}
+#[derive(Debug)]
+pub struct AppLayer {
+    http_cfg: Arc<HttpConfig>,
+    dns_cfg: DnsConfig,
+    tls_cfg: TlsConfig,
+    /// EVE `http` options.
+    pub http_log: EveHttpOptions,
+    /// EVE `dns` options.
+    pub dns_log: dns::eve::DnsLogConfig,
+    /// EVE `tls` options.
+    pub tls_log: TlsLogConfig,
+    /// Write EVE `http`/`dns`/`tls` records in [`AppLayer::log_completed`].
+    pub log_records: bool,
+    /// Packet number to put in records written next (EVE `pcap_cnt`); set by the worker.
+    pub pcap_cnt: u64,
+    /// Counters.
+    pub stats: AppStats,
+}
+
+impl Default for AppLayer {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+fn di(dir: Dir) -> usize {
+    match dir {
+        Dir::ToServer => 0,
+        Dir::ToClient => 1,
+    }
+}
+
+/// Outcome of probing one direction's first bytes.
+enum Found {
+    Proto(AppProto),
+    No,
+    NeedMore,
+}
+
+/// Suricata-style detection for TCP: content patterns (HTTP, TLS) on any port, the port's
+/// usual protocol tried first; DNS by probing when either port is 53.
+fn probe_tcp(ctx: &FlowCtx, dir: Dir, data: &[u8]) -> Found {
+    let mut need_more = false;
+    let tls_first = matches!(ctx.server_port, 443 | 465 | 993 | 995 | 8443);
+    let order: [AppProto; 2] = if tls_first {
+        [AppProto::Tls, AppProto::Http]
+    } else {
+        [AppProto::Http, AppProto::Tls]
+    };
+    for p in order {
+        match p {
+            AppProto::Http => match http::probe(dir, data) {
+                http::ProbeResult::Yes => return Found::Proto(AppProto::Http),
+                http::ProbeResult::NeedMore => need_more = true,
+                http::ProbeResult::No => {}
+            },
+            _ => match tls::probe(dir, data) {
+                tls::Probe::Yes => return Found::Proto(AppProto::Tls),
+                tls::Probe::NeedMore => need_more = true,
+                tls::Probe::No => {}
+            },
+        }
+    }
+    if ctx.server_port == 53 || ctx.client_port == 53 {
+        match dns::probe_tcp(data) {
+            dns::Probe::Yes { .. } => return Found::Proto(AppProto::Dns),
+            dns::Probe::NeedMore => need_more = true,
+            dns::Probe::No => {}
+        }
+    }
+    if need_more {
+        Found::NeedMore
+    } else {
+        Found::No
+    }
+}
 
 impl AppLayer {
-    /// A new per-worker context.
+    /// A new per-worker context with Suricata's default settings.
     pub fn new() -> Self {
-        AppLayer {}
+        AppLayer {
+            http_cfg: Arc::new(HttpConfig::default()),
+            dns_cfg: DnsConfig::default(),
+            tls_cfg: TlsConfig::default(),
+            http_log: EveHttpOptions {
+                extended: true,
+                ..EveHttpOptions::default()
+            },
+            dns_log: dns::eve::DnsLogConfig::default(),
+            tls_log: TlsLogConfig::new(true, false, None),
+            log_records: true,
+            pcap_cnt: 0,
+            stats: AppStats::default(),
+        }
+    }
+
+    /// A context with the given parser settings.
+    pub fn with_config(http: Arc<HttpConfig>, dns: DnsConfig, tls: TlsConfig) -> Self {
+        AppLayer {
+            http_cfg: http,
+            dns_cfg: dns,
+            tls_cfg: tls,
+            ..Self::new()
+        }
+    }
+
+    fn start(&mut self, f: &mut AppFlow, proto: AppProto, tcp: bool) {
+        f.proto = proto;
+        f.state = match proto {
+            AppProto::Http => {
+                self.stats.flow_http += 1;
+                Some(AppState::Http(Box::new(HttpState::new(Arc::clone(
+                    &self.http_cfg,
+                )))))
+            }
+            AppProto::Dns => {
+                if tcp {
+                    self.stats.flow_dns_tcp += 1;
+                } else {
+                    self.stats.flow_dns_udp += 1;
+                }
+                Some(AppState::Dns(Box::new(DnsState::new(tcp, self.dns_cfg))))
+            }
+            AppProto::Tls => {
+                self.stats.flow_tls += 1;
+                Some(AppState::Tls(Box::new(TlsState::new(self.tls_cfg))))
+            }
+            _ => None,
+        };
+    }
+
+    fn fail_dir(&mut self, f: &mut AppFlow, dir: Dir, tcp: bool) {
+        f.detect[di(dir)] = DetectDir::Failed;
+        f.probe_buf[di(dir)] = Vec::new();
+        if f.detect.iter().all(|d| *d == DetectDir::Failed) && f.proto == AppProto::Unknown {
+            f.proto = AppProto::Failed;
+            if tcp {
+                self.stats.flow_failed_tcp += 1;
+            } else {
+                self.stats.flow_failed_udp += 1;
+            }
+        }
     }
 
     /// In-order TCP stream data in direction `dir`.
     pub fn on_tcp_data(
         &mut self,
-        _flow: &mut Option<Box<AppFlow>>,
-        _ctx: &FlowCtx,
-        _dir: Dir,
-        _data: &[u8],
+        flow: &mut Option<Box<AppFlow>>,
+        ctx: &FlowCtx,
+        dir: Dir,
+        data: &[u8],
     ) {
+        if data.is_empty() {
+            return;
+        }
+        let f = flow.get_or_insert_with(|| {
+            Box::new(AppFlow {
+                ip_proto: ctx.ip_proto,
+                ..AppFlow::default()
+            })
+        });
+        match f.proto {
+            AppProto::Failed => {}
+            AppProto::Unknown => {
+                if f.detect[di(dir)] == DetectDir::Failed {
+                    return;
+                }
+                let d = di(dir);
+                let found = if f.probe_buf[d].is_empty() {
+                    probe_tcp(ctx, dir, data)
+                } else {
+                    let mut b = std::mem::take(&mut f.probe_buf[d]);
+                    b.extend_from_slice(
+                        data.get(..PROBE_MAX.saturating_sub(b.len()))
+                            .unwrap_or(data),
+                    );
+                    let r = probe_tcp(ctx, dir, &b);
+                    f.probe_buf[d] = b;
+                    r
+                };
+                match found {
+                    Found::Proto(p) => {
+                        self.start(f, p, true);
+                        // Earlier undecided data of both directions first, this direction's
+                        // (which already holds `data` when it was buffered) last.
+                        let other = 1 - d;
+                        let ob = std::mem::take(&mut f.probe_buf[other]);
+                        let mine = std::mem::take(&mut f.probe_buf[d]);
+                        let odir = if other == 0 {
+                            Dir::ToServer
+                        } else {
+                            Dir::ToClient
+                        };
+                        if !ob.is_empty() {
+                            feed(f, odir, &ob);
+                        }
+                        if mine.is_empty() {
+                            feed(f, dir, data);
+                        } else {
+                            feed(f, dir, &mine);
+                        }
+                    }
+                    Found::No => self.fail_dir(f, dir, true),
+                    Found::NeedMore => {
+                        if f.probe_buf[d].is_empty() {
+                            f.probe_buf[d].extend_from_slice(data);
+                        }
+                        if f.probe_buf[d].len() >= PROBE_MAX {
+                            self.fail_dir(f, dir, true);
+                        }
+                    }
+                }
+            }
+            _ => feed(f, dir, data),
+        }
     }
 
     /// `len` bytes of the TCP stream in direction `dir` are missing.
     pub fn on_tcp_gap(
         &mut self,
-        _flow: &mut Option<Box<AppFlow>>,
-        _ctx: &FlowCtx,
-        _dir: Dir,
-        _len: u64,
+        flow: &mut Option<Box<AppFlow>>,
+        ctx: &FlowCtx,
+        dir: Dir,
+        len: u64,
     ) {
+        let f = flow.get_or_insert_with(|| {
+            Box::new(AppFlow {
+                ip_proto: ctx.ip_proto,
+                ..AppFlow::default()
+            })
+        });
+        match (&mut f.state, f.proto) {
+            (_, AppProto::Unknown) => self.fail_dir(f, dir, true),
+            (Some(AppState::Http(h)), _) => h.gap(dir, len),
+            (Some(AppState::Dns(d)), _) => d.gap(dir, u32::try_from(len).unwrap_or(u32::MAX)),
+            (Some(AppState::Tls(t)), _) => t.gap(dir, u32::try_from(len).unwrap_or(u32::MAX)),
+            _ => {}
+        }
     }
 
     /// One UDP datagram's payload in direction `dir`.
     pub fn on_udp(
         &mut self,
-        _flow: &mut Option<Box<AppFlow>>,
-        _ctx: &FlowCtx,
-        _dir: Dir,
-        _payload: &[u8],
+        flow: &mut Option<Box<AppFlow>>,
+        ctx: &FlowCtx,
+        dir: Dir,
+        payload: &[u8],
     ) {
+        if payload.is_empty() {
+            return;
+        }
+        let f = flow.get_or_insert_with(|| {
+            Box::new(AppFlow {
+                ip_proto: ctx.ip_proto,
+                ..AppFlow::default()
+            })
+        });
+        match f.proto {
+            AppProto::Failed => {}
+            AppProto::Unknown => {
+                if f.detect[di(dir)] == DetectDir::Failed {
+                    return;
+                }
+                let port53 = ctx.server_port == 53 || ctx.client_port == 53;
+                if port53 && matches!(dns::probe_udp(payload), dns::Probe::Yes { .. }) {
+                    self.start(f, AppProto::Dns, false);
+                    self.udp_parse(f, dir, payload);
+                } else {
+                    self.fail_dir(f, dir, false);
+                }
+            }
+            _ => self.udp_parse(f, dir, payload),
+        }
+    }
+
+    fn udp_parse(&mut self, f: &mut AppFlow, dir: Dir, payload: &[u8]) {
+        if let Some(AppState::Dns(d)) = &mut f.state {
+            let before = d.tx_count();
+            d.parse(dir, payload);
+            self.stats.tx_dns_udp += d.tx_count().saturating_sub(before);
+        }
     }
 
     /// The flow is over (timeout, shutdown, eviction): finish what can be finished.
-    pub fn on_close(&mut self, _flow: &mut Option<Box<AppFlow>>, _ctx: &FlowCtx) {}
+    pub fn on_close(&mut self, flow: &mut Option<Box<AppFlow>>, _ctx: &FlowCtx) {
+        let Some(f) = flow.as_deref_mut() else {
+            return;
+        };
+        f.closed = true;
+        if let Some(AppState::Http(h)) = &mut f.state {
+            h.close(Dir::ToServer);
+            h.close(Dir::ToClient);
+        }
+    }
 
     /// Write the EVE protocol records (`http`, `dns`, `tls`) of the transactions completed
     /// since the last call, then free what detection and logging no longer need. The worker
@@ -82,10 +488,178 @@ impl AppLayer {
     /// [`AppLayer::on_close`].
     pub fn log_completed(
         &mut self,
-        _flow: &mut Option<Box<AppFlow>>,
-        _info: &crate::engine::output::AlertFlowInfo,
-        _ts_ns: u64,
-        _out: &mut shrike_output::EveOutput,
+        flow: &mut Option<Box<AppFlow>>,
+        info: &crate::engine::output::AlertFlowInfo,
+        ts_ns: u64,
+        out: &mut shrike_output::EveOutput,
     ) {
+        let Some(f) = flow.as_deref_mut() else {
+            return;
+        };
+        let closed = f.closed;
+        let log = self.log_records;
+        let rec = super::super::engine::app_log::RecordCtx {
+            info,
+            ts_ns,
+            ip_proto: f.ip_proto,
+            pcap_cnt: self.pcap_cnt,
+        };
+        match &mut f.state {
+            Some(AppState::Http(h)) => {
+                let mut id = f.log_next;
+                while id < h.tx_count() {
+                    let Some(tx) = h.tx(id) else {
+                        id += 1;
+                        continue;
+                    };
+                    if !(tx.is_complete() || closed) {
+                        break;
+                    }
+                    if log {
+                        rec.http_files(out, h, id, &self.http_log);
+                        rec.http(out, h, id, &self.http_log);
+                    }
+                    self.stats.tx_http += 1;
+                    id += 1;
+                }
+                f.log_next = id;
+                // Keep what detection has not inspected in both directions yet (bounded).
+                let seen = f.inspected[0].get().min(f.inspected[1].get());
+                let keep_from = if closed {
+                    id
+                } else {
+                    seen.min(id).max(id.saturating_sub(MAX_KEPT_TXS))
+                };
+                h.free_txs_before(keep_from, false);
+            }
+            Some(AppState::Dns(d)) => {
+                let mut id = f.log_next;
+                while id < d.tx_count() {
+                    if let Some(tx) = d.tx(id) {
+                        if log {
+                            rec.dns(out, tx, &self.dns_log);
+                        }
+                        if f.ip_proto == 6 {
+                            self.stats.tx_dns_tcp += 1;
+                        }
+                    }
+                    id += 1;
+                }
+                f.log_next = id;
+                d.free_txs_before(id);
+            }
+            Some(AppState::Tls(t)) if !f.tls_logged && (t.handshake_done() || closed) => {
+                f.tls_logged = true;
+                self.stats.tx_tls += 1;
+                if log && t.should_log(false) {
+                    rec.tls(out, t, &self.tls_log);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Feed data to the flow's parser.
+fn feed(f: &mut AppFlow, dir: Dir, data: &[u8]) {
+    match &mut f.state {
+        Some(AppState::Http(h)) if !h.is_tunnel() => h.parse(dir, data),
+        Some(AppState::Dns(d)) => {
+            d.parse(dir, data);
+        }
+        Some(AppState::Tls(t)) => {
+            t.parse(dir, data);
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ctx(sp: u16, dp: u16, proto: u8) -> FlowCtx {
+        FlowCtx {
+            ip_proto: proto,
+            client_port: sp,
+            server_port: dp,
+            ts_ns: 0,
+        }
+    }
+
+    #[test]
+    fn detection_table() {
+        let hello = [22u8, 3, 1, 0, 5, 1, 0, 0, 1, 0];
+        let cases: &[(u16, &[u8], &[u8], AppProto)] = &[
+            (
+                8081,
+                b"GET / HTTP/1.1\r\nHost: a\r\n\r\n",
+                b"",
+                AppProto::Http,
+            ),
+            (
+                80,
+                b"GET / HTTP/1.1\r\n\r\n",
+                b"HTTP/1.1 200 OK\r\n\r\n",
+                AppProto::Http,
+            ),
+            (8443, &hello, b"", AppProto::Tls),
+            (443, &hello, b"", AppProto::Tls),
+            (80, b"\x00\x01garbage", b"\x02\x03more", AppProto::Failed),
+            (2222, b"SSH-2.0-x\r\n", b"SSH-2.0-y\r\n", AppProto::Failed),
+        ];
+        for (port, ts, tc, want) in cases {
+            let mut al = AppLayer::new();
+            let mut f = None;
+            let c = ctx(40000, *port, 6);
+            al.on_tcp_data(&mut f, &c, Dir::ToServer, ts);
+            al.on_tcp_data(&mut f, &c, Dir::ToClient, tc);
+            assert_eq!(f.as_ref().map(|f| f.proto), Some(*want), "port {port}");
+        }
+    }
+
+    #[test]
+    fn http_split_method_detected() {
+        let mut al = AppLayer::new();
+        let mut f = None;
+        let c = ctx(40000, 9999, 6);
+        al.on_tcp_data(&mut f, &c, Dir::ToServer, b"GE");
+        assert_eq!(f.as_ref().unwrap().proto, AppProto::Unknown);
+        al.on_tcp_data(&mut f, &c, Dir::ToServer, b"T /x HTTP/1.0\r\n\r\n");
+        let f = f.unwrap();
+        assert_eq!(f.proto, AppProto::Http);
+        let h = f.http().unwrap();
+        assert_eq!(h.tx_count(), 1);
+        assert_eq!(h.tx(0).unwrap().uri_raw(), Some(&b"/x"[..]));
+        assert_eq!(al.stats.flow_http, 1);
+    }
+
+    #[test]
+    fn gap_before_detection_fails_direction() {
+        let mut al = AppLayer::new();
+        let mut f = None;
+        let c = ctx(40000, 80, 6);
+        al.on_tcp_gap(&mut f, &c, Dir::ToServer, 100);
+        al.on_tcp_gap(&mut f, &c, Dir::ToClient, 100);
+        assert_eq!(f.unwrap().proto, AppProto::Failed);
+        assert_eq!(al.stats.flow_failed_tcp, 1);
+    }
+
+    #[test]
+    fn udp_dns_on_53_only() {
+        // Query for "a.b" type A.
+        let q = [
+            0x12, 0x34, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, b'a', 1, b'b', 0, 0, 1, 0, 1,
+        ];
+        let mut al = AppLayer::new();
+        let mut f = None;
+        al.on_udp(&mut f, &ctx(5555, 53, 17), Dir::ToServer, &q);
+        let fl = f.as_ref().unwrap();
+        assert_eq!(fl.proto, AppProto::Dns);
+        assert_eq!(fl.dns().unwrap().tx_count(), 1);
+        let mut f2 = None;
+        al.on_udp(&mut f2, &ctx(5555, 5353, 17), Dir::ToServer, &q);
+        al.on_udp(&mut f2, &ctx(5555, 5353, 17), Dir::ToClient, &q);
+        assert_eq!(f2.unwrap().proto, AppProto::Failed);
     }
 }

@@ -241,6 +241,11 @@ impl Engine {
         report.prefilter_time = groups.prefilter_time;
         report.prefilter_patterns = groups.prefilter_patterns;
         report.group_time = t1.elapsed();
+        let app = super::app_inspect::AppIndex::build(&sigs);
+        report.prefiltered += sigs
+            .iter()
+            .filter(|s| s.app.as_ref().is_some_and(|a| a.is_tx() && a.fp.is_some()))
+            .count();
         let has_tags = sigs.iter().any(|s| !s.tags.is_empty());
         let by_id = |m: &HashMap<String, u32>| {
             let mut v: Vec<Box<str>> = vec![Box::from(""); m.len()];
@@ -262,6 +267,7 @@ impl Engine {
             sigs,
             iponly,
             groups,
+            app,
             thresholds,
             suppress,
             cfg: input.config.clone(),

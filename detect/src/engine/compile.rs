@@ -10,6 +10,11 @@ use crate::rules::parse::keywords::{
 };
 use crate::rules::parse::{Action, BufferId, Direction, Match, Protocol, Rule};
 
+use crate::app::{AppProto, Dir};
+use crate::rules::mpm::fast_pattern::select_fast_pattern;
+
+use super::app_buffers::{transform_supported, AppBuf};
+use super::app_inspect::{AppEvent, AppFastPat, AppSection, AppSig, TlsCheck};
 use super::keywords::{Check, Csum, FlowReq, IntCmp};
 use super::sig::{mask, Header, PacketBuffer, ProtoSet, Section, Sig, SigInfo, SigKind};
 use super::threshold::ThresholdSpec;
@@ -167,31 +172,43 @@ fn packet_buffer(b: BufferId) -> Option<PacketBuffer> {
     })
 }
 
-fn header(rule: &Rule) -> Result<ProtoSet, SkipReason> {
-    Ok(match rule.protocol {
-        Protocol::Ip | Protocol::Pkthdr => ProtoSet::any(),
-        Protocol::Ipv4 => ProtoSet {
-            v4_only: true,
-            ..ProtoSet::any()
+fn header(rule: &Rule) -> Result<(ProtoSet, Option<AppProto>), SkipReason> {
+    if let Protocol::App(_) = rule.protocol {
+        let name = app_proto_name(rule);
+        return match name.as_str() {
+            "http" | "http1" => Ok((ProtoSet::of(&[6]), Some(AppProto::Http))),
+            "tls" | "ssl" => Ok((ProtoSet::of(&[6]), Some(AppProto::Tls))),
+            "dns" => Ok((ProtoSet::of(&[6, 17]), Some(AppProto::Dns))),
+            _ => Err(SkipReason::AppLayer(format!("`{name}` rule header"))),
+        };
+    }
+    Ok((
+        match rule.protocol {
+            Protocol::Ip | Protocol::Pkthdr => ProtoSet::any(),
+            Protocol::Ipv4 => ProtoSet {
+                v4_only: true,
+                ..ProtoSet::any()
+            },
+            Protocol::Ipv6 => ProtoSet {
+                v6_only: true,
+                ..ProtoSet::any()
+            },
+            Protocol::Tcp | Protocol::TcpPkt => ProtoSet::of(&[6]),
+            Protocol::TcpStream => ProtoSet::of(&[6]),
+            Protocol::Udp => ProtoSet::of(&[17]),
+            Protocol::Icmp => ProtoSet::of(&[1, 58]),
+            Protocol::Icmpv4 => ProtoSet::of(&[1]),
+            Protocol::Icmpv6 => ProtoSet::of(&[58]),
+            Protocol::Sctp => ProtoSet::of(&[132]),
+            Protocol::App(_) => {
+                return Err(SkipReason::AppLayer(format!(
+                    "`{}` rule header",
+                    app_proto_name(rule)
+                )))
+            }
         },
-        Protocol::Ipv6 => ProtoSet {
-            v6_only: true,
-            ..ProtoSet::any()
-        },
-        Protocol::Tcp | Protocol::TcpPkt => ProtoSet::of(&[6]),
-        Protocol::TcpStream => ProtoSet::of(&[6]),
-        Protocol::Udp => ProtoSet::of(&[17]),
-        Protocol::Icmp => ProtoSet::of(&[1, 58]),
-        Protocol::Icmpv4 => ProtoSet::of(&[1]),
-        Protocol::Icmpv6 => ProtoSet::of(&[58]),
-        Protocol::Sctp => ProtoSet::of(&[132]),
-        Protocol::App(_) => {
-            return Err(SkipReason::AppLayer(format!(
-                "`{}` rule header",
-                app_proto_name(rule)
-            )))
-        }
-    })
+        None,
+    ))
 }
 
 fn app_proto_name(rule: &Rule) -> String {
@@ -260,7 +277,13 @@ pub(crate) fn compile(
     classes: &Classes,
     names: &mut VarNames,
 ) -> Result<Compiled, SkipReason> {
-    let proto = header(rule)?;
+    let (proto, header_app) = header(rule)?;
+    let mut app = AppSig {
+        proto: header_app,
+        ..AppSig::default()
+    };
+    let mut app_sections = Vec::new();
+    let mut app_keyword_seen = header_app.is_some();
 
     // Buffers.
     let mut sections = Vec::with_capacity(rule.sections.len());
@@ -275,7 +298,15 @@ pub(crate) fn compile(
             continue;
         }
         let Some(pb) = packet_buffer(s.buffer) else {
-            return Err(SkipReason::AppLayer(s.buffer.name().to_string()));
+            let Some(ab) = AppBuf::of(s.buffer) else {
+                return Err(SkipReason::AppLayer(s.buffer.name().to_string()));
+            };
+            if let Some(t) = s.transforms.iter().find(|t| !transform_supported(t)) {
+                return Err(SkipReason::Transform(format!("{t:?}").to_ascii_lowercase()));
+            }
+            set_app_proto(&mut app, ab.proto())?;
+            app_keyword_seen = true;
+            continue;
         };
         if let Some(t) = s.transforms.first() {
             return Err(SkipReason::Transform(format!("{t:?}").to_ascii_lowercase()));
@@ -303,8 +334,15 @@ pub(crate) fn compile(
         if Some(c.buffer) == b64 {
             continue;
         }
-        let pb = packet_buffer(c.buffer)
-            .ok_or_else(|| SkipReason::AppLayer(c.buffer.name().to_string()))?;
+        let Some(pb) = packet_buffer(c.buffer) else {
+            let ab = AppBuf::of(c.buffer)
+                .ok_or_else(|| SkipReason::AppLayer(c.buffer.name().to_string()))?;
+            app_sections.push(AppSection {
+                buf: ab,
+                matcher: c,
+            });
+            continue;
+        };
         sections.push(Section {
             buffer: pb,
             matcher: c,
@@ -431,7 +469,11 @@ pub(crate) fn compile(
                 dsize = true;
                 checks.push(Check::Dsize(*u))
             }
-            Keyword::Urilen { .. } => return Err(SkipReason::AppLayer("urilen".into())),
+            Keyword::Urilen { len, raw } => {
+                set_app_proto(&mut app, AppProto::Http)?;
+                app_keyword_seen = true;
+                app.urilen = Some((*len, *raw));
+            }
             Keyword::Threshold(t) | Keyword::DetectionFilter(t) => {
                 if threshold.is_some() {
                     return Err(SkipReason::Invalid(
@@ -452,11 +494,21 @@ pub(crate) fn compile(
                 threshold = Some(ThresholdSpec::from_keyword(t));
             }
             Keyword::Tag(t) => tags.push(*t),
-            Keyword::AppLayerProtocol { .. } => {
-                return Err(SkipReason::AppLayer("app-layer-protocol".into()))
+            Keyword::AppLayerProtocol { negated, name } => {
+                app_keyword_seen = true;
+                let mut list = std::mem::take(&mut app.protocol_checks).into_vec();
+                list.push((name.as_str().into(), *negated));
+                app.protocol_checks = list.into_boxed_slice();
             }
-            Keyword::AppLayerEvent(_) => {
-                return Err(SkipReason::AppLayer("app-layer-event".into()))
+            Keyword::AppLayerEvent(v) => {
+                let Some(e) = AppEvent::parse(v) else {
+                    return Err(SkipReason::AppLayer(format!("app-layer-event:{v}")));
+                };
+                set_app_proto(&mut app, e.proto())?;
+                app_keyword_seen = true;
+                let mut list = std::mem::take(&mut app.events).into_vec();
+                list.push(e);
+                app.events = list.into_boxed_slice();
             }
             Keyword::DecodeEvent(n) | Keyword::EngineEvent(n) => match DecodeEvent::from_name(n) {
                 Some(e) => checks.push(Check::Event(e)),
@@ -491,6 +543,19 @@ pub(crate) fn compile(
                     noalert = true;
                 }
             }
+            Keyword::Unknown { name, value, .. }
+                if TlsCheck::parse(name, value.as_deref()).is_some() =>
+            {
+                set_app_proto(&mut app, AppProto::Tls)?;
+                app_keyword_seen = true;
+                let mut list = std::mem::take(&mut app.tls_checks).into_vec();
+                list.extend(TlsCheck::parse(name, value.as_deref()));
+                app.tls_checks = list.into_boxed_slice();
+            }
+            Keyword::Unknown { name, .. } if name == "tls.store" || name == "tls_store" => {
+                set_app_proto(&mut app, AppProto::Tls)?;
+                app_keyword_seen = true;
+            }
             Keyword::Unknown { name, value, .. } => {
                 if let Some(which) = csum_keyword(name) {
                     let v = value.as_deref().map(str::trim).unwrap_or("");
@@ -509,15 +574,29 @@ pub(crate) fn compile(
         }
     }
 
+    // App layer.
+    let app = if app_keyword_seen {
+        app.sections = app_sections.into_boxed_slice();
+        app.dir = app_dir(&app, &checks);
+        app.fp = app_fast_pattern(rule, &app);
+        Some(Box::new(app))
+    } else {
+        None
+    };
+    let app_tx = app.as_ref().is_some_and(|a| a.is_tx());
+
     // Type and mask.
     let only_event_checks =
         !checks.is_empty() && checks.iter().all(|c| matches!(c, Check::Event(_)));
     // hostbits are IP-only compatible, flowbits only with `set` (Suricata 7).
-    let iponly_compat = sections.is_empty()
+    let iponly_compat = app.is_none()
+        && sections.is_empty()
         && !has_flow_kw
         && checks.is_empty()
         && post.iter().all(|p| matches!(p, PostOp::BitsSet(_)));
-    let kind = if iponly_compat {
+    let kind = if app_tx {
+        SigKind::App
+    } else if iponly_compat {
         if negated_addr {
             SigKind::LikeIpOnly
         } else {
@@ -622,12 +701,76 @@ pub(crate) fn compile(
             anchored,
             rule.protocol == Protocol::TcpStream,
         ),
+        app,
     };
     Ok(Compiled {
         sig,
         order,
         threshold,
     })
+}
+
+/// Record the protocol an app keyword belongs to; a rule mixing protocols is rejected.
+fn set_app_proto(app: &mut AppSig, p: AppProto) -> Result<(), SkipReason> {
+    match app.proto {
+        None => {
+            app.proto = Some(p);
+            Ok(())
+        }
+        Some(q) if q == p => Ok(()),
+        Some(q) => Err(SkipReason::Invalid(format!(
+            "keywords of {} in a {} rule",
+            p.name(),
+            q.name()
+        ))),
+    }
+}
+
+/// The direction a transaction rule is inspected in: the `flow` keyword's, else the
+/// one-sided buffers' (to-client ones win, as Suricata's mixed rules are to-client), else
+/// both.
+fn app_dir(app: &AppSig, checks: &[Check]) -> Option<Dir> {
+    for c in checks {
+        if let Check::Flow(f) = c {
+            if f.to_server {
+                return Some(Dir::ToServer);
+            }
+            if f.to_client {
+                return Some(Dir::ToClient);
+            }
+        }
+    }
+    let dirs = app.sections.iter().filter_map(|s| s.buf.dir());
+    let mut out = None;
+    for d in dirs {
+        if d == Dir::ToClient {
+            return Some(Dir::ToClient);
+        }
+        out = Some(d);
+    }
+    if app.urilen.is_some() {
+        out = out.or(Some(Dir::ToServer));
+    }
+    if !app.tls_checks.is_empty() {
+        return Some(Dir::ToClient);
+    }
+    out
+}
+
+/// The rule's fast pattern when it is in an app buffer inspected without transforms.
+fn app_fast_pattern(rule: &Rule, app: &AppSig) -> AppFastPat {
+    let c = select_fast_pattern(rule)?;
+    if c.negated || c.pattern.is_empty() {
+        return None;
+    }
+    let buf = AppBuf::of(c.buffer)?;
+    let sec = app.sections.iter().find(|s| s.buf == buf)?;
+    if !sec.matcher.transforms.is_empty() {
+        return None;
+    }
+    let lower = c.pattern.to_ascii_lowercase();
+    let exact = (!c.nocase).then(|| c.pattern.clone());
+    Some((buf, lower, exact))
 }
 
 /// Suricata's `ActionOrderVal` with the default action order (pass, drop, reject, alert).

@@ -236,7 +236,10 @@ impl<'a> Builder<'a> {
         let mut base = Vec::new();
         let mut members: Vec<(u32, RangeSet<u16>)> = Vec::new();
         for (i, s) in self.sigs.iter().enumerate() {
-            if s.kind == SigKind::IpOnly || !s.header.proto.contains(proto) || !sig_dirs(s)[dir] {
+            if matches!(s.kind, SigKind::IpOnly | SigKind::App)
+                || !s.header.proto.contains(proto)
+                || !sig_dirs(s)[dir]
+            {
                 continue;
             }
             let ports = dir_ports(s, toserver);
@@ -379,7 +382,7 @@ impl Groups {
                     .iter()
                     .enumerate()
                     .filter(|(_, s)| {
-                        s.kind != SigKind::IpOnly
+                        !matches!(s.kind, SigKind::IpOnly | SigKind::App)
                             && s.header.proto.contains(proto)
                             && sig_dirs(s)[dir]
                             && (proto == 132 || (s.header.sp_any && s.header.dp_any))

@@ -22,7 +22,13 @@ pub struct Alert {
     /// Write it to EVE and fast.log. `pass` matches are kept (they count in
     /// `detect.alert`, as in Suricata) but are not logged.
     pub log: bool,
+    /// The app-layer transaction the alert comes from (EVE `tx_id`, and the `http`/`dns`/
+    /// `tls` object of the alert record).
+    pub tx: Option<u64>,
 }
+
+/// Queue entry without a transaction.
+const NO_TX: u64 = u64::MAX;
 
 /// Detection counters of one worker (Suricata's `detect.*` stats).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -61,8 +67,9 @@ pub struct DetectThread {
     stamp: Vec<u32>,
     vstamp: Vec<u32>,
     gen: u32,
-    queue: Vec<u32>,
+    queue: Vec<(u32, u64)>,
     alerts: Vec<Alert>,
+    app_sc: super::app_inspect::AppScratch,
     /// Threshold and detection_filter counters of this worker.
     pub thresholds: ThresholdState,
     /// Host bits of this worker.
@@ -75,6 +82,13 @@ pub struct DetectThread {
 }
 
 impl DetectThread {
+    /// Start a packet: no alerts queued yet.
+    pub(crate) fn begin(&mut self) {
+        self.alerts.clear();
+        self.queue.clear();
+        self.tagged = false;
+    }
+
     fn next_gen(&mut self) -> u32 {
         self.gen = self.gen.wrapping_add(1);
         if self.gen == 0 {
@@ -109,6 +123,7 @@ impl Engine {
             gen: 0,
             queue: Vec::with_capacity(32),
             alerts: Vec::with_capacity(self.cfg.packet_alert_max.max(1)),
+            app_sc: super::app_inspect::AppScratch::new(self.sigs.len()),
             thresholds: ThresholdState::default(),
             hostbits: HostBits::default(),
             host_tags: HostTags::default(),
@@ -143,6 +158,7 @@ impl Engine {
         let mut p = PacketView::new(pkt);
         if let Some(f) = flow.as_mut() {
             p.has_flow = true;
+            p.app_proto = f.app.map_or(crate::app::AppProto::Unknown, |a| a.proto);
             p.to_server = f.to_server;
             p.mask |= mask::FLOW;
             let tracked = if p.is_tcp {
@@ -199,7 +215,7 @@ impl Engine {
                             s.post.iter().for_each(|op| op.apply(f.state));
                         }
                         s.host_post.iter().for_each(|b| th.hostbits.apply(b, &p));
-                        th.queue.push(n);
+                        th.queue.push((n, NO_TX));
                     }
                 }
                 th.ipcand = ipcand;
@@ -233,16 +249,57 @@ impl Engine {
                         s.post.iter().for_each(|op| op.apply(f.state));
                     }
                     s.host_post.iter().for_each(|b| th.hostbits.apply(b, &p));
-                    th.queue.push(n);
+                    th.queue.push((n, NO_TX));
                 }
             }
             th.cand = cand;
+        }
+
+        // Transactions of the flow's app layer.
+        if let Some(f) = flow.as_mut() {
+            self.run_txs(&p, f, th);
         }
 
         self.finalize(&p, flow.as_mut(), th);
         &th.alerts
     }
 
+    /// Transaction inspection of the packet's flow.
+    pub(crate) fn run_txs(&self, p: &PacketView<'_>, f: &mut FlowInput<'_>, th: &mut DetectThread) {
+        let Some(app) = f.app.filter(|_| !self.app.is_empty()) else {
+            return;
+        };
+        let env = MatchEnv::default();
+        let hostbits = &th.hostbits;
+        let mut pkt_ok = |n: u32, st: &super::FlowDetect, sc: &mut Scratch| {
+            self.sigs.get(n as usize).is_some_and(|s| {
+                self.sig_matches(s, p, st.vars(), sc, &env)
+                    && s.host_checks.iter().all(|b| hostbits.check(b, p))
+            })
+        };
+        self.inspect_txs(
+            app,
+            f.to_server,
+            f.state,
+            &mut th.app_sc,
+            &mut th.scratch,
+            &mut pkt_ok,
+            &mut th.queue,
+        );
+    }
+
+    /// Finish a packet: thresholds, suppressions, order, tags.
+    pub(crate) fn finish_packet(
+        &self,
+        p: &PacketView<'_>,
+        flow: Option<&mut FlowInput<'_>>,
+        th: &mut DetectThread,
+    ) {
+        self.finalize(p, flow, th);
+    }
+}
+
+impl Engine {
     /// Candidates of the packet's groups: their non-prefilter lists plus prefilter hits,
     /// sorted.
     fn collect(&self, groups: [Option<&Group>; 2], p: &PacketView<'_>, th: &mut DetectThread) {
@@ -314,6 +371,9 @@ impl Engine {
         if s.mask & p.mask != s.mask {
             return false;
         }
+        if s.app.as_ref().is_some_and(|a| !a.proto_ok(p.app_proto)) {
+            return false;
+        }
         if s.require_flowvar && p.has_flow && vars.is_none_or(FlowVars::is_empty) {
             return false;
         }
@@ -367,7 +427,7 @@ impl Engine {
         th.queue.sort_unstable();
         let max = self.cfg.packet_alert_max;
         for i in 0..th.queue.len() {
-            let n = th.queue[i];
+            let (n, tx) = th.queue[i];
             let Some(s) = self.sigs.get(n as usize) else {
                 continue;
             };
@@ -403,7 +463,11 @@ impl Engine {
             if verdict == Verdict::Silent || s.noalert {
                 th.stats.alerts_suppressed += 1;
             } else if th.alerts.len() < max {
-                th.alerts.push(super::Alert { sig: n, log: !pass });
+                th.alerts.push(super::Alert {
+                    sig: n,
+                    log: !pass,
+                    tx: (tx != NO_TX).then_some(tx),
+                });
                 th.stats.alert += 1;
             } else {
                 th.stats.alert_queue_overflow += 1;

@@ -12,6 +12,10 @@
 //!
 //! Per-flow state ([`FlowDetect`]) lives in the worker's flow data.
 
+mod app_buffers;
+mod app_inspect;
+pub use app_inspect::pseudo_meta;
+pub mod app_log;
 mod build;
 mod compile;
 pub mod config;
@@ -123,6 +127,8 @@ pub struct Engine {
     bit_names: Vec<Box<str>>,
     /// Flowint names by id.
     int_names: Vec<Box<str>>,
+    /// Transaction rules.
+    app: app_inspect::AppIndex,
 }
 
 impl Engine {

@@ -175,7 +175,8 @@ pub fn write_eve_alert(w: &mut JsonWriter, engine: &Engine, a: &Alert, ctx: &Ale
     } else {
         None
     };
-    if target.is_none() && vars.is_none() {
+    let app_tx = a.tx.zip(ctx.app);
+    if target.is_none() && vars.is_none() && app_tx.is_none() {
         write_alert_record(w, &rec);
         return;
     }
@@ -194,6 +195,22 @@ pub fn write_eve_alert(w: &mut JsonWriter, engine: &Engine, a: &Alert, ctx: &Ale
                     .map_or(bytes.len(), |e| at + 11 + e);
                 bytes.splice(end..end, st);
             }
+        }
+    }
+    if let Some((tx, app)) = app_tx {
+        // Suricata: `"tx_id"` before `"alert"`, the protocol object right after it.
+        if let Some(m) = super::app_log::alert_app_members(app, tx) {
+            let at = [&b",\"app_proto\":"[..], b",\"direction\":", b",\"flow\":"]
+                .iter()
+                .find_map(|k| find(&bytes, k))
+                .unwrap_or(bytes.len().saturating_sub(1));
+            let mut ins = b",".to_vec();
+            ins.extend_from_slice(&m);
+            bytes.splice(at..at, ins);
+        }
+        if let Some(at) = find(&bytes, b",\"alert\":{") {
+            let ins = format!(",\"tx_id\":{tx}").into_bytes();
+            bytes.splice(at..at, ins);
         }
     }
     if let Some(v) = vars {

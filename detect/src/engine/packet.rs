@@ -72,6 +72,8 @@ pub(crate) struct PacketView<'a> {
     pub established: bool,
     /// Stream events the stream engine raised on this packet (`stream-event:`).
     pub stream_events: crate::stream::StreamEventSet,
+    /// The flow's app-layer protocol.
+    pub app_proto: crate::app::AppProto,
 }
 
 impl<'a> PacketView<'a> {
@@ -131,6 +133,7 @@ impl<'a> PacketView<'a> {
             to_server: false,
             established: false,
             stream_events: crate::stream::StreamEventSet::EMPTY,
+            app_proto: crate::app::AppProto::Unknown,
         }
     }
 

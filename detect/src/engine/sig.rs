@@ -25,6 +25,8 @@ pub(crate) enum SigKind {
     DecoderEvent,
     /// Everything else.
     Packet,
+    /// Inspected per app-layer transaction (see [`super::app_inspect`]).
+    App,
 }
 
 impl SigKind {
@@ -263,4 +265,6 @@ pub(crate) struct Sig {
     pub tags: Box<[crate::rules::parse::keywords::Tag]>,
     /// Packet payload, stream, or both (see [`super::stream_inspect`]).
     pub stream: super::stream_inspect::StreamMode,
+    /// App-layer requirements (protocol, transaction buffers), if any.
+    pub app: Option<Box<super::app_inspect::AppSig>>,
 }

@@ -114,6 +114,8 @@ pub struct FlowDetect {
     /// Client ISN (SYN) and server ISN (SYN/ACK), for the handshake checks.
     pub(crate) isn: [u32; 2],
     pub(crate) vars: Option<Box<FlowVars>>,
+    /// Transaction detection state.
+    pub(crate) app: Option<Box<super::app_inspect::AppDetect>>,
 }
 
 impl FlowDetect {

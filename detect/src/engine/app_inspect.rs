@@ -1,0 +1,623 @@
+//! Transaction inspection (Suricata's `DetectRunTx`): rules that read app-layer buffers
+//! (`http.uri`, `dns.query`, `tls.sni`, `urilen`, `app-layer-event` ...) are matched against
+//! the flow's transactions, not the packet. Each such rule is evaluated on a transaction once
+//! all the buffers it reads are available at the transaction's progress, alerts at most once
+//! per transaction, and is not evaluated again on a transaction once it matched or failed on
+//! final data. Packet-level parts of the rule (header, `flow`, `flowbits`, payload content)
+//! are checked on the packet that triggers the inspection, as Suricata does.
+//!
+//! Rules are prefiltered per protocol, buffer and direction on their fast pattern
+//! (`fast_pattern` on the rule's buffer, else the engine's choice), the rest are always
+//! candidates.
+
+use std::collections::HashSet;
+
+use crate::app::dns::DnsEvent;
+use crate::app::http::HttpEvent;
+use crate::app::layer::AppFlow;
+use crate::app::tls::TlsEvent;
+use crate::app::{AppProto, Dir};
+use crate::rules::matcher::{CompiledSection, MatchEnv, Scratch};
+use crate::rules::parse::UintMatch;
+
+use super::app_buffers::{apply_transforms, readiness, visit, AppBuf};
+use super::prefilter::{self, Prefilter};
+use super::sig::Sig;
+
+/// A compiled section reading an app-layer buffer.
+#[derive(Debug)]
+pub(crate) struct AppSection {
+    pub buf: AppBuf,
+    pub matcher: CompiledSection,
+}
+
+/// An `app-layer-event` check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AppEvent {
+    Http(HttpEvent),
+    Dns(DnsEvent),
+    Tls(TlsEvent),
+}
+
+impl AppEvent {
+    /// Parse `proto.event`.
+    pub(crate) fn parse(v: &str) -> Option<AppEvent> {
+        let (p, e) = v.trim().split_once('.')?;
+        match p {
+            "http" => HttpEvent::from_name(e).map(AppEvent::Http),
+            "dns" => DnsEvent::from_name(e).map(AppEvent::Dns),
+            "tls" => TlsEvent::from_name(e).map(AppEvent::Tls),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn proto(self) -> AppProto {
+        match self {
+            AppEvent::Http(_) => AppProto::Http,
+            AppEvent::Dns(_) => AppProto::Dns,
+            AppEvent::Tls(_) => AppProto::Tls,
+        }
+    }
+}
+
+/// A legacy TLS keyword (`tls.subject`, `tls.issuerdn`, `tls.fingerprint`, `tls.version`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum TlsCheck {
+    /// Substring of the server certificate's subject (negated).
+    Subject(Box<str>, bool),
+    /// Substring of the server certificate's issuer (negated).
+    Issuer(Box<str>, bool),
+    /// Substring of the server certificate's SHA-1 fingerprint (negated).
+    Fingerprint(Box<str>, bool),
+    /// The negotiated version (`None`: any).
+    Version(Option<u16>),
+}
+
+impl TlsCheck {
+    /// Parse a legacy TLS keyword; `None` when it is not one (or its value is bad).
+    pub(crate) fn parse(name: &str, value: Option<&str>) -> Option<TlsCheck> {
+        let v = value.unwrap_or("").trim();
+        let (neg, v) = match v.strip_prefix('!') {
+            Some(r) => (true, r.trim()),
+            None => (false, v),
+        };
+        let v = v
+            .strip_prefix('"')
+            .and_then(|r| r.strip_suffix('"'))
+            .unwrap_or(v);
+        Some(match name {
+            "tls.subject" => TlsCheck::Subject(v.into(), neg),
+            "tls.issuerdn" => TlsCheck::Issuer(v.into(), neg),
+            "tls.fingerprint" => TlsCheck::Fingerprint(v.to_ascii_lowercase().into(), neg),
+            "tls.version" => TlsCheck::Version(match v {
+                "any" => None,
+                "1.0" => Some(0x0301),
+                "1.1" => Some(0x0302),
+                "1.2" => Some(0x0303),
+                "1.3" => Some(0x0304),
+                "sslv3" | "3.0" => Some(0x0300),
+                _ => {
+                    let h = v.strip_prefix("0x")?;
+                    Some(u16::from_str_radix(h, 16).ok()?)
+                }
+            }),
+            _ => return None,
+        })
+    }
+
+    /// `Some(result)` when decidable on `t` now.
+    fn eval(&self, t: &crate::app::tls::TlsState) -> Option<bool> {
+        let cert = |f: &dyn Fn(&crate::app::tls::cert::CertInfo) -> &str, pat: &str, neg: bool| {
+            t.cert0.as_ref().map(|c| f(c).contains(pat) != neg)
+        };
+        match self {
+            TlsCheck::Subject(p, n) => cert(&|c| &c.subject, p, *n),
+            TlsCheck::Issuer(p, n) => cert(&|c| &c.issuer, p, *n),
+            TlsCheck::Fingerprint(p, n) => cert(&|c| &c.fingerprint, p, *n),
+            TlsCheck::Version(v) => t
+                .server_hello
+                .as_ref()
+                .map(|_| v.is_none_or(|want| t.version() == want)),
+        }
+    }
+}
+
+/// The fast pattern of an app rule: buffer, lowercased bytes, exact bytes when case matters.
+pub(crate) type AppFastPat = Option<(AppBuf, Vec<u8>, Option<Vec<u8>>)>;
+
+/// The app-layer part of a signature.
+#[derive(Debug, Default)]
+pub(crate) struct AppSig {
+    /// Protocol the flow must have (rule header, buffers).
+    pub proto: Option<AppProto>,
+    /// `app-layer-protocol` checks: (protocol name, negated).
+    pub protocol_checks: Box<[(Box<str>, bool)]>,
+    /// Transaction buffer sections, in rule order.
+    pub sections: Box<[AppSection]>,
+    /// `urilen` (comparison, raw).
+    pub urilen: Option<(UintMatch, bool)>,
+    /// `app-layer-event` checks.
+    pub events: Box<[AppEvent]>,
+    /// Legacy TLS keywords.
+    pub tls_checks: Box<[TlsCheck]>,
+    /// Direction the transaction is inspected in (`None`: both).
+    pub dir: Option<Dir>,
+    /// Prefilter pattern.
+    pub fp: AppFastPat,
+}
+
+impl AppSig {
+    /// Whether the rule is inspected per transaction (rather than per packet).
+    pub(crate) fn is_tx(&self) -> bool {
+        !self.sections.is_empty()
+            || self.urilen.is_some()
+            || !self.events.is_empty()
+            || !self.tls_checks.is_empty()
+    }
+
+    /// The flow's protocol fits the rule's header and `app-layer-protocol` checks.
+    pub(crate) fn proto_ok(&self, p: AppProto) -> bool {
+        if self.proto.is_some_and(|want| want != p) {
+            return false;
+        }
+        self.protocol_checks.iter().all(|(n, neg)| {
+            let is = match &**n {
+                "http" | "http1" => p == AppProto::Http,
+                "tls" | "ssl" => p == AppProto::Tls,
+                "dns" => p == AppProto::Dns,
+                "failed" => p == AppProto::Failed,
+                "unknown" => p == AppProto::Unknown,
+                _ => false,
+            };
+            is != *neg
+        })
+    }
+}
+
+/// Result of evaluating a rule on one transaction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TxResult {
+    Match,
+    /// No match; `true` when the data was final (no need to look again).
+    NoMatch(bool),
+    /// Some buffer is not available yet.
+    NotReady,
+}
+
+/// A prefilter pattern's exact bytes (when case-sensitive) and signature.
+type PatSig = (Option<Box<[u8]>>, u32);
+
+#[derive(Debug)]
+struct BufMpm {
+    buf: AppBuf,
+    pf: Box<dyn Prefilter>,
+    /// Per pattern: (exact bytes when case-sensitive, signature).
+    pats: Box<[Box<[PatSig]>]>,
+}
+
+#[derive(Debug, Default)]
+struct ProtoIndex {
+    /// Per packet direction (0 to server, 1 to client): rules without a prefilter pattern.
+    nonmpm: [Vec<u32>; 2],
+    /// Per packet direction: prefilters.
+    mpms: [Vec<BufMpm>; 2],
+}
+
+/// Transaction rules by protocol, direction and buffer.
+#[derive(Debug, Default)]
+pub(crate) struct AppIndex {
+    per: [ProtoIndex; 3],
+    /// Number of transaction rules.
+    pub tx_rules: usize,
+}
+
+fn pi(p: AppProto) -> Option<usize> {
+    match p {
+        AppProto::Http => Some(0),
+        AppProto::Dns => Some(1),
+        AppProto::Tls => Some(2),
+        _ => None,
+    }
+}
+
+fn di(d: Dir) -> usize {
+    match d {
+        Dir::ToServer => 0,
+        Dir::ToClient => 1,
+    }
+}
+
+impl AppIndex {
+    /// Index the transaction rules of `sigs`.
+    pub(crate) fn build(sigs: &[Sig]) -> AppIndex {
+        type Pats = Vec<(Vec<u8>, Vec<(Option<Box<[u8]>>, u32)>)>;
+        let mut idx = AppIndex::default();
+        let mut bufs: Vec<[Vec<(AppBuf, Pats)>; 2]> =
+            (0..3).map(|_| [Vec::new(), Vec::new()]).collect();
+        for (n, s) in sigs.iter().enumerate() {
+            let Some(a) = s.app.as_deref().filter(|a| a.is_tx()) else {
+                continue;
+            };
+            let Some(p) = a.proto.and_then(pi) else {
+                continue;
+            };
+            idx.tx_rules += 1;
+            let dirs: &[usize] = match a.dir {
+                Some(d) => &[di(d)][..],
+                None => &[0, 1][..],
+            };
+            for &d in dirs {
+                match &a.fp {
+                    Some((buf, lower, exact)) => {
+                        let list = &mut bufs[p][d];
+                        let bi = match list.iter().position(|(b, _)| b == buf) {
+                            Some(i) => i,
+                            None => {
+                                list.push((*buf, Vec::new()));
+                                list.len() - 1
+                            }
+                        };
+                        let pats = &mut list[bi].1;
+                        let ex = exact.clone().map(Vec::into_boxed_slice);
+                        match pats.iter_mut().find(|(l, _)| l == lower) {
+                            Some((_, v)) => v.push((ex, n as u32)),
+                            None => pats.push((lower.clone(), vec![(ex, n as u32)])),
+                        }
+                    }
+                    None => idx.per[p].nonmpm[d].push(n as u32),
+                }
+            }
+        }
+        for (p, per_dir) in bufs.into_iter().enumerate() {
+            for (d, list) in per_dir.into_iter().enumerate() {
+                for (buf, pats) in list {
+                    let refs: Vec<&[u8]> = pats.iter().map(|(l, _)| l.as_slice()).collect();
+                    match prefilter::build(&refs) {
+                        Some(pf) => idx.per[p].mpms[d].push(BufMpm {
+                            buf,
+                            pf,
+                            pats: pats
+                                .into_iter()
+                                .map(|(_, v)| v.into_boxed_slice())
+                                .collect(),
+                        }),
+                        None => idx.per[p].nonmpm[d].extend(
+                            pats.into_iter()
+                                .flat_map(|(_, v)| v.into_iter().map(|x| x.1)),
+                        ),
+                    }
+                }
+                idx.per[p].nonmpm[d].sort_unstable();
+            }
+        }
+        idx
+    }
+
+    /// No transaction rule at all.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.tx_rules == 0
+    }
+}
+
+/// Per-worker scratch of transaction inspection.
+#[derive(Debug, Default)]
+pub(crate) struct AppScratch {
+    cand: Vec<u32>,
+    stamp: Vec<u32>,
+    gen: u32,
+    txs: Vec<u64>,
+    out: Vec<u8>,
+    tmp: Vec<u8>,
+}
+
+impl AppScratch {
+    pub(crate) fn new(sigs: usize) -> AppScratch {
+        AppScratch {
+            stamp: vec![0; sigs],
+            ..AppScratch::default()
+        }
+    }
+
+    fn next_gen(&mut self) -> u32 {
+        self.gen = self.gen.wrapping_add(1);
+        if self.gen == 0 {
+            self.stamp.iter_mut().for_each(|s| *s = 0);
+            self.gen = 1;
+        }
+        self.gen
+    }
+}
+
+/// Per-flow transaction detection state: the (transaction, rule, direction) triples that
+/// are decided (a match decides both directions: one alert per transaction).
+#[derive(Debug, Clone, Default)]
+pub struct AppDetect {
+    done: HashSet<(u64, u32, u8)>,
+}
+
+impl AppDetect {
+    fn prune(&mut self, min_tx: u64) {
+        if self.done.len() > 64 {
+            self.done.retain(|(t, _, _)| *t >= min_tx);
+        }
+    }
+}
+
+/// The live transactions of `app` to inspect on a packet going `d`.
+fn live_txs(app: &AppFlow, d: Dir, out: &mut Vec<u64>) {
+    out.clear();
+    if let Some(h) = app.http() {
+        out.extend(h.txs().map(|t| t.id()));
+    } else if let Some(s) = app.dns() {
+        out.extend(s.txs().filter(|t| t.dir == Some(d)).map(|t| t.id));
+    } else if app.tls().is_some() {
+        out.push(0);
+    }
+}
+
+/// Candidates for transaction `tx`: the non-prefilter rules and the prefilter hits.
+fn candidates(pidx: &ProtoIndex, app: &AppFlow, tx: u64, d: Dir, sc: &mut AppScratch) {
+    let gen = sc.next_gen();
+    sc.cand.clear();
+    sc.cand.extend_from_slice(&pidx.nonmpm[di(d)]);
+    for m in &pidx.mpms[di(d)] {
+        let (cand, stamp) = (&mut sc.cand, &mut sc.stamp);
+        visit(app, tx, m.buf, d, &mut |hay| {
+            m.pf.scan(hay, &mut |i, s, e| {
+                for (exact, n) in m.pats.get(i as usize).map(|v| &v[..]).unwrap_or(&[]) {
+                    if let Some(ex) = exact {
+                        if hay.get(s..e) != Some(&ex[..]) {
+                            continue;
+                        }
+                    }
+                    if let Some(st) = stamp.get_mut(*n as usize) {
+                        if *st != gen {
+                            *st = gen;
+                            cand.push(*n);
+                        }
+                    }
+                }
+            });
+            false
+        });
+    }
+    sc.cand.sort_unstable();
+}
+
+fn events_hit(app: &AppFlow, tx: u64, e: AppEvent) -> bool {
+    match e {
+        AppEvent::Http(ev) => app
+            .http()
+            .and_then(|h| h.tx(tx))
+            .is_some_and(|t| t.events().contains(ev)),
+        AppEvent::Dns(ev) => app
+            .dns()
+            .and_then(|d| d.tx(tx))
+            .is_some_and(|t| t.events.has(ev)),
+        AppEvent::Tls(ev) => app.tls().is_some_and(|t| t.events.has(ev)),
+    }
+}
+
+/// Evaluate the transaction part of `a` on transaction `tx`.
+fn eval_tx(
+    a: &AppSig,
+    app: &AppFlow,
+    tx: u64,
+    d: Dir,
+    sc: &mut AppScratch,
+    scratch: &mut Scratch,
+    env: &MatchEnv,
+) -> TxResult {
+    let mut fin = true;
+    for s in a.sections.iter() {
+        match readiness(app, tx, s.buf, d) {
+            None => return TxResult::NotReady,
+            Some(f) => fin &= f,
+        }
+    }
+    if a.urilen.is_some() {
+        let b = AppBuf::Http(crate::app::http::HttpBuffer::Uri);
+        match readiness(app, tx, b, d) {
+            None => return TxResult::NotReady,
+            Some(f) => fin &= f,
+        }
+    }
+    if !a.events.is_empty() && a.sections.is_empty() {
+        fin = match app.tls() {
+            Some(t) => t.handshake_done() || app.is_closed(),
+            None => app
+                .http()
+                .and_then(|h| h.tx(tx))
+                .is_none_or(|t| t.is_complete() || app.is_closed()),
+        };
+    }
+    if !a.tls_checks.is_empty() {
+        let Some(t) = app.tls() else {
+            return TxResult::NoMatch(true);
+        };
+        let end = t.handshake_done() || t.failed() || app.is_closed();
+        for c in a.tls_checks.iter() {
+            match c.eval(t) {
+                Some(true) => {}
+                Some(false) => return TxResult::NoMatch(true),
+                None if end => return TxResult::NoMatch(true),
+                None => return TxResult::NotReady,
+            }
+        }
+    }
+    for &e in a.events.iter() {
+        if e.proto() != a.proto.unwrap_or(e.proto()) || !events_hit(app, tx, e) {
+            return TxResult::NoMatch(fin);
+        }
+    }
+    if let Some((m, raw)) = &a.urilen {
+        use crate::app::http::HttpBuffer;
+        let which = if *raw {
+            HttpBuffer::UriRaw
+        } else {
+            HttpBuffer::Uri
+        };
+        let len = app.http().and_then(|h| h.buffer(tx, which, Dir::ToServer));
+        if !len.is_some_and(|u| m.matches(u.len() as u64)) {
+            return TxResult::NoMatch(fin);
+        }
+    }
+    for s in a.sections.iter() {
+        let (out, tmp) = (&mut sc.out, &mut sc.tmp);
+        let t = &s.matcher.transforms;
+        let hit = visit(app, tx, s.buf, d, &mut |v| {
+            if t.is_empty() {
+                s.matcher.matches(v, scratch, env)
+            } else {
+                apply_transforms(t, v, out, tmp);
+                s.matcher.matches(out, scratch, env)
+            }
+        });
+        if !hit {
+            return TxResult::NoMatch(fin);
+        }
+    }
+    TxResult::Match
+}
+
+impl super::Engine {
+    /// Inspect the transactions of the packet's flow; matching rules go to `queue` with
+    /// their transaction id. `pkt_ok(n)` runs the packet-level part of rule `n` (header,
+    /// keywords, payload) and applies nothing.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn inspect_txs(
+        &self,
+        app: &AppFlow,
+        to_server: bool,
+        state: &mut super::FlowDetect,
+        sc: &mut AppScratch,
+        scratch: &mut Scratch,
+        pkt_ok: &mut dyn FnMut(u32, &super::FlowDetect, &mut Scratch) -> bool,
+        queue: &mut Vec<(u32, u64)>,
+    ) {
+        let Some(pidx) = pi(app.proto).and_then(|p| self.app.per.get(p)) else {
+            return;
+        };
+        let d = if to_server {
+            Dir::ToServer
+        } else {
+            Dir::ToClient
+        };
+        let env = MatchEnv::default();
+        let mut txs = std::mem::take(&mut sc.txs);
+        live_txs(app, d, &mut txs);
+        for &tx in &txs {
+            candidates(pidx, app, tx, d, sc);
+            let cand = std::mem::take(&mut sc.cand);
+            for &n in &cand {
+                let Some(s) = self.sigs.get(n as usize) else {
+                    continue;
+                };
+                let Some(a) = s.app.as_deref() else {
+                    continue;
+                };
+                if state
+                    .app
+                    .as_ref()
+                    .is_some_and(|ad| ad.done.contains(&(tx, n, di(d) as u8)))
+                {
+                    continue;
+                }
+                if !a.proto_ok(app.proto) || !pkt_ok(n, state, scratch) {
+                    continue;
+                }
+                match eval_tx(a, app, tx, d, sc, scratch, &env) {
+                    TxResult::Match => {
+                        let ad = state.app.get_or_insert_with(Box::default);
+                        ad.done.insert((tx, n, 0));
+                        ad.done.insert((tx, n, 1));
+                        s.post.iter().for_each(|op| op.apply(state));
+                        queue.push((n, tx));
+                    }
+                    TxResult::NoMatch(true) => {
+                        let ad = state.app.get_or_insert_with(Box::default);
+                        ad.done.insert((tx, n, di(d) as u8));
+                    }
+                    TxResult::NoMatch(false) | TxResult::NotReady => {}
+                }
+            }
+            sc.cand = cand;
+        }
+        if let (Some(ad), Some(&min)) = (state.app.as_deref_mut(), txs.first()) {
+            ad.prune(min);
+        }
+        if let Some(h) = app.http() {
+            let upto = h
+                .txs()
+                .find(|t| !t.is_complete())
+                .map_or(h.tx_count(), |t| t.id());
+            app.note_inspected(d, upto);
+        }
+        sc.txs = txs;
+    }
+}
+
+/// The packet Suricata's flow-end pseudo packets look like to detection: the flow's
+/// addresses and ports in direction `to_server`, no payload, no flags.
+pub fn pseudo_meta(
+    client: std::net::IpAddr,
+    server: std::net::IpAddr,
+    ports: Option<(u16, u16)>,
+    ip_proto: u8,
+    to_server: bool,
+) -> crate::decode::PacketMeta {
+    use crate::decode::{flags, PacketKind, PacketMeta};
+    let bytes = |a: std::net::IpAddr| -> [u8; 16] {
+        match a {
+            std::net::IpAddr::V4(v) => {
+                let mut b = [0u8; 16];
+                b[..4].copy_from_slice(&v.octets());
+                b
+            }
+            std::net::IpAddr::V6(v) => v.octets(),
+        }
+    };
+    let (cp, sp) = ports.unwrap_or((0, 0));
+    let (src, dst, sport, dport) = if to_server {
+        (client, server, cp, sp)
+    } else {
+        (server, client, sp, cp)
+    };
+    let mut m = PacketMeta::EMPTY;
+    m.src = bytes(src);
+    m.dst = bytes(dst);
+    m.sport = sport;
+    m.dport = dport;
+    m.proto = ip_proto;
+    m.kind = PacketKind::L4;
+    if src.is_ipv6() {
+        m.flags |= flags::IPV6;
+    }
+    m
+}
+
+impl super::Engine {
+    /// Transaction inspection only, for a flow-end pseudo packet (Suricata inspects the
+    /// transactions of both directions once more when a flow ends, so data released by
+    /// the final stream flush is not missed). Build `pkt` with [`pseudo_meta`] and empty data.
+    pub fn inspect_flow_end<'t>(
+        &self,
+        pkt: &super::Packet<'_>,
+        mut flow: super::FlowInput<'_>,
+        th: &'t mut super::DetectThread,
+    ) -> &'t [super::Alert] {
+        th.begin();
+        let mut p = super::packet::PacketView::new(pkt);
+        p.has_flow = true;
+        p.to_server = flow.to_server;
+        p.established = true;
+        p.mask |= super::sig::mask::FLOW;
+        p.app_proto = flow.app.map_or(AppProto::Unknown, |a| a.proto);
+        if flow.state.inspection_stopped() {
+            return th.alerts();
+        }
+        self.run_txs(&p, &mut flow, th);
+        self.finish_packet(&p, Some(&mut flow), th);
+        th.alerts()
+    }
+}

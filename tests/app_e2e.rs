@@ -1,0 +1,133 @@
+//! End to end through the app layer: protocol detection on a non-standard port, transaction
+//! rules on http/dns/tls buffers, and the EVE `http`, `dns` and `tls` records (schema-valid,
+//! fields as Suricata 7 logs them for the same captures).
+
+mod common;
+
+use common::{assert_valid_eve, eve_records, repo, shrike, stderr, TempDir};
+
+fn run(pcap: &str, rules: &str, tag: &str) -> (Vec<serde_json::Value>, String) {
+    let dir = TempDir::new(tag);
+    let rf = dir.path().join("test.rules");
+    std::fs::write(&rf, rules).unwrap();
+    let out = shrike()
+        .arg("-r")
+        .arg(repo().join("tests/data/app").join(pcap))
+        .arg("-S")
+        .arg(&rf)
+        .arg("-l")
+        .arg(dir.path())
+        .output()
+        .expect("run shrike");
+    let err = stderr(&out);
+    assert!(out.status.success(), "shrike failed: {err}");
+    let recs = eve_records(dir.path());
+    assert_valid_eve(&recs);
+    (recs, err)
+}
+
+fn of_type<'a>(recs: &'a [serde_json::Value], t: &str) -> Vec<&'a serde_json::Value> {
+    recs.iter().filter(|r| r["event_type"] == t).collect()
+}
+
+fn sids(recs: &[serde_json::Value]) -> Vec<u64> {
+    let mut v: Vec<u64> = of_type(recs, "alert")
+        .iter()
+        .filter_map(|a| a["alert"]["signature_id"].as_u64())
+        .collect();
+    v.sort_unstable();
+    v
+}
+
+#[test]
+fn http_on_port_8888_detected_and_alerts_on_uri() {
+    let rules = "\
+alert http any any -> any any (msg:\"uri\"; flow:to_server; http.uri; content:\"/star-123456/index.m3u8\"; startswith; sid:1;)
+alert http any any -> any any (msg:\"legacy ua\"; content:\"exoplayer\"; http_user_agent; sid:2;)
+alert http any any -> any any (msg:\"stat code\"; http.stat_code; content:\"403\"; sid:3;)
+alert http any any -> any any (msg:\"wrong method\"; http.method; content:\"POST\"; sid:4;)
+alert http any any -> any any (msg:\"urilen\"; urilen:>50; sid:5;)
+alert tls any any -> any any (msg:\"not tls\"; tls.sni; content:\"a\"; sid:6;)
+";
+    let (recs, _) = run("http_on_sip_port.pcap", rules, "http");
+    assert_eq!(sids(&recs), vec![1, 2, 3, 5]);
+    let http = of_type(&recs, "http");
+    assert_eq!(http.len(), 1, "one http record");
+    let h = &http[0]["http"];
+    assert_eq!(h["hostname"], "45.58.148.2");
+    assert_eq!(h["http_method"], "GET");
+    assert_eq!(h["status"], 403);
+    assert_eq!(h["http_user_agent"], "exoplayer-codelab");
+    assert_eq!(http[0]["dest_port"], 8888);
+    // The alert carries the transaction and its http object.
+    let a = of_type(&recs, "alert")
+        .into_iter()
+        .find(|a| a["alert"]["signature_id"] == 1)
+        .unwrap();
+    assert_eq!(a["tx_id"], 0);
+    assert_eq!(a["app_proto"], "http");
+    assert_eq!(a["http"]["url"], h["url"]);
+    let flows = of_type(&recs, "flow");
+    assert!(flows.iter().any(|f| f["app_proto"] == "http"));
+}
+
+#[test]
+fn dns_query_alert_over_udp() {
+    let rules = "\
+alert dns any any -> any any (msg:\"example\"; dns.query; content:\"www.example.com\"; nocase; sid:10;)
+alert dns any any -> any any (msg:\"whatsapp dotprefix\"; dns.query; dotprefix; content:\".whatsapp.net\"; endswith; sid:11;)
+alert dns any any -> any any (msg:\"nomatch\"; dns.query; content:\"nothing.invalid\"; sid:12;)
+alert udp any any -> any 53 (msg:\"legacy\"; dns_query; content:\"example\"; sid:13;)
+";
+    let (recs, _) = run("dns.pcap", rules, "dns");
+    let s = sids(&recs);
+    assert!(
+        s.contains(&10) && s.contains(&11) && s.contains(&13),
+        "{s:?}"
+    );
+    assert!(!s.contains(&12));
+    // Each rule alerts once per transaction: sid 10 matches one query transaction.
+    assert_eq!(s.iter().filter(|&&x| x == 10).count(), 1);
+    let dns = of_type(&recs, "dns");
+    let q = dns
+        .iter()
+        .find(|d| d["dns"]["type"] == "query" && d["dns"]["rrname"] == "www.example.com")
+        .expect("query record");
+    assert_eq!(q["dns"]["version"], 2);
+    assert_eq!(q["dns"]["rrtype"], "AAAA");
+    assert_eq!(q["dest_port"], 53);
+    assert!(dns.iter().any(|d| d["dns"]["type"] == "answer"));
+    let a = of_type(&recs, "alert")
+        .into_iter()
+        .find(|a| a["alert"]["signature_id"] == 10)
+        .unwrap();
+    assert_eq!(a["dns"]["query"][0]["rrname"], "www.example.com");
+}
+
+#[test]
+fn tls_sni_alert_and_record() {
+    let rules = "\
+alert tls any any -> any any (msg:\"sni\"; tls.sni; content:\"www.ntop.org\"; bsize:12; sid:20;)
+alert tls any any -> any any (msg:\"issuer\"; tls.cert_issuer; content:\"Let's Encrypt\"; sid:21;)
+alert tls any any -> any any (msg:\"wrong sni\"; tls.sni; content:\"example.com\"; sid:22;)
+alert tls any any -> any any (msg:\"ja3 present\"; ja3.hash; bsize:32; sid:23;)
+";
+    let (recs, _) = run("443-curl.pcap", rules, "tls");
+    let s = sids(&recs);
+    assert_eq!(s, vec![20, 21, 23]);
+    let tls = of_type(&recs, "tls");
+    assert_eq!(tls.len(), 1);
+    let t = &tls[0]["tls"];
+    assert_eq!(t["sni"], "www.ntop.org");
+    assert_eq!(t["subject"], "CN=www.ntop.org");
+    assert_eq!(
+        t["serial"],
+        "03:C5:6F:66:36:ED:A7:2F:7F:4C:56:65:FA:05:5D:93:32:55"
+    );
+    let a = of_type(&recs, "alert")
+        .into_iter()
+        .find(|a| a["alert"]["signature_id"] == 20)
+        .unwrap();
+    assert_eq!(a["tls"]["sni"], "www.ntop.org");
+    assert_eq!(a["app_proto"], "tls");
+}
