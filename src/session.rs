@@ -94,6 +94,7 @@ impl Sessions {
             *ctx
         };
         for d in [Dir::ToServer, Dir::ToClient] {
+            let done_before = app.as_deref().map_or(0, |a| a.complete_in(d));
             // Bounded: each round consumes at least one byte.
             loop {
                 let n = match tcp.app_next(d) {
@@ -111,6 +112,11 @@ impl Sessions {
                     break;
                 }
                 tcp.app_consume(d, n);
+            }
+            // A transaction completed in this direction: inspect the raw stream now, not
+            // only when a full chunk has accumulated (Suricata's trigger on tx completion).
+            if app.as_deref().map_or(0, |a| a.complete_in(d)) > done_before {
+                tcp.trigger_raw(d);
             }
         }
     }

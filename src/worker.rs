@@ -861,6 +861,8 @@ mod tests {
             std::mem::size_of::<FlowData>()
         );
         assert!(fp <= 256, "flow footprint {fp} bytes");
-        assert!(std::mem::size_of::<FlowData>() <= 32);
+        // FlowDetect (32) + the boxed extension (TCP session, app state): the rest of a
+        // flow's state lives in the box, allocated only for flows that need it.
+        assert!(std::mem::size_of::<FlowData>() <= 40);
     }
 }

@@ -124,15 +124,18 @@ fn reopen_after_rename() {
     write_n(&mut out, 0, EventKind::Alert, 500, 0);
     out.flush();
     // Wait until the writer has drained everything.
-    let deadline = Instant::now() + Duration::from_secs(5);
+    // flush() never waits: retry it until the writer has taken everything (a loaded
+    // machine may not have recycled a buffer yet on the first try).
+    let deadline = Instant::now() + Duration::from_secs(30);
     while pipe.stats().buffers == 0 || out.buffered() > 0 {
         assert!(Instant::now() < deadline);
         std::thread::sleep(Duration::from_millis(5));
+        out.flush();
     }
     std::thread::sleep(Duration::from_millis(50));
     std::fs::rename(dir.path().join("eve.json"), dir.path().join("eve.json.1")).unwrap();
     pipe.reopen();
-    let deadline = Instant::now() + Duration::from_secs(5);
+    let deadline = Instant::now() + Duration::from_secs(30);
     while pipe.stats().reopens == 0 {
         assert!(Instant::now() < deadline, "reopen not done");
         std::thread::sleep(Duration::from_millis(5));

@@ -89,6 +89,30 @@ pub struct AppFlow {
 }
 
 impl AppFlow {
+    /// Transactions complete in direction `dir` so far (a monotonic count). The worker asks
+    /// the stream engine for raw inspection when it grows, as Suricata's parsers do on a
+    /// completed request or response (`StreamTcpReassembleTriggerRawReassembly`).
+    pub fn complete_in(&self, dir: Dir) -> u64 {
+        match &self.state {
+            Some(AppState::Http(h)) => {
+                use crate::app::http::Progress;
+                let open = h
+                    .txs()
+                    .filter(|t| {
+                        let p = match dir {
+                            Dir::ToServer => t.request_progress(),
+                            Dir::ToClient => t.response_progress(),
+                        };
+                        p != Progress::Complete
+                    })
+                    .count() as u64;
+                h.tx_count().saturating_sub(open)
+            }
+            Some(AppState::Dns(d)) => d.tx_count(),
+            _ => 0,
+        }
+    }
+
     /// The HTTP state, when the flow is HTTP.
     pub fn http(&self) -> Option<&HttpState> {
         match &self.state {
