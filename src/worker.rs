@@ -80,6 +80,9 @@ struct Detect {
 
 const FAST_FLUSH_BYTES: usize = 64 * 1024;
 
+/// Wheel tag of the worker's EVE/fast.log flush timer (`output.eve.flush-interval`).
+const AUX_FLUSH: u32 = 1;
+
 impl Detect {
     fn flush_fast(&mut self) {
         if self.fast_buf.is_empty() {
@@ -415,6 +418,11 @@ impl Worker {
         let now_ms = ts.as_millis();
         if now_ms != self.last_expire_ms {
             self.last_expire_ms = now_ms;
+            if self.next_flush_ms == 0 {
+                // First packet: arm the EVE flush timer on the wheel.
+                self.next_flush_ms = now_ms + self.flush_every_ms;
+                self.flows.schedule_aux(self.next_flush_ms, AUX_FLUSH);
+            }
             if self.flows.next_deadline_ms().is_some_and(|d| d <= now_ms) {
                 let mut end = Ender {
                     out: &mut self.out,
@@ -425,19 +433,23 @@ impl Worker {
                 };
                 self.flows.expire(ts, &mut |f, r| end.end(f, r, ts));
             }
-            if now_ms >= self.next_flush_ms {
-                if self.next_flush_ms != 0 {
-                    self.out.flush();
-                    if let Some(d) = self.detect.as_mut() {
-                        d.flush_fast();
-                        // Single runmode has no batches: report alerts here too.
-                        if d.pending > 0 {
-                            d.alerts.fetch_add(d.pending, Ordering::Relaxed);
-                            d.pending = 0;
-                        }
+            let mut flush = false;
+            for tag in self.flows.take_aux() {
+                flush |= tag == AUX_FLUSH;
+            }
+            if flush {
+                // The wheel fired `flush-interval`: hand partly filled buffers on.
+                self.out.flush();
+                if let Some(d) = self.detect.as_mut() {
+                    d.flush_fast();
+                    // Single runmode has no batches: report alerts here too.
+                    if d.pending > 0 {
+                        d.alerts.fetch_add(d.pending, Ordering::Relaxed);
+                        d.pending = 0;
                     }
                 }
                 self.next_flush_ms = now_ms + self.flush_every_ms;
+                self.flows.schedule_aux(self.next_flush_ms, AUX_FLUSH);
             }
         }
     }
