@@ -86,6 +86,9 @@ pub struct AppFlow {
     /// Per direction: transactions below this id are complete and were inspected by
     /// detection in that direction (they may be freed once logged).
     inspected: [std::cell::Cell<u64>; 2],
+    /// Bumped whenever data, a gap or the close reaches this flow's app layer: detection
+    /// skips transaction inspection on payload-less packets when nothing changed.
+    pub gen: u64,
 }
 
 impl AppFlow {
@@ -372,6 +375,7 @@ impl AppLayer {
                 ..AppFlow::default()
             })
         });
+        f.gen = f.gen.wrapping_add(1);
         match f.proto {
             AppProto::Failed => {}
             AppProto::Unknown => {
@@ -442,6 +446,7 @@ impl AppLayer {
                 ..AppFlow::default()
             })
         });
+        f.gen = f.gen.wrapping_add(1);
         match (&mut f.state, f.proto) {
             (_, AppProto::Unknown) => self.fail_dir(f, dir, true),
             (Some(AppState::Http(h)), _) => h.gap(dir, len),
@@ -468,6 +473,7 @@ impl AppLayer {
                 ..AppFlow::default()
             })
         });
+        f.gen = f.gen.wrapping_add(1);
         match f.proto {
             AppProto::Failed => {}
             AppProto::Unknown => {
@@ -496,6 +502,9 @@ impl AppLayer {
 
     /// The flow is over (timeout, shutdown, eviction): finish what can be finished.
     pub fn on_close(&mut self, flow: &mut Option<Box<AppFlow>>, _ctx: &FlowCtx) {
+        if let Some(f) = flow.as_deref_mut() {
+            f.gen = f.gen.wrapping_add(1);
+        }
         let Some(f) = flow.as_deref_mut() else {
             return;
         };

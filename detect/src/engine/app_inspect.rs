@@ -333,6 +333,15 @@ impl AppScratch {
 #[derive(Debug, Clone, Default)]
 pub struct AppDetect {
     done: HashSet<(u64, u32, u8), std::hash::BuildHasherDefault<TxKeyHasher>>,
+    /// Per direction: the app generation (+1) last inspected.
+    seen_gen: [u64; 2],
+}
+
+impl AppDetect {
+    /// Nothing reached the app layer since this direction's last inspection.
+    pub(crate) fn unchanged(&self, app: &AppFlow, to_server: bool) -> bool {
+        self.seen_gen[usize::from(!to_server)] == app.gen.wrapping_add(1)
+    }
 }
 
 /// Multiply-rotate hasher for the small integer keys of [`AppDetect::done`] (looked up for
@@ -576,6 +585,10 @@ impl super::Engine {
         }
         if let (Some(ad), Some(&min)) = (state.app.as_deref_mut(), txs.first()) {
             ad.prune(min);
+        }
+        if !txs.is_empty() {
+            state.app.get_or_insert_with(Box::default).seen_gen[usize::from(!to_server)] =
+                app.gen.wrapping_add(1);
         }
         if let Some(h) = app.http() {
             let upto = h

@@ -269,6 +269,16 @@ impl Engine {
         let Some(app) = f.app.filter(|_| !self.app.is_empty()) else {
             return;
         };
+        // A packet without payload that brought nothing to the app layer (a bare ACK)
+        // cannot change what the transactions hold: skip their inspection.
+        if p.payload.is_empty()
+            && f.state
+                .app
+                .as_deref()
+                .is_some_and(|a| a.unchanged(app, f.to_server))
+        {
+            return;
+        }
         let env = MatchEnv::default();
         let hostbits = &th.hostbits;
         let mut pkt_ok = |n: u32, st: &super::FlowDetect, sc: &mut Scratch| {
