@@ -213,6 +213,19 @@ impl AppStats {
     }
 }
 
+/// The flow's app state, created on first use, with its generation bumped (something
+/// reached the app layer).
+fn touch<'f>(flow: &'f mut Option<Box<AppFlow>>, ctx: &FlowCtx) -> &'f mut AppFlow {
+    let f = flow.get_or_insert_with(|| {
+        Box::new(AppFlow {
+            ip_proto: ctx.ip_proto,
+            ..AppFlow::default()
+        })
+    });
+    f.gen = f.gen.wrapping_add(1);
+    f
+}
+
 /// Per-worker app-layer context (configuration, scratch, counters).
 #[derive(Debug)]
 pub struct AppLayer {
@@ -369,13 +382,7 @@ impl AppLayer {
         if data.is_empty() {
             return;
         }
-        let f = flow.get_or_insert_with(|| {
-            Box::new(AppFlow {
-                ip_proto: ctx.ip_proto,
-                ..AppFlow::default()
-            })
-        });
-        f.gen = f.gen.wrapping_add(1);
+        let f = touch(flow, ctx);
         match f.proto {
             AppProto::Failed => {}
             AppProto::Unknown => {
@@ -440,13 +447,7 @@ impl AppLayer {
         dir: Dir,
         len: u64,
     ) {
-        let f = flow.get_or_insert_with(|| {
-            Box::new(AppFlow {
-                ip_proto: ctx.ip_proto,
-                ..AppFlow::default()
-            })
-        });
-        f.gen = f.gen.wrapping_add(1);
+        let f = touch(flow, ctx);
         match (&mut f.state, f.proto) {
             (_, AppProto::Unknown) => self.fail_dir(f, dir, true),
             (Some(AppState::Http(h)), _) => h.gap(dir, len),
@@ -467,13 +468,7 @@ impl AppLayer {
         if payload.is_empty() {
             return;
         }
-        let f = flow.get_or_insert_with(|| {
-            Box::new(AppFlow {
-                ip_proto: ctx.ip_proto,
-                ..AppFlow::default()
-            })
-        });
-        f.gen = f.gen.wrapping_add(1);
+        let f = touch(flow, ctx);
         match f.proto {
             AppProto::Failed => {}
             AppProto::Unknown => {
@@ -502,12 +497,10 @@ impl AppLayer {
 
     /// The flow is over (timeout, shutdown, eviction): finish what can be finished.
     pub fn on_close(&mut self, flow: &mut Option<Box<AppFlow>>, _ctx: &FlowCtx) {
-        if let Some(f) = flow.as_deref_mut() {
-            f.gen = f.gen.wrapping_add(1);
-        }
         let Some(f) = flow.as_deref_mut() else {
             return;
         };
+        f.gen = f.gen.wrapping_add(1);
         f.closed = true;
         if let Some(AppState::Http(h)) = &mut f.state {
             h.close(Dir::ToServer);
