@@ -816,8 +816,51 @@ fn state_is_send_and_body_inspection_thresholds() {
         Dir::ToServer,
         b"POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 30\r\n\r\n12345",
     );
-    assert!(!st.body_inspectable(0, Dir::ToServer));
+    let rb = HttpBuffer::RequestBody;
+    assert!(!st.body_ready(0, rb, Dir::ToServer, false));
     st.parse(Dir::ToServer, b"67890");
-    assert!(st.body_inspectable(0, Dir::ToServer));
+    assert!(st.body_ready(0, rb, Dir::ToServer, false));
     assert_eq!(HttpBuffer::RequestBody.min_progress(), Progress::Body);
+    // Once inspected, the body is not ready again until more of it arrives.
+    st.note_body_inspected(0, Dir::ToServer);
+    assert!(!st.body_ready(0, rb, Dir::ToServer, false));
+    assert!(st.body_ready(0, rb, Dir::ToServer, true));
+    st.parse(Dir::ToServer, b"a");
+    assert!(st.body_ready(0, rb, Dir::ToServer, false));
+}
+
+/// Later inspection rounds of a growing body see the new bytes plus a window before them
+/// (Suricata's `*-body-inspect-window`), not the whole body again.
+#[test]
+fn body_inspection_window() {
+    let cfg = HttpConfig {
+        request_body_minimal_inspect_size: 8,
+        request_body_inspect_window: 4,
+        ..HttpConfig::default()
+    };
+    let mut st = with(cfg);
+    st.parse(
+        Dir::ToServer,
+        b"POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 40\r\n\r\n0123456789",
+    );
+    let items = |st: &HttpState| {
+        let mut v = Vec::new();
+        st.for_each_buffer(0, HttpBuffer::RequestBody, Dir::ToServer, &mut |b| {
+            v.push(b.to_vec());
+            false
+        });
+        v
+    };
+    // First round: the whole body.
+    assert_eq!(items(&st), vec![b"0123456789".to_vec()]);
+    st.note_body_inspected(0, Dir::ToServer);
+    // Two new bytes: they plus two before them make the 4-byte window.
+    st.parse(Dir::ToServer, b"ab");
+    assert_eq!(items(&st), vec![b"89ab".to_vec()]);
+    st.note_body_inspected(0, Dir::ToServer);
+    // More new bytes than the window: they plus a quarter window (1 byte) before them.
+    st.parse(Dir::ToServer, b"cdefgh");
+    assert_eq!(items(&st), vec![b"bcdefgh".to_vec()]);
+    // The whole body stays available to EVE and file logging.
+    assert_eq!(st.tx(0).map(|t| t.request_body().data().len()), Some(18));
 }

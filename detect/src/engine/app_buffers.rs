@@ -80,9 +80,11 @@ pub(crate) fn readiness(app: &AppFlow, tx: u64, b: AppBuf, dir: Dir) -> Option<b
             let p = t.progress(d);
             let complete = p == Progress::Complete || closed;
             if b.is_body() {
-                (complete || st.body_inspectable(tx, d)).then_some(complete)
+                st.body_ready(tx, h, d, complete).then_some(complete)
             } else {
-                (p >= h.min_progress() || complete).then_some(complete)
+                // A line or header buffer no longer changes once the transaction is past
+                // it (Suricata: an engine "can't match" once progress passed its own).
+                (p >= h.min_progress() || complete).then_some(true)
             }
         }
         AppBuf::DnsQuery => Some(true),

@@ -329,12 +329,32 @@ impl AppScratch {
 }
 
 /// Per-flow transaction detection state: the (transaction, rule, direction) triples that
-/// are decided (a match decides both directions: one alert per transaction).
+/// are decided (a match decides both directions: one alert per transaction), and each
+/// live transaction's inspection progress.
 #[derive(Debug, Clone, Default)]
 pub struct AppDetect {
     done: HashSet<(u64, u32, u8), std::hash::BuildHasherDefault<TxKeyHasher>>,
     /// Per direction: the app generation (+1) last inspected.
     seen_gen: [u64; 2],
+    /// Inspection progress per (transaction, direction).
+    progs: Vec<TxProg>,
+}
+
+/// How far one transaction has been inspected in one direction (Suricata keeps the same
+/// in a transaction's detect state): which prefilters already ran on buffers that can no
+/// longer change, and the candidates they (and the non-prefilter rules) produced that are
+/// not decided yet. A transaction's buffers are prefiltered once, not on every packet.
+#[derive(Debug, Clone, Default)]
+struct TxProg {
+    tx: u64,
+    dir: u8,
+    /// Bit `j`: prefilter `j` of the direction's list ran on stable data.
+    scanned: u64,
+    /// The non-prefilter rules were added to the candidates.
+    base: bool,
+    /// Candidates not decided yet (a buffer not ready, data not final, or the packet-level
+    /// part failed on the packet that inspected them).
+    pending: Vec<u32>,
 }
 
 impl AppDetect {
@@ -380,6 +400,19 @@ impl AppDetect {
         if self.done.len() > 64 {
             self.done.retain(|(t, _, _)| *t >= min_tx);
         }
+        self.progs.retain(|p| p.tx >= min_tx);
+    }
+
+    /// Take the progress of (`tx`, `d`) out (a fresh one when there is none yet).
+    fn take_prog(&mut self, tx: u64, d: u8) -> TxProg {
+        match self.progs.iter().position(|p| p.tx == tx && p.dir == d) {
+            Some(i) => self.progs.swap_remove(i),
+            None => TxProg {
+                tx,
+                dir: d,
+                ..TxProg::default()
+            },
+        }
     }
 }
 
@@ -395,12 +428,47 @@ fn live_txs(app: &AppFlow, d: Dir, out: &mut Vec<u64>) {
     }
 }
 
-/// Candidates for transaction `tx`: the non-prefilter rules and the prefilter hits.
-fn candidates(pidx: &ProtoIndex, app: &AppFlow, tx: u64, d: Dir, sc: &mut AppScratch) {
+/// Candidates for transaction `tx`: what `prog` left pending, the non-prefilter rules on
+/// the first inspection, and the hits of the prefilters whose buffer is ready and not yet
+/// scanned on stable data. A buffer that is not ready is not scanned: no rule reading it
+/// can be evaluated yet.
+fn candidates(
+    pidx: &ProtoIndex,
+    app: &AppFlow,
+    tx: u64,
+    d: Dir,
+    prog: &mut TxProg,
+    sc: &mut AppScratch,
+) {
     let gen = sc.next_gen();
     sc.cand.clear();
-    sc.cand.extend_from_slice(&pidx.nonmpm[di(d)]);
-    for m in &pidx.mpms[di(d)] {
+    {
+        let (cand, stamp) = (&mut sc.cand, &mut sc.stamp);
+        let mut add = |n: u32| {
+            if let Some(st) = stamp.get_mut(n as usize) {
+                if *st != gen {
+                    *st = gen;
+                    cand.push(n);
+                }
+            }
+        };
+        prog.pending.drain(..).for_each(&mut add);
+        if !prog.base {
+            prog.base = true;
+            pidx.nonmpm[di(d)].iter().copied().for_each(&mut add);
+        }
+    }
+    for (j, m) in pidx.mpms[di(d)].iter().enumerate() {
+        let bit = 1u64.checked_shl(j as u32).unwrap_or(0);
+        if prog.scanned & bit != 0 {
+            continue;
+        }
+        let Some(stable) = readiness(app, tx, m.buf, d) else {
+            continue;
+        };
+        if stable {
+            prog.scanned |= bit;
+        }
         let (cand, stamp) = (&mut sc.cand, &mut sc.stamp);
         visit(app, tx, m.buf, d, &mut |hay| {
             m.pf.scan(hay, &mut |i, s, e| {
@@ -547,7 +615,9 @@ impl super::Engine {
         let mut txs = std::mem::take(&mut sc.txs);
         live_txs(app, d, &mut txs);
         for &tx in &txs {
-            candidates(pidx, app, tx, d, sc);
+            let dn = di(d) as u8;
+            let mut prog = state.app.get_or_insert_with(Box::default).take_prog(tx, dn);
+            candidates(pidx, app, tx, d, &mut prog, sc);
             let cand = std::mem::take(&mut sc.cand);
             for &n in &cand {
                 let Some(s) = self.sigs.get(n as usize) else {
@@ -559,11 +629,15 @@ impl super::Engine {
                 if state
                     .app
                     .as_ref()
-                    .is_some_and(|ad| ad.done.contains(&(tx, n, di(d) as u8)))
+                    .is_some_and(|ad| ad.done.contains(&(tx, n, dn)))
                 {
                     continue;
                 }
-                if !a.proto_ok(app.proto) || !pkt_ok(n, state, scratch) {
+                if !a.proto_ok(app.proto) {
+                    continue;
+                }
+                if !pkt_ok(n, state, scratch) {
+                    prog.pending.push(n);
                     continue;
                 }
                 match eval_tx(a, app, tx, d, sc, scratch, &env) {
@@ -576,12 +650,16 @@ impl super::Engine {
                     }
                     TxResult::NoMatch(true) => {
                         let ad = state.app.get_or_insert_with(Box::default);
-                        ad.done.insert((tx, n, di(d) as u8));
+                        ad.done.insert((tx, n, dn));
                     }
-                    TxResult::NoMatch(false) | TxResult::NotReady => {}
+                    TxResult::NoMatch(false) | TxResult::NotReady => prog.pending.push(n),
                 }
             }
             sc.cand = cand;
+            state.app.get_or_insert_with(Box::default).progs.push(prog);
+            if let Some(h) = app.http() {
+                h.note_body_inspected(tx, d);
+            }
         }
         if let (Some(ad), Some(&min)) = (state.app.as_deref_mut(), txs.first()) {
             ad.prune(min);

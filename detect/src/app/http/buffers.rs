@@ -2,7 +2,7 @@
 
 use super::headers::HeaderTable;
 use super::parser::{di, HttpState};
-use super::tx::{HttpTx, MethodKind, Progress};
+use super::tx::{Body, HttpTx, MethodKind, Progress};
 use crate::app::Dir;
 
 /// The HTTP buffers rules can inspect.
@@ -280,8 +280,94 @@ impl HttpState {
                 }
                 false
             }
+            HttpBuffer::RequestBody | HttpBuffer::ResponseBody | HttpBuffer::FileData => self
+                .inspect_body(tx, which, dir)
+                .map(|(b, min, win)| b.window(min, win))
+                .filter(|w| !w.is_empty())
+                .is_some_and(f),
             _ => tx_buffer(tx, which, dir).is_some_and(f),
         }
+    }
+
+    /// The body a body buffer reads on `tx` in `dir`, with the direction's minimal inspect
+    /// size and inspect window.
+    fn inspect_body<'a>(
+        &self,
+        tx: &'a HttpTx,
+        which: HttpBuffer,
+        dir: Dir,
+    ) -> Option<(&'a Body, u64, u64)> {
+        use HttpBuffer::*;
+        let d = match which {
+            RequestBody => Dir::ToServer,
+            ResponseBody => Dir::ToClient,
+            FileData if dir == Dir::ToServer && tx.method_kind != MethodKind::Put => return None,
+            FileData => dir,
+            _ => return None,
+        };
+        let c = &self.cfg;
+        Some(match d {
+            Dir::ToServer => (
+                &tx.req_body,
+                c.request_body_minimal_inspect_size,
+                c.request_body_inspect_window,
+            ),
+            Dir::ToClient => (
+                &tx.resp_body,
+                c.response_body_minimal_inspect_size,
+                c.response_body_inspect_window,
+            ),
+        })
+    }
+
+    /// Whether body buffer `which` of `tx_id` has something to inspect in `dir` now: the
+    /// body reached the minimal inspect size (or its limit, or its end) and grew since
+    /// detection's last round on it. `complete` bodies always do (their final round).
+    pub fn body_ready(&self, tx_id: u64, which: HttpBuffer, dir: Dir, complete: bool) -> bool {
+        let Some(tx) = self.tx(tx_id) else {
+            return false;
+        };
+        let Some((b, min, _)) = self.inspect_body(tx, which, dir) else {
+            return complete;
+        };
+        let len = b.data.len() as u64;
+        complete || ((b.complete || b.truncated || len >= min) && len > b.inspected.get())
+    }
+
+    /// Detection finished a round on `tx_id` in `dir`: later rounds on its body inspect
+    /// what arrives after now (plus the window).
+    pub fn note_body_inspected(&self, tx_id: u64, dir: Dir) {
+        let Some(tx) = self.tx(tx_id) else {
+            return;
+        };
+        let (b, min) = match dir {
+            Dir::ToServer => (&tx.req_body, self.cfg.request_body_minimal_inspect_size),
+            Dir::ToClient => (&tx.resp_body, self.cfg.response_body_minimal_inspect_size),
+        };
+        let len = b.data.len() as u64;
+        if b.complete || b.truncated || len >= min {
+            b.inspected.set(len);
+        }
+    }
+}
+
+impl Body {
+    /// What a detection round inspects (Suricata's `HttpServerBodyGetDataCallback`): all of
+    /// it the first time; afterwards the bytes that arrived since the last round plus
+    /// enough before them to make `win` bytes (a quarter window when more than `win` is new).
+    pub(crate) fn window(&self, min: u64, win: u64) -> &[u8] {
+        let len = self.data.len() as u64;
+        let done = self.inspected.get().min(len);
+        let mut off = 0;
+        if done > min {
+            let new = len - done;
+            off = if new < win {
+                done.saturating_sub(win - new)
+            } else {
+                done - win / 4
+            };
+        }
+        self.data.get(off as usize..).unwrap_or(&[])
     }
 }
 
@@ -376,20 +462,5 @@ pub fn tx_buffer(tx: &HttpTx, which: HttpBuffer, dir: Dir) -> Option<&[u8]> {
                 }
             }
         },
-    }
-}
-
-impl HttpState {
-    /// Whether the body of `dir` on `tx_id` should be inspected now: enough is buffered
-    /// (`*-body-minimal-inspect-size`) or the body is complete.
-    pub fn body_inspectable(&self, tx_id: u64, dir: Dir) -> bool {
-        let Some(tx) = self.tx(tx_id) else {
-            return false;
-        };
-        let (body, min) = match dir {
-            Dir::ToServer => (&tx.req_body, self.cfg.request_body_minimal_inspect_size),
-            Dir::ToClient => (&tx.resp_body, self.cfg.response_body_minimal_inspect_size),
-        };
-        body.complete || body.truncated || body.data.len() as u64 >= min
     }
 }

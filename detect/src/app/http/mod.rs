@@ -36,7 +36,7 @@
 //! Wiring: create one [`HttpState`] per flow once [`probe`] (or a port hint) says HTTP;
 //! feed reassembled data with [`HttpState::parse`], report gaps and FINs; inspect
 //! transactions `0..tx_count()` by [`Progress`] ([`HttpBuffer::min_progress`] tells when a
-//! buffer is final; [`HttpState::body_inspectable`] implements the minimal inspect sizes);
+//! buffer is final; [`HttpState::body_ready`] implements the minimal inspect sizes and the inspect window);
 //! log EVE `http` with [`HttpState::write_eve`] once a transaction is complete (or the flow
 //! ends); then [`HttpState::free_txs_before`]. Stop feeding on [`HttpState::is_tunnel`].
 

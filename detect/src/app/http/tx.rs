@@ -107,6 +107,9 @@ pub struct Body {
     pub(crate) truncated: bool,
     pub(crate) gap: bool,
     pub(crate) complete: bool,
+    /// Bytes of `data` detection had when it last inspected this body (Suricata's
+    /// `body_inspected`): later rounds inspect the new bytes plus a window before them.
+    pub(crate) inspected: std::cell::Cell<u64>,
 }
 
 impl Body {
@@ -136,6 +139,7 @@ impl Body {
         self.truncated = false;
         self.gap = false;
         self.complete = false;
+        self.inspected.set(0);
     }
 }
 
