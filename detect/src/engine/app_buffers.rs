@@ -88,9 +88,10 @@ pub(crate) fn readiness(app: &AppFlow, tx: u64, b: AppBuf, dir: Dir) -> Option<b
             }
         }
         AppBuf::DnsQuery => Some(true),
-        AppBuf::Tls(_) => {
+        AppBuf::Tls(tb) => {
             let t = app.tls()?;
-            Some(t.handshake_done() || t.failed() || closed)
+            let d = b.dir().unwrap_or(dir);
+            Some(t.handshake_done() || t.failed() || closed || t.buffer_final(d, tb))
         }
     }
 }

@@ -18,7 +18,7 @@ use crate::app::layer::AppFlow;
 use crate::app::tls::TlsEvent;
 use crate::app::{AppProto, Dir};
 use crate::rules::matcher::{CompiledSection, MatchEnv, Scratch};
-use crate::rules::parse::UintMatch;
+use crate::rules::parse::{Transform, UintMatch};
 
 use super::app_buffers::{apply_transforms, readiness, visit, AppBuf};
 use super::prefilter::{self, Prefilter};
@@ -122,8 +122,13 @@ impl TlsCheck {
     }
 }
 
-/// The fast pattern of an app rule: buffer, lowercased bytes, exact bytes when case matters.
-pub(crate) type AppFastPat = Option<(AppBuf, Vec<u8>, Option<Vec<u8>>)>;
+/// The fast pattern of an app rule: buffer with the transforms of the rule's section on it
+/// (Suricata prefilters the transformed buffer), lowercased bytes, exact bytes when case
+/// matters.
+pub(crate) type AppFastPat = Option<(BufKey, Vec<u8>, Option<Vec<u8>>)>;
+
+/// A prefilter buffer: an app buffer and the transforms applied to it.
+pub(crate) type BufKey = (AppBuf, Box<[Transform]>);
 
 /// The app-layer part of a signature.
 #[derive(Debug, Default)]
@@ -144,6 +149,10 @@ pub(crate) struct AppSig {
     pub dir: Option<Dir>,
     /// Prefilter pattern.
     pub fp: AppFastPat,
+    /// The rule's fast pattern is packet payload content (lowercased bytes, exact bytes
+    /// when case matters): the rule is a transaction candidate only on packets whose
+    /// payload holds it (Suricata merges the packet prefilter's hits into the tx candidates).
+    pub pkt_fp: Option<(Vec<u8>, Option<Vec<u8>>)>,
 }
 
 impl AppSig {
@@ -190,8 +199,16 @@ type PatSig = (Option<Box<[u8]>>, u32);
 #[derive(Debug)]
 struct BufMpm {
     buf: AppBuf,
+    /// Transforms applied to the buffer before the scan.
+    transforms: Box<[Transform]>,
     pf: Box<dyn Prefilter>,
     /// Per pattern: (exact bytes when case-sensitive, signature).
+    pats: Box<[Box<[PatSig]>]>,
+}
+
+#[derive(Debug)]
+struct PayMpm {
+    pf: Box<dyn Prefilter>,
     pats: Box<[Box<[PatSig]>]>,
 }
 
@@ -201,6 +218,32 @@ struct ProtoIndex {
     nonmpm: [Vec<u32>; 2],
     /// Per packet direction: prefilters.
     mpms: [Vec<BufMpm>; 2],
+    /// Per packet direction: the prefilter of rules whose fast pattern is payload content.
+    pay: [Option<PayMpm>; 2],
+}
+
+type Pats = Vec<(Vec<u8>, Vec<PatSig>)>;
+
+fn add_pat(pats: &mut Pats, lower: &[u8], exact: &Option<Vec<u8>>, n: u32) {
+    let ex = exact.clone().map(Vec::into_boxed_slice);
+    match pats.iter_mut().find(|(l, _)| l == lower) {
+        Some((_, v)) => v.push((ex, n)),
+        None => pats.push((lower.to_vec(), vec![(ex, n)])),
+    }
+}
+
+/// Calls `hit(sig)` for each rule of `pats` whose pattern the prefilter found in `hay`.
+fn scan_pats(pf: &dyn Prefilter, pats: &[Box<[PatSig]>], hay: &[u8], hit: &mut dyn FnMut(u32)) {
+    pf.scan(hay, &mut |i, s, e| {
+        for (exact, n) in pats.get(i as usize).map(|v| &v[..]).unwrap_or(&[]) {
+            if let Some(ex) = exact {
+                if hay.get(s..e) != Some(&ex[..]) {
+                    continue;
+                }
+            }
+            hit(*n);
+        }
+    });
 }
 
 /// Transaction rules by protocol, direction and buffer.
@@ -230,10 +273,10 @@ fn di(d: Dir) -> usize {
 impl AppIndex {
     /// Index the transaction rules of `sigs`.
     pub(crate) fn build(sigs: &[Sig]) -> AppIndex {
-        type Pats = Vec<(Vec<u8>, Vec<(Option<Box<[u8]>>, u32)>)>;
         let mut idx = AppIndex::default();
-        let mut bufs: Vec<[Vec<(AppBuf, Pats)>; 2]> =
+        let mut bufs: Vec<[Vec<(BufKey, Pats)>; 2]> =
             (0..3).map(|_| [Vec::new(), Vec::new()]).collect();
+        let mut pay: Vec<[Pats; 2]> = (0..3).map(|_| [Vec::new(), Vec::new()]).collect();
         for (n, s) in sigs.iter().enumerate() {
             let Some(a) = s.app.as_deref().filter(|a| a.is_tx()) else {
                 continue;
@@ -253,28 +296,27 @@ impl AppIndex {
                         let bi = match list.iter().position(|(b, _)| b == buf) {
                             Some(i) => i,
                             None => {
-                                list.push((*buf, Vec::new()));
+                                list.push((buf.clone(), Vec::new()));
                                 list.len() - 1
                             }
                         };
-                        let pats = &mut list[bi].1;
-                        let ex = exact.clone().map(Vec::into_boxed_slice);
-                        match pats.iter_mut().find(|(l, _)| l == lower) {
-                            Some((_, v)) => v.push((ex, n as u32)),
-                            None => pats.push((lower.clone(), vec![(ex, n as u32)])),
-                        }
+                        add_pat(&mut list[bi].1, lower, exact, n as u32);
                     }
-                    None => idx.per[p].nonmpm[d].push(n as u32),
+                    None => match &a.pkt_fp {
+                        Some((lower, exact)) => add_pat(&mut pay[p][d], lower, exact, n as u32),
+                        None => idx.per[p].nonmpm[d].push(n as u32),
+                    },
                 }
             }
         }
         for (p, per_dir) in bufs.into_iter().enumerate() {
             for (d, list) in per_dir.into_iter().enumerate() {
-                for (buf, pats) in list {
+                for ((buf, transforms), pats) in list {
                     let refs: Vec<&[u8]> = pats.iter().map(|(l, _)| l.as_slice()).collect();
                     match prefilter::build(&refs) {
                         Some(pf) => idx.per[p].mpms[d].push(BufMpm {
                             buf,
+                            transforms,
                             pf,
                             pats: pats
                                 .into_iter()
@@ -290,6 +332,33 @@ impl AppIndex {
                 idx.per[p].nonmpm[d].sort_unstable();
             }
         }
+        for (p, per_dir) in pay.into_iter().enumerate() {
+            for (d, pats) in per_dir.into_iter().enumerate() {
+                if pats.is_empty() {
+                    continue;
+                }
+                let refs: Vec<&[u8]> = pats.iter().map(|(l, _)| l.as_slice()).collect();
+                match prefilter::build(&refs) {
+                    Some(pf) => {
+                        idx.per[p].pay[d] = Some(PayMpm {
+                            pf,
+                            pats: pats
+                                .into_iter()
+                                .map(|(_, v)| v.into_boxed_slice())
+                                .collect(),
+                        })
+                    }
+                    None => {
+                        let list = &mut idx.per[p].nonmpm[d];
+                        list.extend(
+                            pats.into_iter()
+                                .flat_map(|(_, v)| v.into_iter().map(|x| x.1)),
+                        );
+                        list.sort_unstable();
+                    }
+                }
+            }
+        }
         idx
     }
 
@@ -303,6 +372,8 @@ impl AppIndex {
 #[derive(Debug, Default)]
 pub(crate) struct AppScratch {
     cand: Vec<u32>,
+    /// This packet's payload prefilter hits (rules with a payload fast pattern).
+    pay: Vec<u32>,
     stamp: Vec<u32>,
     gen: u32,
     txs: Vec<u64>,
@@ -443,7 +514,7 @@ fn candidates(
     let gen = sc.next_gen();
     sc.cand.clear();
     {
-        let (cand, stamp) = (&mut sc.cand, &mut sc.stamp);
+        let (cand, stamp, pay) = (&mut sc.cand, &mut sc.stamp, &sc.pay);
         let mut add = |n: u32| {
             if let Some(st) = stamp.get_mut(n as usize) {
                 if *st != gen {
@@ -453,6 +524,7 @@ fn candidates(
             }
         };
         prog.pending.drain(..).for_each(&mut add);
+        pay.iter().copied().for_each(&mut add);
         if !prog.base {
             prog.base = true;
             pidx.nonmpm[di(d)].iter().copied().for_each(&mut add);
@@ -469,20 +541,19 @@ fn candidates(
         if stable {
             prog.scanned |= bit;
         }
-        let (cand, stamp) = (&mut sc.cand, &mut sc.stamp);
+        let (cand, stamp, out, tmp) = (&mut sc.cand, &mut sc.stamp, &mut sc.out, &mut sc.tmp);
         visit(app, tx, m.buf, d, &mut |hay| {
-            m.pf.scan(hay, &mut |i, s, e| {
-                for (exact, n) in m.pats.get(i as usize).map(|v| &v[..]).unwrap_or(&[]) {
-                    if let Some(ex) = exact {
-                        if hay.get(s..e) != Some(&ex[..]) {
-                            continue;
-                        }
-                    }
-                    if let Some(st) = stamp.get_mut(*n as usize) {
-                        if *st != gen {
-                            *st = gen;
-                            cand.push(*n);
-                        }
+            let hay = if m.transforms.is_empty() {
+                hay
+            } else {
+                apply_transforms(&m.transforms, hay, out, tmp);
+                &out[..]
+            };
+            scan_pats(&*m.pf, &m.pats, hay, &mut |n| {
+                if let Some(st) = stamp.get_mut(n as usize) {
+                    if *st != gen {
+                        *st = gen;
+                        cand.push(n);
                     }
                 }
             });
@@ -596,6 +667,7 @@ impl super::Engine {
     pub(crate) fn inspect_txs(
         &self,
         app: &AppFlow,
+        payload: &[u8],
         to_server: bool,
         state: &mut super::FlowDetect,
         sc: &mut AppScratch,
@@ -614,6 +686,13 @@ impl super::Engine {
         let env = MatchEnv::default();
         let mut txs = std::mem::take(&mut sc.txs);
         live_txs(app, d, &mut txs);
+        sc.pay.clear();
+        if let Some(pm) = pidx.pay[di(d)].as_ref().filter(|_| !payload.is_empty()) {
+            let out = &mut sc.pay;
+            scan_pats(&*pm.pf, &pm.pats, payload, &mut |n| out.push(n));
+            out.sort_unstable();
+            out.dedup();
+        }
         for &tx in &txs {
             let dn = di(d) as u8;
             let mut prog = state.app.get_or_insert_with(Box::default).take_prog(tx, dn);
@@ -637,7 +716,11 @@ impl super::Engine {
                     continue;
                 }
                 if !pkt_ok(n, state, scratch) {
-                    prog.pending.push(n);
+                    // A rule found by its payload fast pattern comes back when a packet
+                    // holds the pattern again; the others are retried on the next packet.
+                    if a.pkt_fp.is_none() {
+                        prog.pending.push(n);
+                    }
                     continue;
                 }
                 match eval_tx(a, app, tx, d, sc, scratch, &env) {

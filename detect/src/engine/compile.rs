@@ -579,6 +579,7 @@ pub(crate) fn compile(
         app.sections = app_sections.into_boxed_slice();
         app.dir = app_dir(&app, &checks);
         app.fp = app_fast_pattern(rule, &app);
+        app.pkt_fp = payload_fast_pattern(rule);
         Some(Box::new(app))
     } else {
         None
@@ -764,13 +765,36 @@ fn app_fast_pattern(rule: &Rule, app: &AppSig) -> AppFastPat {
         return None;
     }
     let buf = AppBuf::of(c.buffer)?;
-    let sec = app.sections.iter().find(|s| s.buf == buf)?;
-    if !sec.matcher.transforms.is_empty() {
+    // The fast pattern's own section (a buffer can appear in several, with different
+    // transforms).
+    let want = &rule.sections.get(c.section)?.transforms;
+    let sec = app
+        .sections
+        .iter()
+        .find(|s| s.buf == buf && &s.matcher.transforms == want)?;
+    if !sec
+        .matcher
+        .transforms
+        .iter()
+        .all(super::app_buffers::transform_supported)
+    {
         return None;
     }
     let lower = c.pattern.to_ascii_lowercase();
     let exact = (!c.nocase).then(|| c.pattern.clone());
-    Some((buf, lower, exact))
+    Some(((buf, sec.matcher.transforms.clone().into()), lower, exact))
+}
+
+/// The rule's fast pattern when it is packet payload content (not negated).
+fn payload_fast_pattern(rule: &Rule) -> Option<(Vec<u8>, Option<Vec<u8>>)> {
+    let c = select_fast_pattern(rule)?;
+    if c.negated || c.pattern.is_empty() || c.buffer != BufferId::PAYLOAD {
+        return None;
+    }
+    Some((
+        c.pattern.to_ascii_lowercase(),
+        (!c.nocase).then(|| c.pattern.clone()),
+    ))
 }
 
 /// Suricata's `ActionOrderVal` with the default action order (pass, drop, reject, alert).

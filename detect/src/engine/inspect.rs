@@ -289,6 +289,7 @@ impl Engine {
         };
         self.inspect_txs(
             app,
+            p.payload,
             f.to_server,
             f.state,
             &mut th.app_sc,

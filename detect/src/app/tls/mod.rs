@@ -300,6 +300,28 @@ impl TlsBuffer {
 }
 
 impl TlsState {
+    /// Whether `buf` in `dir` can no longer change: the handshake message that carries it
+    /// was parsed (Suricata: the transaction's progress passed the buffer's engine), or it
+    /// never exists in that direction.
+    pub fn buffer_final(&self, dir: Dir, buf: TlsBuffer) -> bool {
+        use TlsBuffer::*;
+        let to_client = dir == Dir::ToClient;
+        match buf {
+            Sni | Ja3Hash | Ja3String | Ja4Hash => to_client || self.client_hello.is_some(),
+            Ja3sHash | Ja3sString => !to_client || self.server_hello.is_some(),
+            Random | RandomTime | RandomBytes => {
+                if to_client {
+                    self.server_hello.is_some()
+                } else {
+                    self.client_hello.is_some()
+                }
+            }
+            CertSubject | CertIssuer | CertSerial | CertFingerprint | Certs => {
+                !to_client || !self.server_certs.is_empty()
+            }
+        }
+    }
+
     /// Call `visit` with each item of `buf` for data going in `dir` (one call for single
     /// buffers, none when absent). Certificate and JA3S buffers are to-client, SNI and
     /// JA3/JA4 to-server; `tls.random*` follow `dir`.
