@@ -127,12 +127,9 @@ pub fn build_with(algo: MpmAlgo, patterns: &[&[u8]]) -> Option<Box<dyn Prefilter
             }
         }
         MpmAlgo::Auto => {
-            let ac = AcPrefilter::new(patterns).map(|p| Box::new(p) as Box<dyn Prefilter>)?;
-            return Some(super::prefilter_hs::build_auto(
-                cache_dir().as_deref(),
-                patterns,
-                ac,
-            ));
+            return super::prefilter_hs::build_auto(cache_dir().as_deref(), patterns, || {
+                AcPrefilter::new(patterns).map(|p| Box::new(p) as Box<dyn Prefilter>)
+            });
         }
         MpmAlgo::Ac => {}
     }

@@ -219,14 +219,16 @@ static PENDING: Mutex<Vec<Job>> = Mutex::new(Vec::new());
 pub fn build_auto(
     dir: Option<&Path>,
     patterns: &[&[u8]],
-    ac: Box<dyn Prefilter>,
-) -> Box<dyn Prefilter> {
+    ac: impl FnOnce() -> Option<Box<dyn Prefilter>>,
+) -> Option<Box<dyn Prefilter>> {
     if let Some(d) = dir {
         if let Some(db) = load(&d.join(cache_name(patterns))) {
             CACHE_HITS.fetch_add(1, Ordering::Relaxed);
-            return Box::new(HsPrefilter::with_db(db, patterns));
+            return Some(Box::new(HsPrefilter::with_db(db, patterns)));
         }
     }
+    // Not cached: Aho-Corasick now (built only here, so a warm cache costs no automaton).
+    let ac = ac()?;
     let up = Arc::new(UpgradingPrefilter {
         ac,
         hs: OnceLock::new(),
@@ -237,7 +239,7 @@ pub fn build_auto(
             patterns.iter().map(|p| p.to_vec()).collect(),
         ));
     }
-    Box::new(SharedUpgrading(up))
+    Some(Box::new(SharedUpgrading(up)))
 }
 
 /// Start one background thread that compiles the queued upgrades, largest first, stores
@@ -395,8 +397,8 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         let pats: [&[u8]; 3] = [b"evil", b"\x00\x01", b"attack"];
         // Not cached yet: Aho-Corasick now, Hyperscan once the background thread is done.
-        let ac = Box::new(AcPrefilter::new(&pats).unwrap());
-        let auto = build_auto(Some(&dir), &pats, ac);
+        let ac = || AcPrefilter::new(&pats).map(|p| Box::new(p) as Box<dyn Prefilter>);
+        let auto = build_auto(Some(&dir), &pats, ac).unwrap();
         assert_eq!(hits(&*auto, b"an EVIL attack"), vec![(0, 3, 7), (2, 8, 14)]);
         spawn_upgrades(Some(dir.clone()));
         wait_upgrades();
@@ -405,8 +407,8 @@ mod tests {
         assert_eq!(files.len(), 1, "one database cached");
         // Cached: the next build loads Hyperscan directly and finds the same matches.
         let (hits0, _, _) = cache_stats();
-        let ac = Box::new(AcPrefilter::new(&pats).unwrap());
-        let auto2 = build_auto(Some(&dir), &pats, ac);
+        // ... without building the Aho-Corasick automaton at all.
+        let auto2 = build_auto(Some(&dir), &pats, || panic!("AC built on a cache hit")).unwrap();
         assert_eq!(cache_stats().0, hits0 + 1);
         assert!(format!("{auto2:?}").starts_with("HsPrefilter"));
         assert_eq!(hits(&*auto2, b"x\x00\x01 evil"), vec![(0, 4, 8), (1, 1, 3)]);
