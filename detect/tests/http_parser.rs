@@ -864,3 +864,39 @@ fn body_inspection_window() {
     // The whole body stays available to EVE and file logging.
     assert_eq!(st.tx(0).map(|t| t.request_body().data().len()), Some(18));
 }
+
+/// Body bytes before the inspect window are released as more arrive (Suricata prunes its
+/// body chunks the same way); windows and totals stay right.
+#[test]
+fn inspected_body_bytes_are_released() {
+    let cfg = HttpConfig {
+        request_body_minimal_inspect_size: 1000,
+        request_body_inspect_window: 100,
+        request_body_limit: 0,
+        ..HttpConfig::default()
+    };
+    let mut st = with(cfg);
+    st.parse(
+        Dir::ToServer,
+        b"POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 100000\r\n\r\n",
+    );
+    let chunk = vec![b'a'; 30_000];
+    st.parse(Dir::ToServer, &chunk);
+    st.note_body_inspected(0, Dir::ToServer);
+    let mut tail = vec![b'b'; 30_000];
+    tail[29_999] = b'Z';
+    st.parse(Dir::ToServer, &tail);
+    let body = st.tx(0).unwrap().request_body();
+    assert_eq!(body.total_len(), 60_000);
+    // Everything up to 100 bytes before the inspected point was released.
+    assert_eq!(body.kept_from(), 29_900);
+    assert_eq!(body.data().len(), 30_100);
+    // The next window: the new bytes plus a quarter window before them.
+    let mut seen = Vec::new();
+    st.for_each_buffer(0, HttpBuffer::RequestBody, Dir::ToServer, &mut |b| {
+        seen = b.to_vec();
+        false
+    });
+    assert_eq!(seen.len(), 30_025);
+    assert!(seen.starts_with(&[b'a'; 25]) && seen.ends_with(b"bZ"));
+}

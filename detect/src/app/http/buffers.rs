@@ -330,7 +330,7 @@ impl HttpState {
         let Some((b, min, _)) = self.inspect_body(tx, which, dir) else {
             return complete;
         };
-        let len = b.data.len() as u64;
+        let len = b.kept_end();
         complete || ((b.complete || b.truncated || len >= min) && len > b.inspected.get())
     }
 
@@ -340,13 +340,26 @@ impl HttpState {
         let Some(tx) = self.tx(tx_id) else {
             return;
         };
-        let (b, min) = match dir {
-            Dir::ToServer => (&tx.req_body, self.cfg.request_body_minimal_inspect_size),
-            Dir::ToClient => (&tx.resp_body, self.cfg.response_body_minimal_inspect_size),
+        let c = &self.cfg;
+        let (b, min, win) = match dir {
+            Dir::ToServer => (
+                &tx.req_body,
+                c.request_body_minimal_inspect_size,
+                c.request_body_inspect_window,
+            ),
+            Dir::ToClient => (
+                &tx.resp_body,
+                c.response_body_minimal_inspect_size,
+                c.response_body_inspect_window,
+            ),
         };
-        let len = b.data.len() as u64;
+        let len = b.kept_end();
         if b.complete || b.truncated || len >= min {
             b.inspected.set(len);
+            // Later windows start at most `win` before this point.
+            if len > min {
+                b.releasable.set(len - win.min(len));
+            }
         }
     }
 }
@@ -356,7 +369,7 @@ impl Body {
     /// it the first time; afterwards the bytes that arrived since the last round plus
     /// enough before them to make `win` bytes (a quarter window when more than `win` is new).
     pub(crate) fn window(&self, min: u64, win: u64) -> &[u8] {
-        let len = self.data.len() as u64;
+        let len = self.kept_end();
         let done = self.inspected.get().min(len);
         let mut off = 0;
         if done > min {
@@ -367,7 +380,8 @@ impl Body {
                 done - win / 4
             };
         }
-        self.data.get(off as usize..).unwrap_or(&[])
+        let rel = usize::try_from(off.saturating_sub(self.base)).unwrap_or(usize::MAX);
+        self.data.get(rel..).unwrap_or(&[])
     }
 }
 

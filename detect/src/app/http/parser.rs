@@ -385,7 +385,7 @@ pub(crate) fn body_data(
                     }
                     // Nothing more can be kept: decode on only far enough to tell a bomb.
                     !(limit != 0
-                        && body.data.len() as u64 >= limit
+                        && body.kept_end() >= limit
                         && body.total >= bomb_limit.saturating_mul(4))
                 };
                 failed = dec.feed(data, &mut sink).failed;
@@ -404,11 +404,12 @@ pub(crate) fn body_data(
 
 fn store(body: &mut Body, b: &[u8], limit: u64) {
     body.total += b.len() as u64;
+    body.release_inspected();
     if limit == 0 {
         body.data.extend_from_slice(b);
         return;
     }
-    let lim = usize::try_from(limit).unwrap_or(usize::MAX);
+    let lim = usize::try_from(limit.saturating_sub(body.base)).unwrap_or(usize::MAX);
     if super::util::push_bounded(&mut body.data, b, lim) > 0 {
         body.truncated = true;
     }

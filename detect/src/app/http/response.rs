@@ -560,6 +560,8 @@ impl HttpState {
         if let Some(tx) = self.out_tx.and_then(|i| self.tx_mut(i)) {
             tx.resp_progress = Progress::Complete;
             tx.resp_body.complete = true;
+            // Nothing more to decode: free the inflate state (~43 KB) now, not with the tx.
+            tx.resp_decoder = None;
         }
         self.resp_last = self.out_tx;
         self.out_tx = None;

@@ -98,10 +98,16 @@ pub enum TransferCoding {
     Invalid,
 }
 
-/// A body kept for inspection: de-chunked and decoded, at most the configured limit.
+/// A body kept for inspection: de-chunked and decoded, at most the configured limit. Bytes
+/// detection will not look at again (before its inspect window) are released as more
+/// arrive, as Suricata prunes its body chunks: `data` starts at body offset `base`.
 #[derive(Debug, Default)]
 pub struct Body {
     pub(crate) data: Vec<u8>,
+    /// Body offset of `data[0]`.
+    pub(crate) base: u64,
+    /// Detection no longer needs the bytes before this body offset.
+    pub(crate) releasable: std::cell::Cell<u64>,
     /// Decoded bytes seen, kept or not.
     pub(crate) total: u64,
     pub(crate) truncated: bool,
@@ -113,9 +119,31 @@ pub struct Body {
 }
 
 impl Body {
-    /// The kept bytes.
+    /// The kept bytes (from body offset [`Self::kept_from`]).
     pub fn data(&self) -> &[u8] {
         &self.data
+    }
+    /// Body offset of the first kept byte (earlier ones were inspected and released).
+    pub fn kept_from(&self) -> u64 {
+        self.base
+    }
+    /// Body offset just past the last kept byte.
+    pub(crate) fn kept_end(&self) -> u64 {
+        self.base + self.data.len() as u64
+    }
+    /// Release what detection no longer needs (called before appending). Small releases
+    /// wait, so the kept bytes are not moved on every packet.
+    pub(crate) fn release_inspected(&mut self) {
+        let to = self.releasable.get().min(self.kept_end());
+        if to < self.base + 16 * 1024 {
+            return;
+        }
+        let n = usize::try_from(to - self.base).unwrap_or(0);
+        self.data.drain(..n.min(self.data.len()));
+        self.base = to;
+        if self.data.capacity() > 2 * self.data.len() + 16 * 1024 {
+            self.data.shrink_to(self.data.len() + 8 * 1024);
+        }
     }
     /// Decoded bytes seen in total (kept or not).
     pub fn total_len(&self) -> u64 {
@@ -140,6 +168,8 @@ impl Body {
         self.gap = false;
         self.complete = false;
         self.inspected.set(0);
+        self.base = 0;
+        self.releasable.set(0);
     }
 }
 
