@@ -900,3 +900,160 @@ fn inspected_body_bytes_are_released() {
     assert_eq!(seen.len(), 30_025);
     assert!(seen.starts_with(&[b'a'; 25]) && seen.ends_with(b"bZ"));
 }
+
+// ---- libhtp response-parsing leniencies (http-evader style responses) ----
+
+const EICAR: &[u8] = b"X5O!P%@AP[4\\PZX54(P^)7CC)7}$EICAR-STANDARD-ANTIVIRUS-TEST-FILE!$H+H*";
+
+fn resp_body_of(resp: &[u8]) -> (HttpState, Vec<u8>) {
+    let mut st = state();
+    feed(&mut st, b"GET /x HTTP/1.1\r\nHost: h\r\n\r\n", resp);
+    st.close(Dir::ToClient);
+    let body = st.tx(0).unwrap().response_body().data().to_vec();
+    (st, body)
+}
+
+#[test]
+fn chunk_length_junk_falls_back_to_identity_without_lf() {
+    // Chunked on HTTP/1.0 is honoured; a body that does not start with a chunk length is
+    // read as identity until close from its first byte, even with no LF in it.
+    let mut r =
+        b"HTTP/1.0 200 ok\r\nTransfer-Encoding: chunked\r\nContent-length: 68\r\n\r\n".to_vec();
+    r.extend_from_slice(EICAR);
+    let (st, body) = resp_body_of(&r);
+    assert_eq!(body, EICAR);
+    assert!(st
+        .tx(0)
+        .unwrap()
+        .events()
+        .contains(HttpEvent::InvalidResponseChunkLen));
+    // Fewer than 8 bytes of junk: libhtp still waits for the line end.
+    let (_, body) = resp_body_of(b"HTTP/1.1 200 ok\r\nTransfer-Encoding: chunked\r\n\r\nXYZ");
+    assert_eq!(body, b"");
+    // A valid length is not affected by the probe, whatever the segmentation.
+    let mut st = state();
+    st.parse(Dir::ToServer, b"GET /x HTTP/1.1\r\nHost: h\r\n\r\n");
+    for b in
+        b"HTTP/1.1 200 ok\r\nTransfer-Encoding: chunked\r\n\r\n    0000000005\r\nhello\r\n0\r\n\r\n"
+    {
+        st.parse(Dir::ToClient, &[*b]);
+    }
+    assert_eq!(st.tx(0).unwrap().response_body().data(), b"hello");
+}
+
+#[test]
+fn lone_cr_ends_response_lines() {
+    // Status line and header lines ended by a lone CR.
+    let mut r = b"HTTP/1.1 200 ok\rContent-type: application/octet-stream\rContent-disposition: attachment; filename=\"eicar.txt\"\rTransfer-Encoding: chunked\rYet-another-header: foo\r\n\r\n".to_vec();
+    r.extend_from_slice(b"4\r\nX5O!\r\n3\r\nP%@\r\n0\r\n\r\n");
+    let (st, body) = resp_body_of(&r);
+    assert_eq!(body, b"X5O!P%@");
+    let tx = st.tx(0).unwrap();
+    assert_eq!(tx.status(), Some(&b"200"[..]));
+    assert_eq!(
+        tx.response_headers().get(b"content-type"),
+        Some(&b"application/octet-stream"[..])
+    );
+    // CR inside the status line: the rest is a header.
+    let (st, body) = resp_body_of(
+        b"HTTP/1.1 200\rTransfer-Encoding:chunked\r\nX: y\r\n\r\n2\r\nab\r\n0\r\n\r\n",
+    );
+    assert_eq!(body, b"ab");
+    assert_eq!(st.tx(0).unwrap().status(), Some(&b"200"[..]));
+    // Same when the CR and the byte after it arrive separately.
+    let mut st = state();
+    st.parse(Dir::ToServer, b"GET /x HTTP/1.1\r\nHost: h\r\n\r\n");
+    st.parse(Dir::ToClient, b"HTTP/1.1 200 ok\r\nA: b\r");
+    st.parse(Dir::ToClient, b"Content-Length: 2\r");
+    st.parse(Dir::ToClient, b"\n\r\nxy");
+    assert_eq!(st.tx(0).unwrap().response_body().data(), b"xy");
+    assert_eq!(
+        st.tx(0).unwrap().response_headers().get(b"a"),
+        Some(&b"b"[..])
+    );
+}
+
+#[test]
+fn lf_cr_line_endings_and_lws_terminator() {
+    // LF CR ends a header line; LF CR CR LF CR LF is two line ends.
+    let r = b"HTTP/1.1 200 ok\n\rContent-type: a/b\n\rTransfer-Encoding: chunked\n\rX: foo\r\n\r\n2\r\nab\r\n0\r\n\r\n";
+    let (_, body) = resp_body_of(r);
+    assert_eq!(body, b"ab");
+    let r = b"HTTP/1.1 200 ok\r\nTransfer-Encoding: chunked\r\nX: foo\n\r\r\n2\r\nab\r\n0\r\n\r\n";
+    let (_, body) = resp_body_of(r);
+    assert_eq!(body, b"ab");
+    // "SP LF" or "HT LF" followed by something else than LF ends the headers.
+    let (_, body) = resp_body_of(b"HTTP/1.1 200 ok\r\nContent-length: 3\n\t\nabc");
+    assert_eq!(body, b"abc");
+    let (_, body) = resp_body_of(b"HTTP/1.1 200 ok\r\nContent-length: 3\n \nabc");
+    assert_eq!(body, b"abc");
+}
+
+#[test]
+fn nul_bytes_in_response_header_names_and_values() {
+    let chunked = b"2\r\nab\r\n0\r\n\r\n";
+    let mut r = b"HTTP/1.1 200 ok\r\nTransfer-Encoding:chu\0nked\r\n\r\n".to_vec();
+    r.extend_from_slice(chunked);
+    assert_eq!(resp_body_of(&r).1, b"ab");
+    let mut r = b"HTTP/1.1 200 ok\r\nTransfer\0-encoding:chunked\r\n\r\n".to_vec();
+    r.extend_from_slice(chunked);
+    assert_eq!(resp_body_of(&r).1, b"ab");
+    let gz = gzip(b"hello");
+    for ce in [
+        &b"Content-Encoding:gz\0ip"[..],
+        b"Content-Encoding:\n\0gzip",
+        b"Content\0-encoding:gzip",
+    ] {
+        let mut r = b"HTTP/1.1 200 ok\r\n".to_vec();
+        r.extend_from_slice(ce);
+        r.extend_from_slice(format!("\r\nContent-length: {}\r\n\r\n", gz.len()).as_bytes());
+        r.extend_from_slice(&gz);
+        assert_eq!(
+            resp_body_of(&r).1,
+            b"hello",
+            "{:?}",
+            String::from_utf8_lossy(ce)
+        );
+    }
+    // A leading NUL before "HTTP" still makes a status line.
+    let mut r = b"\0HTTP/1.1 200 ok\r\nTransfer-Encoding: chunked\r\n\r\n".to_vec();
+    r.extend_from_slice(chunked);
+    assert_eq!(resp_body_of(&r).1, b"ab");
+}
+
+#[test]
+fn status_100_with_body_is_a_response() {
+    let mut r = b"HTTP/1.1 100 ok\r\nContent-disposition: attachment; filename=\"e.txt\"\r\nContent-length: 68\r\n\r\n".to_vec();
+    r.extend_from_slice(EICAR);
+    let (st, body) = resp_body_of(&r);
+    assert_eq!(body, EICAR);
+    let tx = st.tx(0).unwrap();
+    assert_eq!(tx.status(), Some(&b"100"[..]));
+    assert!(tx.response_headers().get(b"content-disposition").is_some());
+}
+
+#[test]
+fn unterminated_line_after_response_is_body_at_close() {
+    let mut r = b"HTTP/1.1 200 ok\r\nContent-length: 34\r\n 68\r\n\r\n".to_vec();
+    r.extend_from_slice(EICAR);
+    let (_, body) = resp_body_of(&r);
+    assert_eq!(body, EICAR);
+    // Until the line ends or the stream closes, the response stays open (libhtp).
+    let mut st = state();
+    feed(&mut st, b"GET /x HTTP/1.1\r\nHost: h\r\n\r\n", &r);
+    assert_eq!(st.tx(0).unwrap().response_progress(), Progress::Body);
+    st.parse(Dir::ToClient, b"\r\n");
+    let tx = st.tx(0).unwrap();
+    assert_eq!(tx.response_progress(), Progress::Complete);
+    let mut want = EICAR.to_vec();
+    want.extend_from_slice(b"\r\n");
+    assert_eq!(tx.response_body().data(), &want[..]);
+    // Data ending right after the body completes the response at once.
+    let mut st = state();
+    feed(
+        &mut st,
+        b"GET /x HTTP/1.1\r\nHost: h\r\n\r\n",
+        b"HTTP/1.1 200 ok\r\nContent-length: 2\r\n\r\nab",
+    );
+    assert_eq!(st.tx(0).unwrap().response_progress(), Progress::Complete);
+}

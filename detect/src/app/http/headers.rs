@@ -2,7 +2,7 @@
 //! holds its headers in two reusable allocations. Duplicate names are merged the libhtp way
 //! (values joined with `", "`; a repeated Content-Length keeps the first value).
 
-use super::util::{eq_nocase, is_lws, is_token, parse_content_length};
+use super::util::{eq_nocase, eq_nocase_nozero, is_lws, is_token, parse_content_length};
 
 /// Header flags.
 pub(crate) const FIELD_REPEATED: u8 = 1;
@@ -69,13 +69,20 @@ impl HeaderTable {
             .map(|e| (slice(&self.arena, e.name), slice(&self.arena, e.value)))
     }
 
+    /// Header names compare case-insensitively, ignoring NUL bytes in the stored name
+    /// (libhtp's `htp_table_get_c`).
     fn find(&self, name: &[u8]) -> Option<usize> {
-        self.entries
-            .iter()
-            .position(|e| eq_nocase(slice(&self.arena, e.name), name))
+        self.entries.iter().position(|e| {
+            let n = slice(&self.arena, e.name);
+            if n.contains(&0) {
+                eq_nocase_nozero(n, name)
+            } else {
+                eq_nocase(n, name)
+            }
+        })
     }
 
-    /// Value of the first header named `name` (case-insensitive).
+    /// Value of the first header named `name` (case-insensitive, NULs in names ignored).
     pub fn get(&self, name: &[u8]) -> Option<&[u8]> {
         self.find(name)
             .and_then(|i| self.entries.get(i))

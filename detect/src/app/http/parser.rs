@@ -77,6 +77,11 @@ pub(crate) struct LineState {
     pub held: Vec<u8>,
     /// The direction reached end of stream.
     pub closed: bool,
+    /// Response lines: the line ends with a CR whose meaning (end of line or not) depends on
+    /// the next byte, not yet seen.
+    pub cr_pending: bool,
+    /// Response headers: the previous line ended with LF CR.
+    pub lfcr: bool,
 }
 
 impl LineState {
@@ -86,6 +91,8 @@ impl LineState {
         self.has_pending = false;
         self.pending_folded = false;
         self.probe_lws = false;
+        self.cr_pending = false;
+        self.lfcr = false;
     }
 }
 
@@ -115,6 +122,106 @@ pub(crate) fn read_line(line: &mut Vec<u8>, data: &[u8], limit: usize, extra: us
     } else {
         LineRead::Partial(n)
     }
+}
+
+/// Outcome of [`read_resp_line`].
+pub(crate) enum RespLineRead {
+    /// Consumed this many bytes, line incomplete.
+    Partial(usize),
+    /// Consumed this many bytes; the line (with its terminator) is in the buffer.
+    /// `next_no_lf`: a byte follows the line in the data at hand and it is not LF.
+    Complete { used: usize, next_no_lf: bool },
+    /// The line would exceed the field limit.
+    TooLong,
+}
+
+/// Reads one response status or header line the way libhtp 0.5 does: LF ends a line and so
+/// does a CR that is not followed by LF. In header mode (`headers`) a CR right after LF
+/// belongs to that line ending (LF CR), a lone CR at the start of a line does not end it,
+/// and after an LF CR ending a CR LF CR LF sequence counts as one empty line. A CR at the
+/// end of the data waits for the next byte (libhtp buffers it the same way).
+pub(crate) fn read_resp_line(
+    st: &mut LineState,
+    data: &[u8],
+    limit: usize,
+    extra: usize,
+    headers: bool,
+) -> RespLineRead {
+    let mut i = 0;
+    let next_no_lf = |i: usize| data.get(i).is_some_and(|&b| b != b'\n');
+    loop {
+        if st.cr_pending {
+            let Some(&n) = data.get(i) else {
+                return RespLineRead::Partial(i);
+            };
+            st.cr_pending = false;
+            if n == b'\n' {
+                if st.line.len() + 1 + extra > limit {
+                    return RespLineRead::TooLong;
+                }
+                st.line.push(b'\n');
+                i += 1;
+                if headers && st.lfcr && data.get(i) == Some(&b'\r') {
+                    // LF CR, then CR LF CR LF: only two line ends.
+                    i += 1;
+                    if data.get(i) == Some(&b'\n') {
+                        i += 1;
+                    }
+                }
+                st.lfcr = false;
+                return RespLineRead::Complete {
+                    used: i,
+                    next_no_lf: next_no_lf(i),
+                };
+            }
+            st.lfcr = false;
+            // CR CR: the first CR is line content, the second one is looked at below.
+            // CR + other byte: the CR ends the line, unless it is all the line (headers).
+            if n != b'\r' && !(headers && st.line.len() < 2) {
+                return RespLineRead::Complete {
+                    used: i,
+                    next_no_lf: true,
+                };
+            }
+        }
+        let rest = data.get(i..).unwrap_or(&[]);
+        let (take, end) = match memchr::memchr2(b'\r', b'\n', rest) {
+            Some(p) => (p + 1, rest.get(p).copied()),
+            None => (rest.len(), None),
+        };
+        if st.line.len() + take + extra > limit {
+            return RespLineRead::TooLong;
+        }
+        st.line.extend_from_slice(rest.get(..take).unwrap_or(&[]));
+        i += take;
+        if take > 1 || (end.is_none() && take > 0) {
+            st.lfcr = false;
+        }
+        match end {
+            None => return RespLineRead::Partial(i),
+            Some(b'\r') => st.cr_pending = true,
+            Some(_) => {
+                st.lfcr = false;
+                if headers && data.get(i) == Some(&b'\r') {
+                    if st.line.len() + 1 + extra > limit {
+                        return RespLineRead::TooLong;
+                    }
+                    st.line.push(b'\r');
+                    i += 1;
+                    st.lfcr = true;
+                }
+                return RespLineRead::Complete {
+                    used: i,
+                    next_no_lf: next_no_lf(i),
+                };
+            }
+        }
+    }
+}
+
+/// libhtp's empty line for responses: a lone CR or LF, or CRLF.
+pub(crate) fn is_empty_resp_line(line: &[u8]) -> bool {
+    line.len() == 1 || line == b"\r\n"
 }
 
 /// Whether a line (with its terminator) is empty: just LF or CRLF.
@@ -194,6 +301,10 @@ pub struct HttpState {
     pub(crate) req_last_body_done: bool,
     /// Last completed response.
     pub(crate) resp_last: Option<u64>,
+    /// `resp_last` ended but is not marked complete yet: like libhtp, a response whose
+    /// body is followed by the start of a line that is not a status line stays open
+    /// until that line ends (it is more body) or the stream closes.
+    pub(crate) resp_deferred: bool,
     pub(crate) stats: HttpStats,
 }
 
@@ -219,6 +330,7 @@ impl HttpState {
             req_last: None,
             req_last_body_done: false,
             resp_last: None,
+            resp_deferred: false,
             stats: HttpStats::default(),
         }
     }

@@ -81,9 +81,11 @@ pub(crate) fn codings(
 ) -> Vec<Coding> {
     let mut v = Vec::new();
     let trimmed = super::util::trim(ce);
-    if eq_nocase(trimmed, b"gzip") || eq_nocase(trimmed, b"x-gzip") {
+    // libhtp's fast path ignores NUL bytes in the value.
+    let eq = super::util::eq_nocase_nozero;
+    if eq(trimmed, b"gzip") || eq(trimmed, b"x-gzip") {
         v.push(Coding::Gzip);
-    } else if eq_nocase(trimmed, b"deflate") || eq_nocase(trimmed, b"x-deflate") {
+    } else if eq(trimmed, b"deflate") || eq(trimmed, b"x-deflate") {
         v.push(Coding::Deflate);
     } else if eq_nocase(trimmed, b"identity")
         || eq_nocase(trimmed, b"inflate")

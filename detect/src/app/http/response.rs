@@ -5,13 +5,14 @@ use super::decompress::Decoder;
 use super::events::HttpEvent;
 use super::headers::{split_header, FIELD_FOLDED};
 use super::parser::{
-    body_data, is_empty_line, read_line, HttpState, LineRead, ReqState, RespState,
+    body_data, is_empty_resp_line, read_line, read_resp_line, HttpState, LineRead, ReqState,
+    RespLineRead, RespState,
 };
 use super::reqline::{codings, parse_protocol};
 use super::tx::{MethodKind, Progress, Protocol, TransferCoding};
 use super::util::{
-    chomp, contains_nocase, eq_nocase, is_lws, is_space, mem_to_pint, parse_chunk_len,
-    parse_content_length, ChunkLen,
+    chomp_all, contains_nocase, contains_nocase_nozero, eq_nocase, is_lws, is_space, mem_to_pint,
+    parse_chunk_len, parse_content_length, ChunkLen,
 };
 
 /// libhtp's test for "this is not a status line": no `HTTP` (any case) after leading
@@ -24,6 +25,16 @@ fn treat_as_body(line: &[u8]) -> bool {
     !line
         .get(start..start + 4)
         .is_some_and(|h| eq_nocase(h, b"http"))
+}
+
+/// libhtp's `data_probe_chunk_length` failing: at least 8 bytes, and the first one that is
+/// not whitespace is not a hex digit.
+fn chunk_len_junk(line: &[u8]) -> bool {
+    line.len() >= 8
+        && line
+            .iter()
+            .find(|&&c| !matches!(c, b'\r' | b'\n' | b' ' | b'\t' | 0x0b | 0x0c))
+            .is_some_and(|c| !c.is_ascii_hexdigit())
 }
 
 /// URI libhtp gives a transaction created for a response without request.
@@ -45,7 +56,7 @@ impl HttpState {
                     self.resp_body(data.get(..n).unwrap_or(&[]), n as u64);
                     let left = left - n as u64;
                     if left == 0 {
-                        self.resp_complete();
+                        self.resp_complete_deferred();
                     } else {
                         self.resp_state = RespState::BodyLength { left };
                     }
@@ -81,6 +92,12 @@ impl HttpState {
             };
             data = data.get(used..).unwrap_or(&[]);
         }
+        // libhtp completes a response once no more data is at hand, unless a line that
+        // may still turn out to be body is pending.
+        let line_pending = self.resp_state == RespState::Finalize && !self.resp.line.is_empty();
+        if self.resp_deferred && !line_pending {
+            self.resp_finish_deferred();
+        }
     }
 
     fn resp_fail(&mut self, e: Option<HttpEvent>) {
@@ -97,6 +114,7 @@ impl HttpState {
 
     /// Pairs the next response with its request (or a placeholder transaction).
     fn resp_start(&mut self) {
+        self.resp_finish_deferred();
         // A request still deciding HTTP/0.9 is decided by the server answering.
         if self.req_state == ReqState::Probe09 && self.in_tx == Some(self.out_next) {
             self.req_complete();
@@ -145,15 +163,15 @@ impl HttpState {
 
     fn resp_line(&mut self, data: &[u8]) -> usize {
         let limit = self.field_limit();
-        match read_line(&mut self.resp.line, data, limit, 0) {
-            LineRead::TooLong => {
+        match read_resp_line(&mut self.resp, data, limit, 0, false) {
+            RespLineRead::TooLong => {
                 self.resp_fail(Some(HttpEvent::ResponseFieldTooLong));
                 data.len()
             }
-            LineRead::Partial(n) => n,
-            LineRead::Complete(n) => {
+            RespLineRead::Partial(n) => n,
+            RespLineRead::Complete { used: n, .. } => {
                 let line = std::mem::take(&mut self.resp.line);
-                if !is_empty_line(&line) {
+                if !is_empty_resp_line(&line) {
                     self.resp_line_complete(&line);
                 } else if let Some(tx) = self.out_tx.and_then(|i| self.tx_mut(i)) {
                     if tx.seen_100 {
@@ -169,7 +187,7 @@ impl HttpState {
 
     fn resp_line_complete(&mut self, raw: &[u8]) {
         let Some(id) = self.out_tx else { return };
-        let line = chomp(raw);
+        let line = chomp_all(raw);
         let Some(tx) = self.tx_mut(id) else { return };
         if tx.seen_100 {
             // libhtp's raw-header receiver stays open across an interim response.
@@ -218,11 +236,9 @@ impl HttpState {
                 }
             }
         }
-        // Not even "HTTP" at the start: browsers treat this as body, so does libhtp.
-        let looks_http = tx
-            .response_protocol()
-            .is_some_and(|p| p.len() >= 4 && p.get(..4).is_some_and(|h| eq_nocase(h, b"http")));
-        if !looks_http {
+        // Not even "HTTP" at the start (after whitespace and NULs): browsers treat this as
+        // body, so does libhtp.
+        if treat_as_body(line) {
             // Browsers read such lines as body; so does libhtp, still looking for a
             // status line on the next lines.
             tx.has_response_line = false;
@@ -250,18 +266,21 @@ impl HttpState {
     fn resp_headers(&mut self, data: &[u8]) -> usize {
         let limit = self.field_limit();
         let extra = self.resp.pending.len();
-        match read_line(&mut self.resp.line, data, limit, extra) {
-            LineRead::TooLong => {
+        match read_resp_line(&mut self.resp, data, limit, extra, true) {
+            RespLineRead::TooLong => {
                 self.resp_fail(Some(HttpEvent::ResponseFieldTooLong));
                 data.len()
             }
-            LineRead::Partial(n) => n,
-            LineRead::Complete(n) => {
+            RespLineRead::Partial(n) => n,
+            RespLineRead::Complete {
+                used: n,
+                next_no_lf,
+            } => {
                 let line = std::mem::take(&mut self.resp.line);
                 if let Some(tx) = self.out_tx.and_then(|i| self.tx_mut(i)) {
                     tx.resp_headers_raw.extend_from_slice(&line);
                 }
-                self.resp_header_line(&line);
+                self.resp_header_line(&line, next_no_lf);
                 self.resp.line = line;
                 self.resp.line.clear();
                 n
@@ -269,22 +288,51 @@ impl HttpState {
         }
     }
 
-    fn resp_header_line(&mut self, line: &[u8]) {
-        if is_empty_line(line) {
+    /// One response header line (with its terminator). `next_no_lf`: the byte after it is
+    /// known and is not LF, which makes a lone "LWS LF" line end the headers (libhtp).
+    fn resp_header_line(&mut self, line: &[u8], next_no_lf: bool) {
+        let lws_end = line.len() == 2
+            && line.first().is_some_and(|&c| is_lws(c))
+            && line.get(1) == Some(&b'\n')
+            && next_no_lf;
+        if is_empty_resp_line(line) || lws_end {
             self.resp_flush_pending();
             if self.resp_state == RespState::Headers {
                 self.resp_headers_done();
             }
             return;
         }
-        let l = chomp(line);
-        if l.first().is_some_and(|&c| is_lws(c)) {
-            if self.resp.has_pending {
+        let l = chomp_all(line);
+        let folding = |c: u8| is_lws(c) || c == 0;
+        if l.is_empty() {
+            // Only line terminators (e.g. CR CR LF): nothing to add.
+            return;
+        }
+        if l.first().is_some_and(|&c| folding(c)) {
+            let http11 = self
+                .out_tx
+                .and_then(|i| self.tx(i))
+                .is_some_and(|t| t.resp_proto == Protocol::V11);
+            if self.resp.has_pending
+                && http11
+                && l.contains(&b':')
+                && self.resp.pending.contains(&b':')
+            {
+                // A "folded" line that is itself a header starts a new header on
+                // HTTP/1.1 (libhtp), minus its first byte.
+                self.event(self.out_tx, HttpEvent::InvalidResponseFieldFolding);
+                self.resp_flush_pending();
+                self.resp.pending.clear();
+                self.resp
+                    .pending
+                    .extend_from_slice(l.get(1..).unwrap_or(&[]));
+                self.resp.has_pending = true;
+            } else if self.resp.has_pending {
                 self.resp.pending.extend_from_slice(l);
                 self.resp.pending_folded = true;
             } else {
                 self.event(self.out_tx, HttpEvent::InvalidResponseFieldFolding);
-                let t = l.iter().position(|&c| !is_lws(c)).unwrap_or(l.len());
+                let t = l.iter().position(|&c| !folding(c)).unwrap_or(l.len());
                 self.resp.pending.clear();
                 self.resp
                     .pending
@@ -344,7 +392,7 @@ impl HttpState {
         tx.cache.reset(1);
         if tx.resp_progress == Progress::Trailer {
             tx.resp_has_trailer = true;
-            self.resp_complete();
+            self.resp_complete_deferred();
             return;
         }
         let status = tx.status_number;
@@ -361,7 +409,11 @@ impl HttpState {
             }
         }
         let Some(tx) = self.tx_mut(id) else { return };
-        if status == 100 {
+        // A 100 that announces a body (Transfer-Encoding or Content-Length) is not an
+        // interim response for libhtp: its body is read like any 1xx body.
+        let announces_body = tx.resp_headers.get(b"transfer-encoding").is_some()
+            || tx.resp_headers.get(b"content-length").is_some();
+        if status == 100 && !announces_body {
             if tx.seen_100 {
                 tx.set_event(HttpEvent::ContinueAlreadySeen);
             }
@@ -392,7 +444,7 @@ impl HttpState {
             || (bodyless_status && te.is_none() && (cl.is_none() || cl_zero))
         {
             tx.resp_coding = TransferCoding::NoBody;
-            self.resp_complete();
+            self.resp_complete_deferred();
             return;
         }
         let ct_byteranges = tx
@@ -420,7 +472,7 @@ impl HttpState {
             return;
         }
         match (te, cl) {
-            (Some(te), cl) if contains_nocase(&te, b"chunked") => {
+            (Some(te), cl) if contains_nocase_nozero(&te, b"chunked") => {
                 if !eq_nocase(super::util::trim(&te), b"chunked") {
                     tx.set_event(HttpEvent::ResponseAbnormalTransferEncoding);
                 }
@@ -439,7 +491,7 @@ impl HttpState {
                     Some(0) => {
                         tx.resp_content_length = Some(0);
                         tx.resp_coding = TransferCoding::Identity;
-                        self.resp_complete();
+                        self.resp_complete_deferred();
                     }
                     Some(v) => {
                         tx.resp_content_length = Some(v);
@@ -510,19 +562,28 @@ impl HttpState {
 
     fn resp_chunk_len(&mut self, data: &[u8]) -> usize {
         let limit = self.field_limit();
-        match read_line(&mut self.resp.line, data, limit, 0) {
+        let read = read_line(&mut self.resp.line, data, limit, 0);
+        // libhtp gives up on a chunk-length line as soon as it holds 8 bytes and its first
+        // byte that is not whitespace is not a hex digit, without waiting for the LF.
+        let junk = matches!(read, LineRead::Partial(_)) && chunk_len_junk(&self.resp.line);
+        match read {
             LineRead::TooLong => {
                 self.resp_fail(Some(HttpEvent::ResponseFieldTooLong));
                 data.len()
             }
-            LineRead::Partial(n) => n,
-            LineRead::Complete(n) => {
+            LineRead::Partial(n) if !junk => n,
+            LineRead::Partial(n) | LineRead::Complete(n) => {
                 let line = std::mem::take(&mut self.resp.line);
                 let id = self.out_tx;
                 if let Some(tx) = id.and_then(|i| self.tx_mut(i)) {
                     tx.resp_message_len += line.len() as u64;
                 }
-                match parse_chunk_len(&line) {
+                let parsed = if junk {
+                    ChunkLen::Invalid
+                } else {
+                    parse_chunk_len(&line)
+                };
+                match parsed {
                     ChunkLen::Empty => {}
                     ChunkLen::Invalid => {
                         // libhtp gives up on chunking and reads the rest as body.
@@ -569,10 +630,34 @@ impl HttpState {
         self.resp_state = RespState::Finalize;
     }
 
+    /// The response (of `out_tx`) ended; it is marked complete when the parser knows no
+    /// more body follows (see [`HttpState::resp_deferred`]).
+    fn resp_complete_deferred(&mut self) {
+        let id = self.out_tx;
+        self.resp_complete();
+        if let Some(tx) = id.and_then(|i| self.tx_mut(i)) {
+            tx.resp_progress = Progress::Body;
+            tx.resp_body.complete = false;
+            self.resp_deferred = true;
+        }
+    }
+
+    /// Marks a deferred response complete.
+    pub(crate) fn resp_finish_deferred(&mut self) {
+        if !std::mem::take(&mut self.resp_deferred) {
+            return;
+        }
+        if let Some(tx) = self.resp_last.and_then(|i| self.tx_mut(i)) {
+            tx.resp_progress = Progress::Complete;
+            tx.resp_body.complete = true;
+        }
+    }
+
     /// After a response: a blank line or one that is not a status line is more body of
     /// that response (libhtp); a status line starts the next response.
     fn resp_finalize(&mut self, data: &[u8]) -> usize {
         if matches!(self.req_state, ReqState::ConnectProbe | ReqState::Tunnel) {
+            self.resp_finish_deferred();
             // Server talks first inside an accepted tunnel.
             self.req_state = ReqState::Tunnel;
             self.resp_state = RespState::Tunnel;
@@ -594,6 +679,7 @@ impl HttpState {
                     self.resp.line = line;
                     self.resp.line.clear();
                 } else {
+                    self.resp_finish_deferred();
                     self.resp_state = RespState::Idle;
                     self.resp.line.clear();
                     self.parse_response(&line);
@@ -604,6 +690,7 @@ impl HttpState {
     }
 
     pub(crate) fn response_gap(&mut self, len: u64) {
+        self.resp_finish_deferred();
         let mut left_gap = len;
         while left_gap > 0 {
             match self.resp_state {
@@ -674,7 +761,7 @@ impl HttpState {
                         tx.resp_headers_raw.extend_from_slice(&line);
                     }
                     line.push(b'\n');
-                    self.resp_header_line(&line);
+                    self.resp_header_line(&line, false);
                 }
                 self.resp_flush_pending();
                 if self.resp_state == RespState::Headers {
@@ -689,7 +776,18 @@ impl HttpState {
             | RespState::ChunkLen
             | RespState::ChunkData { .. }
             | RespState::ChunkDataEnd => self.resp_complete(),
+            RespState::Finalize => {
+                // An unterminated line after a response that is not a status line is more
+                // body of that response (libhtp treats stream closure as end of line).
+                let line = std::mem::take(&mut self.resp.line);
+                if !line.is_empty() && treat_as_body(&line) && self.resp_last.is_some() {
+                    self.out_tx = self.resp_last;
+                    self.resp_body(&line, line.len() as u64);
+                    self.out_tx = None;
+                }
+            }
             _ => {}
         }
+        self.resp_finish_deferred();
     }
 }

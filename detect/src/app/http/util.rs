@@ -56,6 +56,38 @@ pub(crate) fn chomp(mut data: &[u8]) -> &[u8] {
     data
 }
 
+/// Removes every trailing CR and LF (response lines, which a lone CR may end).
+pub(crate) fn chomp_all(data: &[u8]) -> &[u8] {
+    let end = data
+        .iter()
+        .rposition(|&c| c != b'\r' && c != b'\n')
+        .map_or(0, |p| p + 1);
+    data.get(..end).unwrap_or(&[])
+}
+
+/// ASCII case-insensitive equality that skips NUL bytes in `a` (libhtp's
+/// `bstr_cmp_c_nocasenorzero`).
+pub(crate) fn eq_nocase_nozero(a: &[u8], b: &[u8]) -> bool {
+    let mut it = a.iter().filter(|&&c| c != 0);
+    for &y in b {
+        match it.next() {
+            Some(&x) if x.eq_ignore_ascii_case(&y) => {}
+            _ => return false,
+        }
+    }
+    it.next().is_none()
+}
+
+/// ASCII case-insensitive substring search that skips NUL bytes in `hay` (libhtp's
+/// `bstr_index_of_c_nocasenorzero`).
+pub(crate) fn contains_nocase_nozero(hay: &[u8], needle: &[u8]) -> bool {
+    if !hay.contains(&0) {
+        return contains_nocase(hay, needle);
+    }
+    let filtered: Vec<u8> = hay.iter().copied().filter(|&c| c != 0).collect();
+    contains_nocase(&filtered, needle)
+}
+
 /// Trims C `isspace()` characters from both ends.
 pub(crate) fn trim(data: &[u8]) -> &[u8] {
     let start = data
@@ -184,6 +216,15 @@ mod tests {
         assert_eq!(chomp(b"abc\n\r\n"), b"abc");
         assert_eq!(chomp(b"abc\r"), b"abc\r");
         assert_eq!(chomp(b"\r\n"), b"");
+        assert_eq!(chomp_all(b"abc\r"), b"abc");
+        assert_eq!(chomp_all(b"abc\n\r\r\n"), b"abc");
+        assert_eq!(chomp_all(b"\r\n"), b"");
+        assert!(eq_nocase_nozero(b"gz\0IP", b"gzip"));
+        assert!(eq_nocase_nozero(b"\0gzip\0", b"gzip"));
+        assert!(!eq_nocase_nozero(b"gzipx", b"gzip"));
+        assert!(!eq_nocase_nozero(b"gzi", b"gzip"));
+        assert!(contains_nocase_nozero(b"chu\0nked", b"chunked"));
+        assert!(!contains_nocase_nozero(b"chu nked", b"chunked"));
         assert_eq!(trim(b"  a b \t"), b"a b");
         assert_eq!(trim(b"   "), b"");
     }
