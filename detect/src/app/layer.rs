@@ -470,17 +470,28 @@ impl AppLayer {
         }
         let f = touch(flow, ctx);
         match f.proto {
-            AppProto::Failed => {}
-            AppProto::Unknown => {
+            // Suricata 7 (AppLayerHandleUdp): each direction gets one detection attempt; when
+            // the flow's first datagram is not recognised the flow is `failed` at once, and a
+            // protocol recognised later in the other direction still takes over (the flow was
+            // already counted, as failed).
+            AppProto::Unknown | AppProto::Failed => {
                 if f.detect[di(dir)] == DetectDir::Failed {
                     return;
                 }
+                let first = f.proto == AppProto::Unknown;
                 let port53 = ctx.server_port == 53 || ctx.client_port == 53;
                 if port53 && matches!(dns::probe_udp(payload), dns::Probe::Yes { .. }) {
                     self.start(f, AppProto::Dns, false);
+                    if !first {
+                        self.stats.flow_dns_udp = self.stats.flow_dns_udp.saturating_sub(1);
+                    }
                     self.udp_parse(f, dir, payload);
                 } else {
-                    self.fail_dir(f, dir, false);
+                    f.detect[di(dir)] = DetectDir::Failed;
+                    if first {
+                        f.proto = AppProto::Failed;
+                        self.stats.flow_failed_udp += 1;
+                    }
                 }
             }
             _ => self.udp_parse(f, dir, payload),
@@ -687,5 +698,28 @@ mod tests {
         al.on_udp(&mut f2, &ctx(5555, 5353, 17), Dir::ToServer, &q);
         al.on_udp(&mut f2, &ctx(5555, 5353, 17), Dir::ToClient, &q);
         assert_eq!(f2.unwrap().proto, AppProto::Failed);
+    }
+
+    #[test]
+    fn udp_first_datagram_decides_failed_other_side_may_still_detect() {
+        let q = [
+            0x12, 0x34, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, b'a', 1, b'b', 0, 0, 1, 0, 1,
+        ];
+        let mut al = AppLayer::new();
+        // One-sided flow with an unrecognised datagram: failed at once (Suricata 7).
+        let mut f = None;
+        al.on_udp(&mut f, &ctx(137, 137, 17), Dir::ToServer, b"\x01\x02junk");
+        assert_eq!(f.as_ref().unwrap().proto, AppProto::Failed);
+        assert_eq!(al.stats.flow_failed_udp, 1);
+        // Junk first towards port 53, then a recognisable datagram the other way: the
+        // protocol takes over, the flow stays counted as failed only.
+        let mut f = None;
+        let c = ctx(5555, 53, 17);
+        al.on_udp(&mut f, &c, Dir::ToServer, b"\x01\x02");
+        assert_eq!(f.as_ref().unwrap().proto, AppProto::Failed);
+        al.on_udp(&mut f, &c, Dir::ToClient, &q);
+        assert_eq!(f.as_ref().unwrap().proto, AppProto::Dns);
+        assert_eq!(al.stats.flow_failed_udp, 2);
+        assert_eq!(al.stats.flow_dns_udp, 0);
     }
 }
