@@ -175,8 +175,11 @@ pub struct AppStats {
     pub flow_failed_udp: u64,
     /// HTTP transactions logged.
     pub tx_http: u64,
-    /// TLS transactions logged.
+    /// TLS transactions: Suricata 7 counts none (a TLS flow's state is its single
+    /// transaction, there from the start), so this stays 0 like its `app_layer.tx.tls`.
     pub tx_tls: u64,
+    /// TLS flows whose parser gave up on malformed data.
+    pub error_tls_parser: u64,
     /// DNS-over-TCP transactions.
     pub tx_dns_tcp: u64,
     /// DNS-over-UDP transactions.
@@ -194,6 +197,7 @@ impl AppStats {
         f("app_layer.flow.failed_udp", self.flow_failed_udp);
         f("app_layer.tx.http", self.tx_http);
         f("app_layer.tx.tls", self.tx_tls);
+        f("app_layer.error.tls.parser", self.error_tls_parser);
         f("app_layer.tx.dns_tcp", self.tx_dns_tcp);
         f("app_layer.tx.dns_udp", self.tx_dns_udp);
     }
@@ -208,6 +212,7 @@ impl AppStats {
         self.flow_failed_udp += o.flow_failed_udp;
         self.tx_http += o.tx_http;
         self.tx_tls += o.tx_tls;
+        self.error_tls_parser += o.error_tls_parser;
         self.tx_dns_tcp += o.tx_dns_tcp;
         self.tx_dns_udp += o.tx_dns_udp;
     }
@@ -415,14 +420,16 @@ impl AppLayer {
                         } else {
                             Dir::ToClient
                         };
+                        let mut err = false;
                         if !ob.is_empty() {
-                            feed(f, odir, &ob);
+                            err |= feed(f, odir, &ob);
                         }
                         if mine.is_empty() {
-                            feed(f, dir, data);
+                            err |= feed(f, dir, data);
                         } else {
-                            feed(f, dir, &mine);
+                            err |= feed(f, dir, &mine);
                         }
+                        self.count_parser_error(f, err);
                     }
                     Found::No => self.fail_dir(f, dir, true),
                     Found::NeedMore => {
@@ -435,7 +442,17 @@ impl AppLayer {
                     }
                 }
             }
-            _ => feed(f, dir, data),
+            _ => {
+                let err = feed(f, dir, data);
+                self.count_parser_error(f, err);
+            }
+        }
+    }
+
+    /// Suricata's `app_layer.error.<proto>.parser`: the parser gave up on the flow's data.
+    fn count_parser_error(&mut self, f: &AppFlow, err: bool) {
+        if err && f.proto == AppProto::Tls {
+            self.stats.error_tls_parser += 1;
         }
     }
 
@@ -583,12 +600,20 @@ impl AppLayer {
                     id += 1;
                 }
                 f.log_next = id;
-                d.free_txs_before(id);
+                // Over TCP a message is parsed when the other side acknowledges it, so a
+                // transaction can appear on a packet of the opposite direction; detection
+                // inspects it on the next packet of its own direction. Keep the latest
+                // logged ones for that (bounded) until the flow ends.
+                let keep_from = if closed || f.ip_proto != 6 {
+                    id
+                } else {
+                    id.saturating_sub(MAX_KEPT_TXS)
+                };
+                d.free_txs_before(keep_from);
             }
             Some(AppState::Tls(t)) if !f.tls_logged && (t.handshake_done() || closed) => {
                 f.tls_logged = true;
-                self.stats.tx_tls += 1;
-                if log && t.should_log(false) {
+                if log && t.should_log(self.tls_log.session_resumption) {
                     rec.tls(out, t, &self.tls_log);
                 }
             }
@@ -597,18 +622,21 @@ impl AppLayer {
     }
 }
 
-/// Feed data to the flow's parser.
-fn feed(f: &mut AppFlow, dir: Dir, data: &[u8]) {
+/// Feed data to the flow's parser. Returns `true` when the TLS parser gave up on this data
+/// (a parser error, counted once per flow as Suricata's parser stops there).
+fn feed(f: &mut AppFlow, dir: Dir, data: &[u8]) -> bool {
     match &mut f.state {
         Some(AppState::Http(h)) if !h.is_tunnel() => h.parse(dir, data),
         Some(AppState::Dns(d)) => {
             d.parse(dir, data);
         }
         Some(AppState::Tls(t)) => {
-            t.parse(dir, data);
+            let before = t.failed();
+            return !t.parse(dir, data) && !before;
         }
         _ => {}
     }
+    false
 }
 
 #[cfg(test)]
