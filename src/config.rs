@@ -27,6 +27,8 @@ pub struct DetectConfig {
     pub host_os_policy: shrike_detect::stream::config::HostOsPolicyConfig,
     /// IP defragmentation on the reader (Suricata's `defrag:`).
     pub defrag: shrike_detect::defrag::DefragConfig,
+    /// Options of the EVE `dns` and `tls` records (Suricata's `eve-log.types` entries).
+    pub app_log: shrike_detect::app::eve_config::AppLogConfig,
 }
 
 /// The whole sensor configuration. Every section has built-in defaults, so no file at all works.

@@ -55,9 +55,12 @@ impl Sessions {
         let n = workers.max(1) as u64;
         sc.memcap = (sc.memcap / n).max(1 << 16);
         sc.reassembly.memcap = (sc.reassembly.memcap / n).max(1 << 16);
+        let mut app = AppLayer::new();
+        app.dns_log = cfg.detect.app_log.dns_log();
+        app.tls_log = cfg.detect.app_log.tls_log();
         Sessions {
             stream: StreamEngine::new(sc, host_policy(cfg)),
-            app: AppLayer::new(),
+            app,
         }
     }
 

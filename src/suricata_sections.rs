@@ -141,9 +141,18 @@ fn eve_alert_options(body: &Value, out: &mut Value) {
             .collect();
         out["output"]["eve"]["types"] = Value::Array(names);
         for t in types {
+            if t.as_str() == Some("tls") {
+                // A bare `- tls` logs Suricata's basic field set.
+                app_log_options("tls", &Value::Null, out);
+                continue;
+            }
             let Some((name, opts)) = t.as_object().and_then(|m| m.iter().next()) else {
                 continue;
             };
+            if name == "dns" || name == "tls" {
+                app_log_options(name, opts, out);
+                continue;
+            }
             if name != "alert" {
                 continue;
             }
@@ -160,6 +169,50 @@ fn eve_alert_options(body: &Value, out: &mut Value) {
                 }
             }
         }
+    }
+}
+
+/// `- dns: {...}` / `- tls: {...}` options of an eve-log go to `detect.app-log`.
+fn app_log_options(name: &str, opts: &Value, out: &mut Value) {
+    let list = |v: &Value| -> Option<Value> {
+        match v {
+            Value::Array(a) => Some(Value::Array(
+                a.iter().filter_map(string).map(Value::String).collect(),
+            )),
+            // `custom: subject, issuer` (a flow-less scalar list).
+            Value::String(s) => Some(Value::Array(
+                s.split(',')
+                    .map(|x| Value::String(x.trim().to_string()))
+                    .filter(|x| x.as_str() != Some(""))
+                    .collect(),
+            )),
+            _ => None,
+        }
+    };
+    let o = &mut out["detect"]["app-log"][name];
+    if name == "dns" {
+        for key in ["requests", "responses"] {
+            if let Some(v) = opts.get(key) {
+                o[key] = Value::Bool(truthy(v));
+            }
+        }
+        for key in ["formats", "types"] {
+            if let Some(v) = opts.get(key).and_then(list) {
+                o[key] = v;
+            }
+        }
+        return;
+    }
+    // tls: without `extended: yes` Suricata logs the basic fields only.
+    o["extended"] = Value::Bool(opts.get("extended").is_some_and(truthy));
+    if let Some(v) = opts.get("ja4") {
+        o["ja4"] = Value::Bool(truthy(v));
+    }
+    if let Some(v) = opts.get("session-resumption") {
+        o["session-resumption"] = Value::Bool(truthy(v));
+    }
+    if let Some(v) = opts.get("custom").and_then(list) {
+        o["custom"] = v;
     }
 }
 
@@ -465,6 +518,46 @@ af-packet:
     defrag: yes
     block-size: 1mb
 "#;
+
+    #[test]
+    fn translates_dns_and_tls_record_options() {
+        let yaml = r#"%YAML 1.1
+---
+outputs:
+  - eve-log:
+      enabled: yes
+      types:
+        - dns:
+            requests: yes
+            responses: no
+            formats: [grouped]
+            types: [a, MX]
+        - tls:
+            ja4: on
+            custom: [subject, sni, client, client_chain, subjectaltname]
+"#;
+        let (cfg, _) = translate(&parse_tree(yaml).unwrap(), Path::new("/etc")).unwrap();
+        let d = cfg.detect.app_log.dns_log();
+        assert!(d.requests && !d.responses && d.grouped && !d.detailed);
+        assert_eq!(d.types, Some(vec![1, 15]));
+        use shrike_detect::app::tls::eve::TlsField as F;
+        let t = cfg.detect.app_log.tls_log();
+        assert_eq!(
+            t.fields,
+            vec![F::Subject, F::Sni, F::Client, F::ClientChain]
+        );
+        // A bare `- tls` logs the basic fields; the built-in default is extended.
+        let bare = "%YAML 1.1\n---\noutputs:\n  - eve-log:\n      types:\n        - tls\n";
+        let (cfg, _) = translate(&parse_tree(bare).unwrap(), Path::new("/etc")).unwrap();
+        let t = cfg.detect.app_log.tls_log();
+        assert_eq!(t.fields, vec![F::Subject, F::Issuer, F::SessionResumed]);
+        assert!(crate::config::SensorConfig::default()
+            .detect
+            .app_log
+            .tls_log()
+            .fields
+            .contains(&F::Ja3));
+    }
 
     #[test]
     fn translates_outputs_flow_decoder_and_af_packet() {

@@ -483,6 +483,7 @@ impl Worker {
             d.thread.stats.visit(&mut |k, v| s.add(k, v));
         }
         self.sess.stream.stats.visit(&mut |k, v| s.add(k, v));
+        self.sess.app.stats.visit(&mut |k, v| s.add(k, v));
         self.board.publish(self.id, s, self.now.0);
     }
 

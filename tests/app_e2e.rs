@@ -96,7 +96,16 @@ alert udp any any -> any 53 (msg:\"legacy\"; dns_query; content:\"example\"; sid
     assert_eq!(q["dns"]["version"], 2);
     assert_eq!(q["dns"]["rrtype"], "AAAA");
     assert_eq!(q["dest_port"], 53);
-    assert!(dns.iter().any(|d| d["dns"]["type"] == "answer"));
+    // Answers, like queries, carry the flow's direction (Suricata 7's LOG_DIR_FLOW).
+    let answers: Vec<_> = dns
+        .iter()
+        .filter(|d| d["dns"]["type"] == "answer")
+        .collect();
+    assert!(!answers.is_empty());
+    for a in answers {
+        assert_eq!(a["dest_port"], 53, "{a}");
+        assert_ne!(a["src_port"], 53, "{a}");
+    }
     let a = of_type(&recs, "alert")
         .into_iter()
         .find(|a| a["alert"]["signature_id"] == 10)

@@ -590,7 +590,12 @@ fn byte_keywords() {
     };
     assert_eq!(
         (t.nbytes, t.op, t.value, t.offset),
-        (4, ByteTestOp::Gt, IntOrVar::Lit(100), IntOrVar::Lit(0))
+        (
+            IntOrVar::Lit(4),
+            ByteTestOp::Gt,
+            IntOrVar::Lit(100),
+            IntOrVar::Lit(0)
+        )
     );
     assert!(t.relative && t.endian == Endian::Little && t.bitmask == Some(0xff00) && !t.negated);
     let r = ok("byte_test:3,!=,0x10,-2,string,hex;");
@@ -623,7 +628,15 @@ fn byte_keywords() {
     let Match::ByteTest(t) = first_match(&r) else {
         panic!()
     };
-    assert_eq!(t.nbytes, 0);
+    assert_eq!(t.nbytes, IntOrVar::Lit(0));
+    // The byte count may be a byte_extract variable (Suricata 7); unknown names fail.
+    let r = ok("byte_extract:1,5,n; byte_test:n,=,1,5,bitmask 0xff;");
+    let Some(Match::ByteTest(t)) = r.sections[0].matches.get(1) else {
+        panic!()
+    };
+    assert!(matches!(t.nbytes, IntOrVar::Var(_)));
+    assert!(rule("byte_test:nosuch,=,1,5;").is_err());
+    assert!(rule("byte_test:9,=,1,5;").is_err());
     let r = ok(
         "byte_jump:4,0,relative,multiplier 2,align,from_beginning,post_offset -4,dce,bitmask 0x0f;",
     );

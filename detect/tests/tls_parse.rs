@@ -373,3 +373,21 @@ proptest! {
         let _ = tls_json(&st);
     }
 }
+
+#[test]
+fn should_log_follows_suricata_rule() {
+    // TLS 1.3 logs without a certificate, even when its ServerHello echoes the client's
+    // session id (middlebox compatibility) and so looks resumed.
+    let mut st = run("tls13-draft18", 0).into_values().next().unwrap();
+    assert!(st.is_tls13() && st.cert0.is_none());
+    st.resumed = true;
+    assert!(st.should_log(false) && st.should_log(true));
+    // Pre-1.3 with a certificate: always; resumed without one: per `session-resumption`.
+    let mut st = run("tls-pre-1970", 0).into_values().next().unwrap();
+    assert!(!st.is_tls13() && st.cert0.is_some());
+    assert!(st.should_log(false));
+    st.cert0 = None;
+    assert!(!st.should_log(true));
+    st.resumed = true;
+    assert!(st.should_log(true) && !st.should_log(false));
+}

@@ -175,8 +175,11 @@ pub struct AppStats {
     pub flow_failed_udp: u64,
     /// HTTP transactions logged.
     pub tx_http: u64,
-    /// TLS transactions logged.
+    /// TLS transactions: Suricata 7 counts none (a TLS flow's state is its single
+    /// transaction, there from the start), so this stays 0 like its `app_layer.tx.tls`.
     pub tx_tls: u64,
+    /// TLS flows whose parser gave up on malformed data.
+    pub error_tls_parser: u64,
     /// DNS-over-TCP transactions.
     pub tx_dns_tcp: u64,
     /// DNS-over-UDP transactions.
@@ -194,6 +197,7 @@ impl AppStats {
         f("app_layer.flow.failed_udp", self.flow_failed_udp);
         f("app_layer.tx.http", self.tx_http);
         f("app_layer.tx.tls", self.tx_tls);
+        f("app_layer.error.tls.parser", self.error_tls_parser);
         f("app_layer.tx.dns_tcp", self.tx_dns_tcp);
         f("app_layer.tx.dns_udp", self.tx_dns_udp);
     }
@@ -208,6 +212,7 @@ impl AppStats {
         self.flow_failed_udp += o.flow_failed_udp;
         self.tx_http += o.tx_http;
         self.tx_tls += o.tx_tls;
+        self.error_tls_parser += o.error_tls_parser;
         self.tx_dns_tcp += o.tx_dns_tcp;
         self.tx_dns_udp += o.tx_dns_udp;
     }
@@ -415,14 +420,16 @@ impl AppLayer {
                         } else {
                             Dir::ToClient
                         };
+                        let mut err = false;
                         if !ob.is_empty() {
-                            feed(f, odir, &ob);
+                            err |= feed(f, odir, &ob);
                         }
                         if mine.is_empty() {
-                            feed(f, dir, data);
+                            err |= feed(f, dir, data);
                         } else {
-                            feed(f, dir, &mine);
+                            err |= feed(f, dir, &mine);
                         }
+                        self.count_parser_error(f, err);
                     }
                     Found::No => self.fail_dir(f, dir, true),
                     Found::NeedMore => {
@@ -435,7 +442,17 @@ impl AppLayer {
                     }
                 }
             }
-            _ => feed(f, dir, data),
+            _ => {
+                let err = feed(f, dir, data);
+                self.count_parser_error(f, err);
+            }
+        }
+    }
+
+    /// Suricata's `app_layer.error.<proto>.parser`: the parser gave up on the flow's data.
+    fn count_parser_error(&mut self, f: &AppFlow, err: bool) {
+        if err && f.proto == AppProto::Tls {
+            self.stats.error_tls_parser += 1;
         }
     }
 
@@ -470,17 +487,28 @@ impl AppLayer {
         }
         let f = touch(flow, ctx);
         match f.proto {
-            AppProto::Failed => {}
-            AppProto::Unknown => {
+            // Suricata 7 (AppLayerHandleUdp): each direction gets one detection attempt; when
+            // the flow's first datagram is not recognised the flow is `failed` at once, and a
+            // protocol recognised later in the other direction still takes over (the flow was
+            // already counted, as failed).
+            AppProto::Unknown | AppProto::Failed => {
                 if f.detect[di(dir)] == DetectDir::Failed {
                     return;
                 }
+                let first = f.proto == AppProto::Unknown;
                 let port53 = ctx.server_port == 53 || ctx.client_port == 53;
                 if port53 && matches!(dns::probe_udp(payload), dns::Probe::Yes { .. }) {
                     self.start(f, AppProto::Dns, false);
+                    if !first {
+                        self.stats.flow_dns_udp = self.stats.flow_dns_udp.saturating_sub(1);
+                    }
                     self.udp_parse(f, dir, payload);
                 } else {
-                    self.fail_dir(f, dir, false);
+                    f.detect[di(dir)] = DetectDir::Failed;
+                    if first {
+                        f.proto = AppProto::Failed;
+                        self.stats.flow_failed_udp += 1;
+                    }
                 }
             }
             _ => self.udp_parse(f, dir, payload),
@@ -572,12 +600,20 @@ impl AppLayer {
                     id += 1;
                 }
                 f.log_next = id;
-                d.free_txs_before(id);
+                // Over TCP a message is parsed when the other side acknowledges it, so a
+                // transaction can appear on a packet of the opposite direction; detection
+                // inspects it on the next packet of its own direction. Keep the latest
+                // logged ones for that (bounded) until the flow ends.
+                let keep_from = if closed || f.ip_proto != 6 {
+                    id
+                } else {
+                    id.saturating_sub(MAX_KEPT_TXS)
+                };
+                d.free_txs_before(keep_from);
             }
             Some(AppState::Tls(t)) if !f.tls_logged && (t.handshake_done() || closed) => {
                 f.tls_logged = true;
-                self.stats.tx_tls += 1;
-                if log && t.should_log(false) {
+                if log && t.should_log(self.tls_log.session_resumption) {
                     rec.tls(out, t, &self.tls_log);
                 }
             }
@@ -586,18 +622,21 @@ impl AppLayer {
     }
 }
 
-/// Feed data to the flow's parser.
-fn feed(f: &mut AppFlow, dir: Dir, data: &[u8]) {
+/// Feed data to the flow's parser. Returns `true` when the TLS parser gave up on this data
+/// (a parser error, counted once per flow as Suricata's parser stops there).
+fn feed(f: &mut AppFlow, dir: Dir, data: &[u8]) -> bool {
     match &mut f.state {
         Some(AppState::Http(h)) if !h.is_tunnel() => h.parse(dir, data),
         Some(AppState::Dns(d)) => {
             d.parse(dir, data);
         }
         Some(AppState::Tls(t)) => {
-            t.parse(dir, data);
+            let before = t.failed();
+            return !t.parse(dir, data) && !before;
         }
         _ => {}
     }
+    false
 }
 
 #[cfg(test)]
@@ -687,5 +726,28 @@ mod tests {
         al.on_udp(&mut f2, &ctx(5555, 5353, 17), Dir::ToServer, &q);
         al.on_udp(&mut f2, &ctx(5555, 5353, 17), Dir::ToClient, &q);
         assert_eq!(f2.unwrap().proto, AppProto::Failed);
+    }
+
+    #[test]
+    fn udp_first_datagram_decides_failed_other_side_may_still_detect() {
+        let q = [
+            0x12, 0x34, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, b'a', 1, b'b', 0, 0, 1, 0, 1,
+        ];
+        let mut al = AppLayer::new();
+        // One-sided flow with an unrecognised datagram: failed at once (Suricata 7).
+        let mut f = None;
+        al.on_udp(&mut f, &ctx(137, 137, 17), Dir::ToServer, b"\x01\x02junk");
+        assert_eq!(f.as_ref().unwrap().proto, AppProto::Failed);
+        assert_eq!(al.stats.flow_failed_udp, 1);
+        // Junk first towards port 53, then a recognisable datagram the other way: the
+        // protocol takes over, the flow stays counted as failed only.
+        let mut f = None;
+        let c = ctx(5555, 53, 17);
+        al.on_udp(&mut f, &c, Dir::ToServer, b"\x01\x02");
+        assert_eq!(f.as_ref().unwrap().proto, AppProto::Failed);
+        al.on_udp(&mut f, &c, Dir::ToClient, &q);
+        assert_eq!(f.as_ref().unwrap().proto, AppProto::Dns);
+        assert_eq!(al.stats.flow_failed_udp, 2);
+        assert_eq!(al.stats.flow_dns_udp, 0);
     }
 }

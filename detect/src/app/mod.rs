@@ -12,6 +12,7 @@
 //!   app-layer events (Suricata's names) and never panics.
 
 pub mod dns;
+pub mod eve_config;
 pub mod http;
 pub mod layer;
 pub mod tls;

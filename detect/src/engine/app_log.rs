@@ -13,7 +13,6 @@ use crate::app::http::{EveHttpOptions, HttpState};
 use crate::app::layer::AppFlow;
 use crate::app::tls::eve::{self as tls_eve, TlsLogConfig};
 use crate::app::tls::TlsState;
-use crate::app::Dir;
 
 use super::output::AlertFlowInfo;
 
@@ -147,8 +146,9 @@ impl RecordCtx<'_> {
             let Some(mut rec) = out.record(EventKind::Protocol) else {
                 return;
             };
-            let to_server = tx.dir == Some(Dir::ToServer);
-            write_eve_header(&mut rec, &self.header("dns", to_server));
+            // Suricata 7 writes both query and answer records with the flow's direction
+            // (LOG_DIR_FLOW): client as `src`, server as `dest`.
+            write_eve_header(&mut rec, &self.header("dns", true));
             rec.open_object("dns");
             let ok = dns_eve::write_answer(&mut *rec, tx, cfg, true);
             rec.close();

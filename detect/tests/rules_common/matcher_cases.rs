@@ -146,6 +146,11 @@ pub const CASES: &[(&str, &[u8], bool)] = &[
     (r#"content:"a"; pcre:"/bc/AR";"#, b"axbc", false),
     // --- byte_test -------------------------------------------------------------
     (r#"byte_test:1,=,65,0;"#, b"ABC", true),
+    // Byte count from a variable (Suricata 7): 2 bytes at 1 ("BC"); 0 or > 8 never match.
+    (r#"byte_extract:1,0,n; byte_test:n,=,0x4243,1;"#, b"\x02BC", true),
+    (r#"byte_extract:1,0,n; byte_test:n,=,0x42,1;"#, b"\x02BC", false),
+    (r#"byte_extract:1,0,n; byte_test:n,=,0,1;"#, b"\x00BC", false),
+    (r#"byte_extract:1,0,n; byte_test:n,>,0,1;"#, b"\x09BCDEFGHIJKL", false),
     (r#"byte_test:1,=,66,0;"#, b"ABC", false),
     (r#"byte_test:2,=,0x4142,0;"#, b"ABC", true),
     (r#"byte_test:2,=,0x4241,0,little;"#, b"ABC", true),

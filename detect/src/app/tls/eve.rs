@@ -37,11 +37,15 @@ pub enum TlsField {
     Ja4,
     /// `client`: the client certificate's fields.
     Client,
+    /// `client_certificate`: base64 of the client certificate (inside `client`).
+    ClientCertificate,
+    /// `client_chain`: base64 of each client certificate (inside `client`).
+    ClientChain,
 }
 
 impl TlsField {
     /// Every field, in the order Suricata writes them.
-    pub const ORDER: [TlsField; 15] = [
+    pub const ORDER: [TlsField; 17] = [
         TlsField::Subject,
         TlsField::Issuer,
         TlsField::SessionResumed,
@@ -57,6 +61,8 @@ impl TlsField {
         TlsField::Ja3s,
         TlsField::Ja4,
         TlsField::Client,
+        TlsField::ClientCertificate,
+        TlsField::ClientChain,
     ];
 
     /// The field for a `custom:` list entry.
@@ -77,6 +83,8 @@ impl TlsField {
             "ja3s" => TlsField::Ja3s,
             "ja4" => TlsField::Ja4,
             "client" => TlsField::Client,
+            "client_certificate" => TlsField::ClientCertificate,
+            "client_chain" => TlsField::ClientChain,
             _ => return None,
         })
     }
@@ -223,9 +231,23 @@ pub fn write_tls(w: &mut dyn JsonOut, s: &TlsState, cfg: &TlsLogConfig) {
                     ] {
                         cert_fields(w, c, f);
                     }
+                    // `client_certificate` / `client_chain` only add to the `client` object.
+                    if cfg.fields.contains(&TlsField::ClientCertificate) {
+                        if let Some(c) = s.client_certs.first() {
+                            w.set_base64("certificate", c);
+                        }
+                    }
+                    if cfg.fields.contains(&TlsField::ClientChain) && !s.client_certs.is_empty() {
+                        w.open_array("chain");
+                        for c in &s.client_certs {
+                            w.base64(c);
+                        }
+                        w.close();
+                    }
                     w.close();
                 }
             }
+            TlsField::ClientCertificate | TlsField::ClientChain => {}
         }
     }
 }

@@ -425,12 +425,10 @@ impl TlsState {
     }
 
     /// Whether a record should be logged to EVE (Suricata's rule: a server certificate was
-    /// seen, or TLS 1.3 (logged without one), or a resumed session when `session_resumption`).
+    /// seen, or a resumed session when `session_resumption`, or TLS 1.3 (logged without a
+    /// certificate, even when its ServerHello echoes the session id as resumptions do)).
     pub fn should_log(&self, session_resumption: bool) -> bool {
-        if self.resumed && self.cert0.is_none() {
-            return session_resumption;
-        }
-        self.cert0.is_some() || self.is_tls13()
+        self.cert0.is_some() || (self.resumed && session_resumption) || self.is_tls13()
     }
 
     /// Whether the ServerHello selected TLS 1.3 (or a draft of it).

@@ -142,7 +142,17 @@ pub(crate) fn byte_test(
     sc: &Scratch,
     env: &MatchEnv,
 ) -> bool {
-    let nbytes = usize::from(t.nbytes);
+    let nbytes = match t.nbytes {
+        IntOrVar::Lit(n) => usize::try_from(n).unwrap_or(0),
+        IntOrVar::Var(s) => {
+            // A variable byte count must be 1..=8 (1..=23 with `string`), else no match.
+            let max = if t.string.is_some() { 23 } else { 8 };
+            match var(sc, s) {
+                n @ 1..=23 if n <= max => n as usize,
+                _ => return false,
+            }
+        }
+    };
     let Some(pos) = locate(buf, cursor, offset_of(t.offset, sc), t.relative, nbytes) else {
         return false;
     };

@@ -381,8 +381,9 @@ pub enum ByteTestOp {
 /// `byte_test`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ByteTest {
-    /// Bytes to read (1–8, or up to 23 with `string`).
-    pub nbytes: u8,
+    /// Bytes to read (1–8, or up to 23 with `string`), or a `byte_extract` /
+    /// `byte_math` variable holding it (Suricata 7).
+    pub nbytes: IntOrVar,
     /// `!` before the operator.
     pub negated: bool,
     /// Operator.

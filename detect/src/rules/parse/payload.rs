@@ -429,8 +429,14 @@ pub fn parse_byte_test(v: &str, vars: &[String]) -> PResult<ByteTest> {
     {
         return Err(ParseError::bad(KW, "byte_jump-only option"));
     }
+    // The byte count may be a variable (Suricata 7); it is checked at match time.
+    let nb = match nbytes(KW, p[0], c.string.is_some()) {
+        Ok(n) => IntOrVar::Lit(i64::from(n)),
+        Err(e) if parse_i64(p[0]).is_some() => return Err(e),
+        Err(_) => IntOrVar::Var(lookup_var(KW, p[0], vars)?),
+    };
     Ok(ByteTest {
-        nbytes: nbytes(KW, p[0], c.string.is_some())?,
+        nbytes: nb,
         negated,
         op,
         value: int_or_var(KW, p[2], vars, 0, i64::MAX)?,
