@@ -29,6 +29,17 @@ pub struct DetectConfig {
     pub defrag: shrike_detect::defrag::DefragConfig,
     /// Options of the EVE `dns` and `tls` records (Suricata's `eve-log.types` entries).
     pub app_log: shrike_detect::app::eve_config::AppLogConfig,
+    /// App-layer parser settings (Suricata's `app-layer.protocols.*`).
+    pub app_layer: AppLayerSettings,
+}
+
+/// App-layer parser settings.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+pub struct AppLayerSettings {
+    /// HTTP parser (Suricata's `app-layer.protocols.http.libhtp.default-config`): body
+    /// limits and inspection sizes, decompression layers, URI decoding, field limits.
+    pub http: shrike_detect::app::http::HttpConfig,
 }
 
 /// The whole sensor configuration. Every section has built-in defaults, so no file at all works.

@@ -55,7 +55,11 @@ impl Sessions {
         let n = workers.max(1) as u64;
         sc.memcap = (sc.memcap / n).max(1 << 16);
         sc.reassembly.memcap = (sc.reassembly.memcap / n).max(1 << 16);
-        let mut app = AppLayer::new();
+        let mut app = AppLayer::with_config(
+            std::sync::Arc::new(cfg.detect.app_layer.http.clone()),
+            Default::default(),
+            Default::default(),
+        );
         app.dns_log = cfg.detect.app_log.dns_log();
         app.tls_log = cfg.detect.app_log.tls_log();
         Sessions {

@@ -19,7 +19,28 @@ pub fn translate_sections(
     decoder(tree, out);
     af_packet(tree, out, ignored);
     dpdk(tree, out, ignored);
+    app_layer(tree, out, ignored);
     Ok(())
+}
+
+/// `app-layer.protocols.http.libhtp.default-config` keys the HTTP parser knows go to
+/// `detect.app-layer.http`; the others (and per-server `server-config`) are listed.
+fn app_layer(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) {
+    const BASE: &str = "app-layer.protocols.http.libhtp";
+    let known = serde_json::to_value(shrike_detect::app::http::HttpConfig::default())
+        .unwrap_or(Value::Null);
+    if let Some(Value::Object(m)) = get(tree, &format!("{BASE}.default-config")) {
+        for (k, v) in m {
+            if known.get(k).is_some() {
+                out["detect"]["app-layer"]["http"][k] = v.clone();
+            } else {
+                ignored.push(format!("{BASE}.default-config.{k}"));
+            }
+        }
+    }
+    if get(tree, &format!("{BASE}.server-config")).is_some() {
+        ignored.push(format!("{BASE}.server-config"));
+    }
 }
 
 fn get<'a>(v: &'a Value, path: &str) -> Option<&'a Value> {
@@ -557,6 +578,29 @@ outputs:
             .tls_log()
             .fields
             .contains(&F::Ja3));
+    }
+
+    #[test]
+    fn translates_libhtp_default_config() {
+        let tree = parse_tree(
+            "app-layer:\n  protocols:\n    http:\n      libhtp:\n        default-config:\n          \
+             personality: IDS\n          response-body-limit: 8kb\n          \
+             response-body-decompress-layer-limit: 3\n          no-such-key: 1\n        \
+             server-config:\n          - apache: {}\n",
+        )
+        .unwrap();
+        let (cfg, ignored) = translate(&tree, Path::new("/etc/suricata")).unwrap();
+        let h = &cfg.detect.app_layer.http;
+        assert_eq!(h.response_body_limit, 8 * 1024);
+        assert_eq!(h.response_body_decompress_layer_limit, 3);
+        // Unset keys keep Suricata's defaults.
+        assert_eq!(h.request_body_limit, 100 * 1024);
+        for k in [
+            "app-layer.protocols.http.libhtp.default-config.no-such-key",
+            "app-layer.protocols.http.libhtp.server-config",
+        ] {
+            assert!(ignored.iter().any(|i| i == k), "{k} not in {ignored:?}");
+        }
     }
 
     #[test]

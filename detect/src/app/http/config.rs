@@ -1,11 +1,11 @@
 //! HTTP parser configuration: the keys of Suricata's
 //! `app-layer.protocols.http.libhtp.default-config`, with suricata.yaml's defaults.
 
-use serde::{Deserialize, Deserializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// Parser settings. Field names follow suricata.yaml (`request-body-limit` ...); sizes accept
 /// plain byte counts or Suricata size strings (`100kb`, `1mb`).
-#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
 pub struct HttpConfig {
     /// Server personality. Only `IDS` (Suricata's default) is implemented; others are
@@ -99,6 +99,12 @@ impl Default for HttpConfig {
 /// A configuration value that is accepted and ignored.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Ignored;
+
+impl Serialize for Ignored {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_unit()
+    }
+}
 
 impl<'de> Deserialize<'de> for Ignored {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
