@@ -127,6 +127,9 @@ impl TlsCheck {
 /// matters.
 pub(crate) type AppFastPat = Option<(BufKey, Vec<u8>, Option<Vec<u8>>)>;
 
+/// A payload fast pattern: lowercased bytes, exact bytes when case matters.
+pub(crate) type PktFastPat = Option<(Vec<u8>, Option<Vec<u8>>)>;
+
 /// A prefilter buffer: an app buffer and the transforms applied to it.
 pub(crate) type BufKey = (AppBuf, Box<[Transform]>);
 
@@ -152,7 +155,7 @@ pub(crate) struct AppSig {
     /// The rule's fast pattern is packet payload content (lowercased bytes, exact bytes
     /// when case matters): the rule is a transaction candidate only on packets whose
     /// payload holds it (Suricata merges the packet prefilter's hits into the tx candidates).
-    pub pkt_fp: Option<(Vec<u8>, Option<Vec<u8>>)>,
+    pub pkt_fp: PktFastPat,
 }
 
 impl AppSig {
@@ -224,11 +227,31 @@ struct ProtoIndex {
 
 type Pats = Vec<(Vec<u8>, Vec<PatSig>)>;
 
+/// A prefilter and, per pattern, its rules.
+type CompiledPats = (Box<dyn Prefilter>, Box<[Box<[PatSig]>]>);
+
 fn add_pat(pats: &mut Pats, lower: &[u8], exact: &Option<Vec<u8>>, n: u32) {
     let ex = exact.clone().map(Vec::into_boxed_slice);
     match pats.iter_mut().find(|(l, _)| l == lower) {
         Some((_, v)) => v.push((ex, n)),
         None => pats.push((lower.to_vec(), vec![(ex, n)])),
+    }
+}
+
+/// A prefilter over the patterns of `pats` with, per pattern, its rules; or, when no
+/// prefilter can be built, the rules (sorted) to inspect without one.
+fn compile_pats(pats: Pats) -> Result<CompiledPats, Vec<u32>> {
+    let refs: Vec<&[u8]> = pats.iter().map(|(l, _)| l.as_slice()).collect();
+    match prefilter::build(&refs) {
+        Some(pf) => Ok((pf, pats.into_iter().map(|(_, v)| v.into()).collect())),
+        None => {
+            let mut sigs: Vec<u32> = pats
+                .into_iter()
+                .flat_map(|(_, v)| v.into_iter().map(|x| x.1))
+                .collect();
+            sigs.sort_unstable();
+            Err(sigs)
+        }
     }
 }
 
@@ -276,7 +299,7 @@ impl AppIndex {
         let mut idx = AppIndex::default();
         let mut bufs: Vec<[Vec<(BufKey, Pats)>; 2]> =
             (0..3).map(|_| [Vec::new(), Vec::new()]).collect();
-        let mut pay: Vec<[Pats; 2]> = (0..3).map(|_| [Vec::new(), Vec::new()]).collect();
+        let mut pay: Vec<[Option<Pats>; 2]> = (0..3).map(|_| [None, None]).collect();
         for (n, s) in sigs.iter().enumerate() {
             let Some(a) = s.app.as_deref().filter(|a| a.is_tx()) else {
                 continue;
@@ -303,7 +326,12 @@ impl AppIndex {
                         add_pat(&mut list[bi].1, lower, exact, n as u32);
                     }
                     None => match &a.pkt_fp {
-                        Some((lower, exact)) => add_pat(&mut pay[p][d], lower, exact, n as u32),
+                        Some((lower, exact)) => add_pat(
+                            pay[p][d].get_or_insert_with(Vec::new),
+                            lower,
+                            exact,
+                            n as u32,
+                        ),
                         None => idx.per[p].nonmpm[d].push(n as u32),
                     },
                 }
@@ -311,52 +339,25 @@ impl AppIndex {
         }
         for (p, per_dir) in bufs.into_iter().enumerate() {
             for (d, list) in per_dir.into_iter().enumerate() {
+                let per = &mut idx.per[p];
                 for ((buf, transforms), pats) in list {
-                    let refs: Vec<&[u8]> = pats.iter().map(|(l, _)| l.as_slice()).collect();
-                    match prefilter::build(&refs) {
-                        Some(pf) => idx.per[p].mpms[d].push(BufMpm {
+                    match compile_pats(pats) {
+                        Ok((pf, pats)) => per.mpms[d].push(BufMpm {
                             buf,
                             transforms,
                             pf,
-                            pats: pats
-                                .into_iter()
-                                .map(|(_, v)| v.into_boxed_slice())
-                                .collect(),
+                            pats,
                         }),
-                        None => idx.per[p].nonmpm[d].extend(
-                            pats.into_iter()
-                                .flat_map(|(_, v)| v.into_iter().map(|x| x.1)),
-                        ),
+                        Err(sigs) => per.nonmpm[d].extend(sigs),
                     }
                 }
-                idx.per[p].nonmpm[d].sort_unstable();
-            }
-        }
-        for (p, per_dir) in pay.into_iter().enumerate() {
-            for (d, pats) in per_dir.into_iter().enumerate() {
-                if pats.is_empty() {
-                    continue;
-                }
-                let refs: Vec<&[u8]> = pats.iter().map(|(l, _)| l.as_slice()).collect();
-                match prefilter::build(&refs) {
-                    Some(pf) => {
-                        idx.per[p].pay[d] = Some(PayMpm {
-                            pf,
-                            pats: pats
-                                .into_iter()
-                                .map(|(_, v)| v.into_boxed_slice())
-                                .collect(),
-                        })
-                    }
-                    None => {
-                        let list = &mut idx.per[p].nonmpm[d];
-                        list.extend(
-                            pats.into_iter()
-                                .flat_map(|(_, v)| v.into_iter().map(|x| x.1)),
-                        );
-                        list.sort_unstable();
+                if let Some(pats) = pay[p][d].take().filter(|v| !v.is_empty()) {
+                    match compile_pats(pats) {
+                        Ok((pf, pats)) => per.pay[d] = Some(PayMpm { pf, pats }),
+                        Err(sigs) => per.nonmpm[d].extend(sigs),
                     }
                 }
+                per.nonmpm[d].sort_unstable();
             }
         }
         idx
@@ -499,6 +500,16 @@ fn live_txs(app: &AppFlow, d: Dir, out: &mut Vec<u64>) {
     }
 }
 
+/// Add rule `n` to `cand` unless this generation already has it.
+fn push_once(cand: &mut Vec<u32>, stamp: &mut [u32], gen: u32, n: u32) {
+    if let Some(st) = stamp.get_mut(n as usize) {
+        if *st != gen {
+            *st = gen;
+            cand.push(n);
+        }
+    }
+}
+
 /// Candidates for transaction `tx`: what `prog` left pending, the non-prefilter rules on
 /// the first inspection, and the hits of the prefilters whose buffer is ready and not yet
 /// scanned on stable data. A buffer that is not ready is not scanned: no rule reading it
@@ -515,14 +526,7 @@ fn candidates(
     sc.cand.clear();
     {
         let (cand, stamp, pay) = (&mut sc.cand, &mut sc.stamp, &sc.pay);
-        let mut add = |n: u32| {
-            if let Some(st) = stamp.get_mut(n as usize) {
-                if *st != gen {
-                    *st = gen;
-                    cand.push(n);
-                }
-            }
-        };
+        let mut add = |n: u32| push_once(cand, stamp, gen, n);
         prog.pending.drain(..).for_each(&mut add);
         pay.iter().copied().for_each(&mut add);
         if !prog.base {
@@ -550,12 +554,7 @@ fn candidates(
                 &out[..]
             };
             scan_pats(&*m.pf, &m.pats, hay, &mut |n| {
-                if let Some(st) = stamp.get_mut(n as usize) {
-                    if *st != gen {
-                        *st = gen;
-                        cand.push(n);
-                    }
-                }
+                push_once(cand, stamp, gen, n)
             });
             false
         });

@@ -14,7 +14,7 @@ use crate::app::{AppProto, Dir};
 use crate::rules::mpm::fast_pattern::select_fast_pattern;
 
 use super::app_buffers::{transform_supported, AppBuf};
-use super::app_inspect::{AppEvent, AppFastPat, AppSection, AppSig, TlsCheck};
+use super::app_inspect::{AppEvent, AppFastPat, AppSection, AppSig, PktFastPat, TlsCheck};
 use super::keywords::{Check, Csum, FlowReq, IntCmp};
 use super::sig::{mask, Header, PacketBuffer, ProtoSet, Section, Sig, SigInfo, SigKind};
 use super::threshold::ThresholdSpec;
@@ -578,8 +578,7 @@ pub(crate) fn compile(
     let app = if app_keyword_seen {
         app.sections = app_sections.into_boxed_slice();
         app.dir = app_dir(&app, &checks);
-        app.fp = app_fast_pattern(rule, &app);
-        app.pkt_fp = payload_fast_pattern(rule);
+        (app.fp, app.pkt_fp) = fast_patterns(rule, &app);
         Some(Box::new(app))
     } else {
         None
@@ -758,43 +757,29 @@ fn app_dir(app: &AppSig, checks: &[Check]) -> Option<Dir> {
     out
 }
 
-/// The rule's fast pattern when it is in an app buffer inspected without transforms.
-fn app_fast_pattern(rule: &Rule, app: &AppSig) -> AppFastPat {
-    let c = select_fast_pattern(rule)?;
-    if c.negated || c.pattern.is_empty() {
-        return None;
-    }
-    let buf = AppBuf::of(c.buffer)?;
-    // The fast pattern's own section (a buffer can appear in several, with different
-    // transforms).
-    let want = &rule.sections.get(c.section)?.transforms;
-    let sec = app
-        .sections
-        .iter()
-        .find(|s| s.buf == buf && &s.matcher.transforms == want)?;
-    if !sec
-        .matcher
-        .transforms
-        .iter()
-        .all(super::app_buffers::transform_supported)
-    {
-        return None;
-    }
+/// The rule's fast pattern, selected once: as an app-buffer prefilter pattern (the buffer
+/// with its section's transforms, lowercased bytes, exact bytes when case matters), or as
+/// packet payload content (lowercased, exact). Negated or empty patterns are neither.
+/// Unsupported transforms never get here: the rule was skipped.
+fn fast_patterns(rule: &Rule, app: &AppSig) -> (AppFastPat, PktFastPat) {
+    let Some(c) = select_fast_pattern(rule).filter(|c| !c.negated && !c.pattern.is_empty()) else {
+        return (None, None);
+    };
     let lower = c.pattern.to_ascii_lowercase();
     let exact = (!c.nocase).then(|| c.pattern.clone());
-    Some(((buf, sec.matcher.transforms.clone().into()), lower, exact))
-}
-
-/// The rule's fast pattern when it is packet payload content (not negated).
-fn payload_fast_pattern(rule: &Rule) -> Option<(Vec<u8>, Option<Vec<u8>>)> {
-    let c = select_fast_pattern(rule)?;
-    if c.negated || c.pattern.is_empty() || c.buffer != BufferId::PAYLOAD {
-        return None;
+    if c.buffer == BufferId::PAYLOAD {
+        return (None, Some((lower, exact)));
     }
-    Some((
-        c.pattern.to_ascii_lowercase(),
-        (!c.nocase).then(|| c.pattern.clone()),
-    ))
+    // The fast pattern's own section (a buffer can appear in several, with different
+    // transforms).
+    let key = AppBuf::of(c.buffer).and_then(|buf| {
+        let want = &rule.sections.get(c.section)?.transforms;
+        app.sections
+            .iter()
+            .find(|s| s.buf == buf && &s.matcher.transforms == want)
+            .map(|s| (buf, s.matcher.transforms.clone().into()))
+    });
+    (key.map(|k| (k, lower, exact)), None)
 }
 
 /// Suricata's `ActionOrderVal` with the default action order (pass, drop, reject, alert).

@@ -305,8 +305,14 @@ impl HttpState {
             FileData => dir,
             _ => return None,
         };
+        Some(self.dir_body(tx, d))
+    }
+
+    /// The body of `tx` in direction `d` with that direction's minimal inspect size and
+    /// inspect window.
+    fn dir_body<'a>(&self, tx: &'a HttpTx, d: Dir) -> (&'a Body, u64, u64) {
         let c = &self.cfg;
-        Some(match d {
+        match d {
             Dir::ToServer => (
                 &tx.req_body,
                 c.request_body_minimal_inspect_size,
@@ -317,7 +323,7 @@ impl HttpState {
                 c.response_body_minimal_inspect_size,
                 c.response_body_inspect_window,
             ),
-        })
+        }
     }
 
     /// Whether body buffer `which` of `tx_id` has something to inspect in `dir` now: the
@@ -330,8 +336,7 @@ impl HttpState {
         let Some((b, min, _)) = self.inspect_body(tx, which, dir) else {
             return complete;
         };
-        let len = b.kept_end();
-        complete || ((b.complete || b.truncated || len >= min) && len > b.inspected.get())
+        complete || (b.inspectable(min) && b.kept_end() > b.inspected.get())
     }
 
     /// Detection finished a round on `tx_id` in `dir`: later rounds on its body inspect
@@ -340,21 +345,9 @@ impl HttpState {
         let Some(tx) = self.tx(tx_id) else {
             return;
         };
-        let c = &self.cfg;
-        let (b, min, win) = match dir {
-            Dir::ToServer => (
-                &tx.req_body,
-                c.request_body_minimal_inspect_size,
-                c.request_body_inspect_window,
-            ),
-            Dir::ToClient => (
-                &tx.resp_body,
-                c.response_body_minimal_inspect_size,
-                c.response_body_inspect_window,
-            ),
-        };
+        let (b, min, win) = self.dir_body(tx, dir);
         let len = b.kept_end();
-        if b.complete || b.truncated || len >= min {
+        if b.inspectable(min) {
             b.inspected.set(len);
             // Later windows start at most `win` before this point.
             if len > min {
@@ -365,6 +358,11 @@ impl HttpState {
 }
 
 impl Body {
+    /// Enough is buffered to inspect (the minimal inspect size, the limit or the end).
+    fn inspectable(&self, min: u64) -> bool {
+        self.complete || self.truncated || self.kept_end() >= min
+    }
+
     /// What a detection round inspects (Suricata's `HttpServerBodyGetDataCallback`): all of
     /// it the first time; afterwards the bytes that arrived since the last round plus
     /// enough before them to make `win` bytes (a quarter window when more than `win` is new).
