@@ -739,7 +739,7 @@ fn alert_flow(f: &Flow<FlowData>, to_server: bool) -> AlertFlowInfo {
 fn log_alerts(d: &mut Detect, out: &mut EveOutput, ctx: &AlertContext<'_>) {
     // Flow-end pseudo packets (no packet number) are not logged as tagged packets.
     if d.thread.tagged() && d.engine.config().alert.tagged_packets && ctx.pcap_cnt != 0 {
-        if let Some(mut rec) = out.record(EventKind::Other) {
+        if let Some(mut rec) = out.record(EventKind::Alert) {
             write_eve_tagged_packet(&mut rec, ctx);
             let _ = rec.commit();
         }

@@ -245,3 +245,69 @@ fn rule_files_from_config_and_dash_s() {
     assert_eq!(eve.matches("\"signature_id\":1000002").count(), 1);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `tag:session` with `tagged-packets: yes` logs the packets after the trigger as `packet`
+/// records even when `alert` is the only EVE type listed: Suricata writes them from its alert
+/// logger, so a SIEM that enables alerts alone still gets them.
+#[test]
+fn tagged_packets_follow_the_alert_type() {
+    let dir = std::env::temp_dir().join(format!("shrike-tag-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let rules = dir.join("tag.rules");
+    std::fs::write(
+        &rules,
+        "alert tcp any any -> any any (msg:\"syn\"; flags:S; tag:session; sid:1;)\n",
+    )
+    .expect("rules");
+    let run = |tagged: &str| -> Vec<serde_json::Value> {
+        let cfg = dir.join(format!("tag-{tagged}.yaml"));
+        std::fs::write(
+            &cfg,
+            format!(
+                "%YAML 1.1\n---\noutputs:\n  - eve-log:\n      enabled: yes\n      types:\n        - alert:\n            tagged-packets: {tagged}\n"
+            ),
+        )
+        .expect("config");
+        let out_dir = dir.join(tagged);
+        std::fs::create_dir_all(&out_dir).expect("mkdir");
+        let out = Command::new(env!("CARGO_BIN_EXE_shrike"))
+            .arg("-c")
+            .arg(&cfg)
+            .arg("-r")
+            .arg(repo().join("samples/sample.pcap"))
+            .arg("-S")
+            .arg(&rules)
+            .arg("-l")
+            .arg(&out_dir)
+            .args(["-k", "none"])
+            .output()
+            .expect("run shrike");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::fs::read_to_string(out_dir.join("eve.json"))
+            .expect("eve.json")
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("json"))
+            .collect()
+    };
+    let on = run("yes");
+    let alerts = on.iter().filter(|j| j["event_type"] == "alert").count();
+    let packets: Vec<_> = on.iter().filter(|j| j["event_type"] == "packet").collect();
+    assert!(alerts > 0, "the SYN rule alerts");
+    assert!(
+        packets.len() > alerts,
+        "{} packet records for {alerts} alerts",
+        packets.len()
+    );
+    for p in &packets {
+        assert!(p["packet"].as_str().is_some_and(|s| !s.is_empty()), "{p}");
+        assert!(p["pcap_cnt"].as_u64().is_some(), "{p}");
+    }
+    let off = run("no");
+    assert!(off.iter().all(|j| j["event_type"] != "packet"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
