@@ -315,7 +315,6 @@ impl StreamEngine {
             if b.flags & sf::NOREASSEMBLY != 0 {
                 continue;
             }
-            let before = b.mem();
             let app = b.flags & sf::APP_DISABLED == 0;
             let raw = b.flags & sf::RAW_DISABLED == 0;
             let left = match (app, raw) {
@@ -323,13 +322,21 @@ impl StreamEngine {
                 (true, false) => b.app_progress,
                 (false, true) => b.raw_progress,
                 (false, false) => {
+                    let before = b.mem();
                     b.clear();
                     self.stats.reassembly_memuse =
                         self.stats.reassembly_memuse.saturating_sub(before as u64);
                     continue;
                 }
             };
-            if b.flags & sf::DEPTH_REACHED != 0 && left >= b.right_edge() {
+            let done = b.flags & sf::DEPTH_REACHED != 0 && left >= b.right_edge();
+            if !done && left <= b.base_off {
+                // Nothing new consumed: nothing to release (and no need to walk the
+                // buffer's memory accounting on every packet).
+                continue;
+            }
+            let before = b.mem();
+            if done {
                 b.clear();
                 self.stats.reassembly_memuse =
                     self.stats.reassembly_memuse.saturating_sub(before as u64);
