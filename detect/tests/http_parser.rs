@@ -484,6 +484,39 @@ fn oversized_and_too_many_headers() {
     assert_eq!(tx.request_headers().len(), 10);
 }
 
+/// A freed transaction is kept for reuse without the buffers of a large body: a flow that
+/// downloaded a big file does not hold its body memory until the flow ends, and the reused
+/// transaction still parses correctly.
+#[test]
+fn pooled_transactions_release_large_buffers() {
+    let mut st = state();
+    let body = vec![b'x'; 60_000];
+    let mut resp =
+        format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n", body.len()).into_bytes();
+    resp.extend_from_slice(&body);
+    feed(&mut st, b"GET /big HTTP/1.1\r\nHost: h\r\n\r\n", &resp);
+    assert!(st.tx(0).unwrap().is_complete());
+    let held = st.memuse();
+    assert!(held >= 40_000, "the live body is held: {held}");
+    st.free_txs_before(1, false);
+    assert!(st.tx(0).is_none());
+    let pooled = st.memuse();
+    assert!(pooled < 8 * 1024, "pooled transaction holds {pooled} bytes");
+    feed(
+        &mut st,
+        b"GET /next HTTP/1.1\r\nHost: h\r\n\r\n",
+        b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+    );
+    assert_eq!(
+        buf(&st, 1, HttpBuffer::Uri, Dir::ToServer).as_deref(),
+        Some("/next")
+    );
+    assert_eq!(st.tx(1).unwrap().response_body().data(), b"ok");
+    st.free_txs_before(2, false);
+    st.release_pool();
+    assert_eq!(st.memuse(), 0);
+}
+
 #[test]
 fn transaction_limit_and_reuse() {
     let cfg = HttpConfig {

@@ -585,6 +585,9 @@ impl AppLayer {
                     seen.min(id).max(id.saturating_sub(MAX_KEPT_TXS))
                 };
                 h.free_txs_before(keep_from, false);
+                if closed {
+                    h.release_pool();
+                }
             }
             Some(AppState::Dns(d)) => {
                 let mut id = f.log_next;

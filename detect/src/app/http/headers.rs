@@ -45,6 +45,16 @@ impl HeaderTable {
         self.repetitions = 0;
     }
 
+    /// Frees the storage when it grew beyond `keep` bytes (for pooled transactions).
+    pub(crate) fn trim(&mut self, keep: usize) {
+        if self.arena.capacity() > keep {
+            self.arena = Vec::new();
+        }
+        if self.entries.capacity() * std::mem::size_of::<Entry>() > keep {
+            self.entries = Vec::new();
+        }
+    }
+
     /// Number of distinct headers.
     pub fn len(&self) -> usize {
         self.entries.len()

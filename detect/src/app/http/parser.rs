@@ -402,12 +402,22 @@ impl HttpState {
             if Some(front.id) == self.in_tx || Some(front.id) == self.out_tx {
                 break;
             }
-            if let Some(tx) = self.txs.pop_front() {
+            if let Some(mut tx) = self.txs.pop_front() {
                 self.base = tx.id + 1;
                 if self.pool.len() < POOL_MAX {
+                    tx.trim_for_pool();
                     self.pool.push(tx);
                 }
             }
+        }
+    }
+
+    /// Drops the transactions kept for reuse (the flow will not start new ones): their
+    /// buffers would otherwise stay allocated until the flow is evicted.
+    pub fn release_pool(&mut self) {
+        self.pool = Vec::new();
+        if self.txs.is_empty() {
+            self.txs = std::collections::VecDeque::new();
         }
     }
 
@@ -424,10 +434,11 @@ impl HttpState {
         }
     }
 
-    /// Approximate heap bytes held by the live transactions.
+    /// Approximate heap bytes held by the transactions (live ones and those kept for reuse).
     pub fn memuse(&self) -> usize {
         self.txs
             .iter()
+            .chain(self.pool.iter())
             .map(|t| {
                 t.request_line.capacity()
                     + t.uri_norm.capacity()

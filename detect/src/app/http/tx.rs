@@ -173,6 +173,9 @@ impl Body {
     }
 }
 
+/// Largest buffer capacity a pooled transaction keeps.
+const POOL_BUF_KEEP: usize = 4096;
+
 /// Byte range inside a line buffer.
 pub(crate) type Span = (u32, u32);
 
@@ -287,6 +290,28 @@ impl HttpTx {
         self.resp_headers = keep.resp_headers;
         self.resp_headers_raw = keep.resp_headers_raw;
         self.resp_body = keep.resp_body;
+    }
+
+    /// Releases buffers too large to be worth keeping in the per-flow reuse pool (a body
+    /// of a large download would otherwise stay allocated for the life of the flow).
+    pub(crate) fn trim_for_pool(&mut self) {
+        fn trim(v: &mut Vec<u8>) {
+            if v.capacity() > POOL_BUF_KEEP {
+                *v = Vec::new();
+            }
+        }
+        trim(&mut self.req_body.data);
+        trim(&mut self.resp_body.data);
+        trim(&mut self.req_headers_raw);
+        trim(&mut self.resp_headers_raw);
+        trim(&mut self.request_line);
+        trim(&mut self.response_line);
+        trim(&mut self.uri_norm);
+        self.req_headers.trim(POOL_BUF_KEEP);
+        self.resp_headers.trim(POOL_BUF_KEEP);
+        self.req_decoder = None;
+        self.resp_decoder = None;
+        self.cache = Cache::default();
     }
 
     /// Transaction id (0 for the first on a flow).
