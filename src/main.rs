@@ -147,7 +147,12 @@ fn real_main(cli: Cli) -> Result<u8, (u8, String)> {
         engine,
         stop: live::Signals::install().map_err(|e| (EXIT_INPUT, e))?.stop,
     };
-    let result = run::run_files(&cfg, opts).map_err(|e| (EXIT_INPUT, e.to_string()))?;
+    // The engine's memory goes back to the system with the process: freeing its hundreds
+    // of thousands of small allocations one by one only delays the exit.
+    let keep_engine = opts.engine.clone();
+    let result = run::run_files(&cfg, opts).map_err(|e| (EXIT_INPUT, e.to_string()));
+    std::mem::forget(keep_engine);
+    let result = result?;
     if !cli.quiet {
         run::print_summary(&result);
     }
