@@ -308,6 +308,9 @@ impl StreamEngine {
     /// whose depth is consumed or whose consumers are both disabled. `on_packet` runs it
     /// first; call it after draining to free memory sooner.
     pub fn prune(&mut self, s: &mut TcpSession) {
+        // Both FINs exchanged (or reset): once everything is consumed the buffers are
+        // freed rather than kept for data that is not coming.
+        let closing = matches!(s.state, TcpState::TimeWait | TcpState::Closed);
         let Some(data) = s.data.as_mut() else {
             return;
         };
@@ -330,7 +333,8 @@ impl StreamEngine {
                 }
             };
             let done = b.flags & sf::DEPTH_REACHED != 0 && left >= b.right_edge();
-            if !done && left <= b.base_off {
+            let shed = closing && b.holds_storage() && left >= b.right_edge();
+            if !done && !shed && left <= b.base_off {
                 // Nothing new consumed: nothing to release (and no need to walk the
                 // buffer's memory accounting on every packet).
                 continue;
@@ -343,6 +347,9 @@ impl StreamEngine {
                 continue;
             }
             b.prune(left);
+            if shed {
+                b.free_storage();
+            }
             let after = b.mem();
             self.stats.reassembly_memuse =
                 (self.stats.reassembly_memuse + after as u64).saturating_sub(before as u64);

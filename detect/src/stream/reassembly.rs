@@ -452,6 +452,22 @@ impl StreamBuf {
     }
 
     /// Drops all data (no more reassembly in this direction).
+    /// Whether any storage is allocated.
+    pub fn holds_storage(&self) -> bool {
+        self.regions.capacity() != 0 || self.segs.capacity() != 0 || self.blocks.capacity() != 0
+    }
+
+    /// Frees the storage of a fully consumed buffer (everything below `base_off` after
+    /// [`Self::prune`] up to its right edge); unlike [`Self::clear`], later data is still
+    /// reassembled.
+    pub fn free_storage(&mut self) {
+        if self.base_off >= self.right_edge() {
+            self.regions = Vec::new();
+            self.segs = Vec::new();
+            self.blocks = Vec::new();
+        }
+    }
+
     pub fn clear(&mut self) {
         self.regions = Vec::new();
         self.segs = Vec::new();
@@ -488,6 +504,24 @@ mod tests {
         assert_eq!(b.off_of(1003), None);
         let o = ins(&mut b, 1000, b"abc", OsPolicy::Bsd);
         assert!(o.before_base);
+    }
+
+    #[test]
+    fn free_storage_only_when_fully_consumed() {
+        let mut b = StreamBuf::new(1000);
+        ins(&mut b, 1000, &[b'a'; 3000], OsPolicy::Bsd);
+        b.prune(1000);
+        b.free_storage();
+        assert!(b.holds_storage(), "2,000 bytes are not consumed yet");
+        assert_eq!(b.data_at(1000, u64::MAX).len(), 2000);
+        b.prune(3000);
+        assert!(b.mem() > 0);
+        b.free_storage();
+        assert!(!b.holds_storage());
+        assert_eq!(b.mem(), 0);
+        // Later data is still reassembled (unlike `clear`).
+        ins(&mut b, 4000, b"late", OsPolicy::Bsd);
+        assert_eq!(b.data_at(3000, u64::MAX), b"late");
     }
 
     #[test]
