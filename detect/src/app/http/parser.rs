@@ -406,6 +406,11 @@ impl HttpState {
                 self.base = tx.id + 1;
                 if self.pool.len() < POOL_MAX {
                     tx.trim_for_pool();
+                    // Grow one at a time: most flows carry one or two transactions, and a
+                    // transaction is several hundred bytes.
+                    if self.pool.len() == self.pool.capacity() {
+                        self.pool.reserve_exact(1);
+                    }
                     self.pool.push(tx);
                 }
             }
@@ -465,6 +470,9 @@ impl HttpState {
         tx.reset(id);
         if self.txs.is_empty() {
             self.base = id;
+        }
+        if self.txs.len() == self.txs.capacity() {
+            self.txs.reserve_exact(1);
         }
         self.txs.push_back(tx);
         self.stats.tx += 1;
