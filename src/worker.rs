@@ -109,6 +109,8 @@ fn linktype_number(l: LinkType) -> u32 {
         LinkType::Ipv4 => 228,
         LinkType::Ipv6 => 229,
         LinkType::LinuxSll2 => 276,
+        LinkType::Ppp => 9,
+        LinkType::CiscoHdlc => 104,
         LinkType::Other(v) => v,
     }
 }
@@ -640,7 +642,7 @@ fn pseudo_meta(f: &Flow<FlowData>, to_server: bool) -> PacketMeta {
         kind: PacketKind::L4,
         proto: 6,
         vlan: f.key.vlan,
-        vlan_count: f.key.vlan.iter().filter(|&&v| v != 0).count() as u8,
+        vlan_count: vlan_ids(&f.key.vlan).len() as u8,
         ..PacketMeta::default()
     };
     if f.key.ip_version == 6 {
@@ -762,6 +764,12 @@ fn log_alerts(d: &mut Detect, out: &mut EveOutput, ctx: &AlertContext<'_>) {
     }
 }
 
+/// The VLAN ids of a flow key (outermost first; trailing zeros are absent tags).
+fn vlan_ids(v: &[u16; 3]) -> &[u16] {
+    let n = v.iter().rposition(|&x| x != 0).map_or(0, |i| i + 1);
+    v.get(..n).unwrap_or(&[])
+}
+
 fn ip_of(addr: &[u8; 16], v6: bool) -> IpAddr {
     if v6 {
         IpAddr::from(*addr)
@@ -810,11 +818,7 @@ fn write_flow(
         .map(|a| a.proto)
         .filter(|p| *p != AppProto::Unknown)
         .map(AppProto::name);
-    let vlan: &[u16] = match f.key.vlan {
-        [0, 0] => &[],
-        [_, 0] => &f.key.vlan[..1],
-        _ => &f.key.vlan[..],
-    };
+    let vlan = vlan_ids(&f.key.vlan);
     let rec_ts = if reason == EndReason::Shutdown {
         now.max(f.last_ts)
     } else {
@@ -831,7 +835,7 @@ fn write_flow(
         dest_port: dp,
         proto,
         icmp,
-        spi: None,
+        spi: f.key.esp_spi(),
         app_proto,
         app_proto_ts: None,
         app_proto_tc: None,

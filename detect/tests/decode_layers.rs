@@ -232,7 +232,7 @@ fn vlan_qinq_and_9100() {
         &vlan(1, 0x8100, &vlan(2, 0x8100, &vlan(3, 0x0800, &inner))),
     );
     let (m, st) = run(LinkType::Ethernet, &f);
-    assert_eq!((m.vlan_count, m.vlan_ids()), (3, &[1u16, 2][..]));
+    assert_eq!((m.vlan_count, m.vlan_ids()), (3, &[1u16, 2, 3][..]));
     assert_eq!((st.vlan, st.vlan_qinq, st.vlan_qinqinq), (1, 1, 1));
 }
 
@@ -724,4 +724,103 @@ fn vlan_tracking_flag() {
     let (m, _) = run_cfg(LinkType::Ethernet, &f, &cfg);
     assert!(m.has(flags::VLAN_NO_TRACK));
     assert_eq!(m.vlan_ids(), &[7]);
+}
+
+#[test]
+fn vntag_and_dce() {
+    let inner = ipv4(A4, B4, 17, &udp(&A4, &B4, 1, 2, b"x"));
+    // VN-Tag, then a VLAN tag, then IPv4 (the sv decode-vntag pcap's layout).
+    let tag = [&[0u8, 0, 0, 0, 0x81, 0x00][..], &vlan(11, 0x0800, &inner)].concat();
+    let f = eth(0x8926, &tag);
+    let (m, st) = run(LinkType::Ethernet, &f);
+    assert_eq!(
+        (m.kind, m.vlan_ids(), m.l3()),
+        (PacketKind::L4, &[11u16][..], Some(24))
+    );
+    assert_counts(
+        &st,
+        &[
+            ("decoder.ethernet", 1),
+            ("decoder.vntag", 1),
+            ("decoder.vlan", 1),
+            ("decoder.ipv4", 1),
+            ("decoder.udp", 1),
+        ],
+    );
+    // VN-Tag straight to IPv6.
+    let (a, b) = (v6(1), v6(2));
+    let i6 = ipv6(a, b, 17, &udp(&a, &b, 1, 2, b""));
+    let f = eth(0x8926, &[&[0u8, 0, 0, 0, 0x86, 0xdd][..], &i6].concat());
+    let (m, st) = run(LinkType::Ethernet, &f);
+    assert_eq!((m.ip_version(), m.l3(), st.vntag), (6, Some(20), 1));
+
+    // DCE: 2 bytes, then a second Ethernet header whose MACs become the packet's.
+    let mut inner_eth = eth(0x86dd, &i6);
+    inner_eth[..6].copy_from_slice(&[0x33, 0x33, 0, 0, 0, 5]);
+    let f = eth(0x8903, &[&[0x00u8, 0x20][..], &inner_eth].concat());
+    let (m, st) = run(LinkType::Ethernet, &f);
+    assert_eq!((m.ip_version(), m.l2(), m.l3()), (6, Some(16), Some(30)));
+    let e = Ethernet::from_meta(&m, &f).unwrap();
+    assert_eq!(e.dst(), [0x33, 0x33, 0, 0, 0, 5]);
+    assert_counts(
+        &st,
+        &[
+            ("decoder.ethernet", 2),
+            ("decoder.ipv6", 1),
+            ("decoder.udp", 1),
+        ],
+    );
+}
+
+#[test]
+fn ppp_and_chdlc_link_types() {
+    let (a, b) = (v6(1), v6(2));
+    let i6 = ipv6(a, b, 17, &udp(&a, &b, 1, 2, b""));
+    let i4 = ipv4(A4, B4, 17, &udp(&A4, &B4, 1, 2, b""));
+    let table: Vec<(LinkType, Vec<u8>, u8, &str, usize)> = vec![
+        // Compressed one-byte protocol field (0x57: IPv6), as scapy writes PPP.
+        (
+            LinkType::Ppp,
+            [&[0x57u8][..], &i6].concat(),
+            6,
+            "decoder.ppp",
+            1,
+        ),
+        // Address/control, then the two-byte protocol (0x0021: IPv4).
+        (
+            LinkType::Ppp,
+            [&[0xffu8, 0x03, 0x00, 0x21][..], &i4].concat(),
+            4,
+            "decoder.ppp",
+            4,
+        ),
+        (
+            LinkType::CiscoHdlc,
+            [&[0x0fu8, 0x00, 0x08, 0x00][..], &i4].concat(),
+            4,
+            "decoder.chdlc",
+            4,
+        ),
+    ];
+    for (link, f, ver, counter, l3) in table {
+        let (m, st) = run(link, &f);
+        assert_eq!((m.ip_version(), m.l3()), (ver, Some(l3)), "{link:?}");
+        let ipc = if ver == 4 {
+            "decoder.ipv4"
+        } else {
+            "decoder.ipv6"
+        };
+        assert_counts(&st, &[(counter, 1), (ipc, 1), ("decoder.udp", 1)]);
+    }
+}
+
+#[test]
+fn three_vlan_tags_are_kept() {
+    let inner = ipv4(A4, B4, 1, &icmp4(8, 0, [0, 1, 0, 1], b""));
+    let f = eth(
+        0x8100,
+        &vlan(1, 0x8100, &vlan(10, 0x8100, &vlan(100, 0x0800, &inner))),
+    );
+    let (m, _) = run(LinkType::Ethernet, &f);
+    assert_eq!(m.vlan_ids(), &[1, 10, 100]);
 }

@@ -48,7 +48,7 @@ pub mod flags {
     pub const EMB_IP: u16 = 1 << 9;
     /// The embedded original header is IPv6.
     pub const EMB_IPV6: u16 = 1 << 10;
-    /// The embedded original packet's TCP/UDP ports were read (`emb_ports`).
+    /// The embedded original packet's TCP/UDP ports were read (`emb_sport`/`emb_dport`).
     pub const EMB_PORTS: u16 = 1 << 11;
     /// Suricata would flag this packet invalid (`decoder.invalid`): an event that
     /// invalidates the packet was raised somewhere in it.
@@ -67,7 +67,9 @@ pub mod flags {
 /// *innermost* successfully decoded IP packet (for tunnels: the inner one). Absent layers
 /// have offset [`NO_OFFSET`]. Addresses are stored as 16 bytes; IPv4 uses the first 4.
 ///
-/// For TCP `l4_a`/`l4_b` are sequence/acknowledgement numbers; for ICMP echo-like messages
+/// For TCP `l4_a`/`l4_b` are sequence/acknowledgement numbers; for ESP the SPI and the
+/// sequence number; for ICMP errors `l4_b` holds the quoted packet's ports
+/// (`sport << 16 | dport`, with [`flags::EMB_PORTS`]); for ICMP echo-like messages
 /// `l4_a` is `id << 16 | seq`. For ICMP `sport` is `type << 8 | code` and `dport` the
 /// counterpart type `<< 8` (Suricata's `icmp_s`/`icmp_d`), so both directions of an echo
 /// exchange share a flow.
@@ -101,16 +103,14 @@ pub struct PacketMeta {
     pub tcp_win: u16,
     /// TCP sequence number, or ICMP `id << 16 | seq`.
     pub l4_a: u32,
-    /// TCP acknowledgement number.
+    /// TCP acknowledgement number, ESP sequence number, or an ICMP error's quoted ports.
     pub l4_b: u32,
     /// IPv4 identification, or the IPv6 fragment header's identification.
     pub ip_id: u32,
     /// Fragment offset in 8-byte units (IPv4 or IPv6 fragment header).
     pub frag_off: u16,
-    /// Up to two VLAN ids, outermost first.
-    pub vlan: [u16; 2],
-    /// Embedded original packet's ports `sport << 16 | dport` (with [`flags::EMB_PORTS`]).
-    pub emb_ports: u32,
+    /// Up to three VLAN ids, outermost first (Suricata keeps three).
+    pub vlan: [u16; 3],
     /// Bit set of [`flags`].
     pub flags: u16,
     /// IP protocol / IPv6 upper-layer next header.
@@ -125,7 +125,7 @@ pub struct PacketMeta {
     pub emb_proto: u8,
     /// Number of IP-in-X encapsulations crossed to reach the innermost IP header.
     pub tunnel_depth: u8,
-    /// Number of VLAN tags seen (may exceed 2; only two ids are kept).
+    /// Number of VLAN tags seen (may exceed 3; only three ids are kept).
     pub vlan_count: u8,
     /// What was decoded.
     pub kind: PacketKind,
@@ -165,8 +165,7 @@ impl PacketMeta {
         l4_b: 0,
         ip_id: 0,
         frag_off: 0,
-        vlan: [0; 2],
-        emb_ports: 0,
+        vlan: [0; 3],
         flags: 0,
         proto: 0,
         ttl: 0,
@@ -274,17 +273,17 @@ impl PacketMeta {
 
     /// Embedded original packet's source port.
     pub fn emb_sport(&self) -> u16 {
-        (self.emb_ports >> 16) as u16
+        (self.l4_b >> 16) as u16
     }
 
     /// Embedded original packet's destination port.
     pub fn emb_dport(&self) -> u16 {
-        (self.emb_ports & 0xffff) as u16
+        (self.l4_b & 0xffff) as u16
     }
 
-    /// The VLAN ids that were kept (at most two).
+    /// The VLAN ids that were kept (at most three).
     pub fn vlan_ids(&self) -> &[u16] {
-        let n = (self.vlan_count as usize).min(2);
+        let n = (self.vlan_count as usize).min(3);
         self.vlan.get(..n).unwrap_or(&[])
     }
 

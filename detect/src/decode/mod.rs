@@ -188,9 +188,8 @@ pub fn decode(
         LinkType::Loop => cx.null(0, end, true),
         LinkType::LinuxSll => cx.sll(0, end),
         LinkType::LinuxSll2 => cx.sll2(0, end),
-        // LINKTYPE_PPP and LINKTYPE_C_HDLC, which the capture crate does not name.
-        LinkType::Other(9) => cx.ppp(0, end),
-        LinkType::Other(104) => cx.chdlc(0, end),
+        LinkType::Ppp => cx.ppp(0, end),
+        LinkType::CiscoHdlc => cx.chdlc(0, end),
         LinkType::Other(_) => cx.meta.flags |= flags::INVALID,
     }
     finish(cx)
