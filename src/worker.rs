@@ -19,6 +19,7 @@ use shrike_output::eve::addr::Ipv6Style;
 use shrike_output::eve::flow::{
     write_flow_record, FlowEndReason, FlowIcmp, FlowRecord, FlowState as EveFlowState, TcpFlowInfo,
 };
+use shrike_output::eve::netflow::{netflow_dirs, write_netflow_record, NetflowDir, TtlRange};
 use shrike_output::{EveOutput, EventKind};
 
 use crate::config::SensorConfig;
@@ -142,6 +143,17 @@ pub struct Worker {
     engine_watch: Option<crate::reload::SlotWatch>,
     /// TCP stream engine and app layer.
     sess: Sessions,
+    /// Which flow-end records are written.
+    logs: FlowLogs,
+}
+
+/// The flow-end record types the eve-log asks for.
+#[derive(Clone, Copy, Debug)]
+struct FlowLogs {
+    /// `flow` records.
+    flow: bool,
+    /// `netflow` records (one per direction).
+    netflow: bool,
 }
 
 impl Worker {
@@ -168,6 +180,10 @@ impl Worker {
             detect: None,
             engine_watch: None,
             sess: Sessions::new(cfg, 1),
+            logs: FlowLogs {
+                flow: cfg.output.eve.logs_flow(),
+                netflow: cfg.output.eve.logs_netflow(),
+            },
         }
     }
 
@@ -270,6 +286,7 @@ impl Worker {
             counters: &mut self.counters,
             ipv6: self.ipv6,
             detect: self.detect.as_mut(),
+            logs: self.logs,
         };
         let (h, _created) = self.flows.packet(
             e.hash,
@@ -284,6 +301,7 @@ impl Worker {
         let Some(flow) = self.flows.get_mut(h) else {
             return;
         };
+        flow.note_ttl(dir, m.ttl);
         let to_server = flow.to_server(dir);
         if m.is_icmp() {
             if let (Some(t), Some(c)) = (m.icmp_type(), m.icmp_code()) {
@@ -432,6 +450,7 @@ impl Worker {
                     counters: &mut self.counters,
                     ipv6: self.ipv6,
                     detect: self.detect.as_mut(),
+                    logs: self.logs,
                 };
                 self.flows.expire(ts, &mut |f, r| end.end(f, r, ts));
             }
@@ -500,6 +519,7 @@ impl Worker {
             counters: &mut self.counters,
             ipv6: self.ipv6,
             detect: self.detect.as_mut(),
+            logs: self.logs,
         };
         self.flows.drain(&mut |f, r| end.end(f, r, now));
         self.batch_done();
@@ -520,6 +540,7 @@ struct Ender<'a> {
     ipv6: Ipv6Style,
     /// Detection, for what the final stream flush released (raw stream and transactions).
     detect: Option<&'a mut Detect>,
+    logs: FlowLogs,
 }
 
 impl Ender<'_> {
@@ -554,7 +575,7 @@ impl Ender<'_> {
             }
         }
         self.counters.flow_records += 1;
-        write_flow(self.out, &f, reason, now, self.ipv6);
+        write_flow(self.out, &f, reason, now, self.ipv6, self.logs);
         if let Some(x) = f.data.ext.as_mut() {
             self.sess.release(x);
         }
@@ -778,17 +799,15 @@ fn ip_of(addr: &[u8; 16], v6: bool) -> IpAddr {
     }
 }
 
-/// Write the EVE `flow` record of a flow leaving the table.
+/// Write the EVE `flow` record (and the `netflow` records) of a flow leaving the table.
 fn write_flow(
     out: &mut EveOutput,
     f: &Flow<FlowData>,
     reason: EndReason,
     now: Timestamp,
     ipv6: Ipv6Style,
+    logs: FlowLogs,
 ) {
-    let Some(mut rec) = out.record(EventKind::Flow) else {
-        return;
-    };
     let v6 = f.key.ip_version == 6;
     let client_lo = f.client == Direction::LoToHi;
     let (src, dst, sp, dp) = if client_lo {
@@ -862,8 +881,21 @@ fn write_flow(
         tcp,
         ipv6,
     };
-    write_flow_record(&mut rec, &r);
-    let _ = rec.commit();
+    if logs.flow {
+        if let Some(mut rec) = out.record(EventKind::Flow) {
+            write_flow_record(&mut rec, &r);
+            let _ = rec.commit();
+        }
+    }
+    if logs.netflow {
+        for &dir in netflow_dirs(&r) {
+            let (min, max) = f.ttl_range(dir == NetflowDir::ToServer);
+            if let Some(mut rec) = out.record(EventKind::Flow) {
+                write_netflow_record(&mut rec, &r, dir, TtlRange { min, max });
+                let _ = rec.commit();
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use std::net::IpAddr;
 
 use shrike_output::eve::addr::{proto_has_ports, Ipv6Style};
 use shrike_output::eve::alert::{write_alert_record, AlertFlow, AlertRecord};
-use shrike_output::eve::header::{write_eve_header, EveHeader};
+use shrike_output::eve::header::{write_eve_header, EtherMacs, EveHeader};
 use shrike_output::eve::time::write_fast;
 use shrike_output::fast::{write_fast_line, FastAlert};
 use shrike_output::JsonWriter;
@@ -107,8 +107,24 @@ fn header<'a>(ctx: &'a AlertContext<'a>, event_type: &'a str) -> EveHeader<'a> {
         } else {
             "wire/pcap"
         }),
+        ether: None,
         ipv6: ctx.ipv6,
     }
+}
+
+/// The packet's Ethernet addresses, as Suricata's `ether` object has them: those of the
+/// innermost Ethernet header, for frames captured on Ethernet or carried in a tunnel
+/// (VXLAN, TEB); none for other link types and for flow-end pseudo packets.
+fn ether_of(ctx: &AlertContext<'_>) -> Option<EtherMacs> {
+    let m = ctx.pkt.meta;
+    if ctx.linktype != 1 && m.tunnel_depth == 0 {
+        return None;
+    }
+    let e = crate::decode::Ethernet::from_meta(m, ctx.pkt.data)?;
+    Some(EtherMacs {
+        src: e.src(),
+        dst: e.dst(),
+    })
 }
 
 /// Write one EVE `packet` record for a tagged packet (Suricata's `tagged-packets`).
@@ -126,8 +142,11 @@ pub fn write_eve_alert(w: &mut JsonWriter, engine: &Engine, a: &Alert, ctx: &Ale
     let Some(s) = engine.sig_info(a.sig) else {
         return;
     };
-    let header = header(ctx, "alert");
     let cfg = &engine.config().alert;
+    let mut header = header(ctx, "alert");
+    if cfg.ethernet {
+        header.ether = ether_of(ctx);
+    }
     let payload = ctx.pkt.meta.payload(ctx.pkt.data);
     let want_payload = (cfg.payload || cfg.payload_printable) && !payload.is_empty();
     let rec = AlertRecord {
