@@ -246,14 +246,17 @@ impl Worker {
         self.counters.bytes += data.len() as u64;
         let m = &e.meta;
         let fragment = m.has(flags::FRAGMENT);
-        if !m.is_ip() || fragment {
+        // A tunnel's outer packet has a flow only when a UDP tunnel (VXLAN) carried the
+        // inner one, as in Suricata: GRE and IP-in-IP roots are inspected without one.
+        let flowless = fragment || (m.is_tunnel_root() && m.kind != PacketKind::L4);
+        if !m.is_ip() || flowless {
             // Decoder-event rules still see packets that did not decode to IP; IP fragments
             // are inspected as packets without a flow (their datagram follows once
             // reassembled).
-            if !fragment {
+            if !flowless {
                 self.counters.non_ip += 1;
             }
-            if fragment || !m.events.is_empty() {
+            if flowless || !m.events.is_empty() {
                 if let Some(d) = self.detect.as_mut() {
                     let pkt = Packet {
                         meta: m,
@@ -293,7 +296,8 @@ impl Worker {
             key,
             dir,
             e.ts,
-            data.len() as u32,
+            // A tunnel's inner packet counts from its own header, as Suricata's does.
+            data.len().saturating_sub(m.packet_start()) as u32,
             tcp,
             FlowData::default,
             &mut |f, r| end.end(f, r, e.ts),
@@ -322,7 +326,8 @@ impl Worker {
         // The packet's TCP direction and whether its data went into the stream.
         let mut stream_side: Option<(Dir, bool, StreamEventSet)> = None;
         match m.proto {
-            6 if m.kind == PacketKind::L4 => {
+            // A tunnel root's payload is the tunnel: no stream, no app layer.
+            6 if m.kind == PacketKind::L4 && !m.is_tunnel_root() => {
                 let ctx = flow_ctx(flow, e.ts.0);
                 let x = flow.data.ext.get_or_insert_with(Box::default);
                 let was = x.tcp.state();
@@ -342,7 +347,7 @@ impl Worker {
                     };
                 }
             }
-            17 if m.kind == PacketKind::L4 => {
+            17 if m.kind == PacketKind::L4 && !m.is_tunnel_root() => {
                 let payload = m.payload(data);
                 if !payload.is_empty() {
                     let ctx = flow_ctx(flow, e.ts.0);

@@ -264,3 +264,110 @@ fn ether_object_when_ethernet_is_on() {
     assert!(a[0].get("ether").is_none());
     assert_eq!(a[0]["dest_port"], 53);
 }
+
+/// VXLAN (UDP 4789) around `inner` (an IPv4 packet), from `src` to `dst`.
+fn vxlan(src: [u8; 4], dst: [u8; 4], sport: u16, inner: &[u8]) -> Vec<u8> {
+    let vx = [&[0x08u8, 0, 0, 0, 0, 0, 1, 0][..], &eth(0x0800, inner)].concat();
+    eth(0x0800, &ipv4(src, dst, 17, &udp(sport, 4789, &vx)))
+}
+
+#[test]
+fn tunnel_roots_and_inner_packets() {
+    let (a, b) = ([10, 0, 0, 1], [10, 0, 0, 2]);
+    let (x, y) = ([1, 1, 1, 1], [2, 2, 2, 2]);
+    let req = ipv4(x, y, 1, &icmp_echo(8, 1));
+    let rep = ipv4(y, x, 1, &icmp_echo(0, 1));
+    let frames = vec![
+        vxlan(a, b, 45149, &req),
+        vxlan(b, a, 40000, &rep),
+        eth(
+            0x0800,
+            &ipv4(a, b, 47, &[&[0u8, 0, 0x08, 0x00][..], &req].concat()),
+        ),
+    ];
+    let rules = "alert udp any any -> any 4789 (msg:\"outer\"; sid:1;)\n\
+                 alert icmp any any -> any any (msg:\"echo\"; itype:8; sid:2;)\n";
+    let recs = run(
+        "tunnel",
+        1,
+        &frames,
+        "      types:\n        - alert\n        - flow\n",
+        rules,
+    );
+    // Flows as Suricata 7.0.10 has them: the inner ICMP flow (its bytes those of the inner
+    // IP packets) and one per VXLAN direction; none for GRE.
+    let flows = of_type(&recs, "flow");
+    assert_eq!(flows.len(), 3, "{flows:#?}");
+    let icmp = flows
+        .iter()
+        .find(|f| f["proto"] == "ICMP")
+        .expect("inner flow");
+    assert_eq!(
+        (
+            icmp["flow"]["pkts_toserver"].as_u64(),
+            icmp["flow"]["pkts_toclient"].as_u64()
+        ),
+        (Some(2), Some(1))
+    );
+    assert_eq!(
+        icmp["flow"]["bytes_toserver"].as_u64(),
+        Some(2 * req.len() as u64)
+    );
+    let outer: Vec<_> = flows.iter().filter(|f| f["dest_port"] == 4789).collect();
+    assert_eq!(outer.len(), 2);
+    assert!(outer
+        .iter()
+        .all(|f| f["flow"]["pkts_toserver"] == 1 && f.get("app_proto").is_none()));
+    assert!(flows.iter().all(|f| f["proto"] != "GRE"));
+
+    let alerts = of_type(&recs, "alert");
+    let outer_alerts: Vec<_> = alerts
+        .iter()
+        .filter(|r| r["alert"]["signature_id"] == 1)
+        .collect();
+    assert_eq!(outer_alerts.len(), 2, "the tunnel roots are inspected");
+    for r in &outer_alerts {
+        assert_eq!(r["pkt_src"], "wire/pcap");
+        assert!(r["pcap_cnt"].as_u64().is_some() && r.get("tunnel").is_none());
+    }
+    let echo: Vec<_> = alerts
+        .iter()
+        .filter(|r| r["alert"]["signature_id"] == 2)
+        .collect();
+    assert_eq!(echo.len(), 2);
+    let vx = echo
+        .iter()
+        .find(|r| r["pkt_src"] == "vxlan encapsulation")
+        .expect("vxlan alert");
+    assert!(
+        vx.get("pcap_cnt").is_none(),
+        "a tunnel packet has no capture number"
+    );
+    let t = &vx["tunnel"];
+    assert_eq!(
+        (t["src_ip"].as_str(), t["src_port"].as_u64()),
+        (Some("10.0.0.1"), Some(45149))
+    );
+    assert_eq!(
+        (t["dest_port"].as_u64(), t["proto"].as_str()),
+        (Some(4789), Some("UDP"))
+    );
+    assert_eq!(
+        (t["depth"].as_u64(), t["pcap_cnt"].as_u64()),
+        (Some(1), Some(1))
+    );
+    assert_eq!(t["pkt_src"], "wire/pcap");
+    let gre = echo
+        .iter()
+        .find(|r| r["pkt_src"] == "gre tunnel")
+        .expect("gre alert");
+    let t = &gre["tunnel"];
+    assert_eq!(
+        (
+            t["proto"].as_str(),
+            t["src_port"].as_u64(),
+            t["pcap_cnt"].as_u64()
+        ),
+        (Some("GRE"), Some(0), Some(3))
+    );
+}

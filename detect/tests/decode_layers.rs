@@ -824,3 +824,156 @@ fn three_vlan_tags_are_kept() {
     let (m, _) = run(LinkType::Ethernet, &f);
     assert_eq!(m.vlan_ids(), &[1, 10, 100]);
 }
+
+fn gre_ip(inner: &[u8]) -> Vec<u8> {
+    [&[0u8, 0, 0x08, 0x00][..], inner].concat()
+}
+
+#[test]
+fn tunnels_keep_their_root_packet_apart() {
+    use shrike_detect::decode::{decode_tunnel, tunnel_src, DecodeEvent};
+    let icmp = ipv4(
+        [1, 1, 1, 1],
+        [2, 2, 2, 2],
+        1,
+        &icmp4(8, 0, [0, 1, 0, 1], b"ping"),
+    );
+    let vx = [&[0x08u8, 0, 0, 0, 0, 0, 1, 0][..], &eth(0x0800, &icmp)].concat();
+    let udp_outer = udp(&A4, &B4, 45149, 4789, &vx);
+    let vxlan = eth(0x8100, &vlan(7, 0x0800, &ipv4(A4, B4, 17, &udp_outer)));
+    // (frame, kind, root protocol, root kind, inner packet start)
+    let table: Vec<(Vec<u8>, u8, u8, PacketKind, usize)> = vec![
+        (
+            vxlan.clone(),
+            tunnel_src::VXLAN,
+            17,
+            PacketKind::L4,
+            18 + 20 + 8 + 8 + 14,
+        ),
+        (
+            eth(0x0800, &ipv4(A4, B4, 47, &gre_ip(&icmp))),
+            tunnel_src::GRE,
+            47,
+            PacketKind::Ip,
+            14 + 20 + 4,
+        ),
+        (
+            eth(0x0800, &ipv4(A4, B4, 4, &icmp)),
+            tunnel_src::IPV4,
+            4,
+            PacketKind::Ip,
+            34,
+        ),
+        (
+            eth(0x86dd, &ipv6(v6(9), v6(8), 4, &icmp)),
+            tunnel_src::IPV6,
+            4,
+            PacketKind::Ip,
+            54,
+        ),
+        // GRE TEB: the inner packet starts at its own Ethernet header.
+        (
+            eth(
+                0x0800,
+                &ipv4(
+                    A4,
+                    B4,
+                    47,
+                    &[&[0u8, 0, 0x65, 0x58][..], &eth(0x0800, &icmp)].concat(),
+                ),
+            ),
+            tunnel_src::GRE,
+            47,
+            PacketKind::Ip,
+            14 + 20 + 4,
+        ),
+    ];
+    for (f, kind, root_proto, root_kind, start) in table {
+        let mut st = DecodeStats::default();
+        let (m, root) = decode_tunnel(LinkType::Ethernet, &f, &DecodeConfig::default(), &mut st);
+        let r = root.expect("root packet");
+        assert_eq!((m.proto, m.tunnel_depth, m.tunnel_src), (1, 1, kind));
+        assert!(m.is_tunnel_inner() && !m.is_tunnel_root());
+        assert_eq!(m.packet_start(), start, "kind {kind}");
+        assert!(r.is_tunnel_root() && !r.is_tunnel_inner());
+        assert_eq!(
+            (r.proto, r.kind, r.tunnel_depth),
+            (root_proto, root_kind, 0)
+        );
+        assert_eq!(r.payload(&f), b"", "a root carries no payload");
+        assert_eq!(usize::from(m.root_l3), r.l3().unwrap());
+        assert_eq!(r.packet_start(), 0);
+        assert_eq!(st.pkts, 1);
+    }
+    // The VXLAN root keeps the outer ports and VLAN; both packets see the VLAN id.
+    let (m, root) = decode_tunnel(
+        LinkType::Ethernet,
+        &vxlan,
+        &DecodeConfig::default(),
+        &mut DecodeStats::default(),
+    );
+    let r = root.unwrap();
+    assert_eq!((r.sport, r.dport, r.vlan_ids()), (45149, 4789, &[7u16][..]));
+    assert_eq!(m.vlan_ids(), &[7]);
+
+    // Events stay with the packet they were raised in; `decode` joins them again.
+    let mut bad_inner = icmp.clone();
+    bad_inner[0] = 0x44; // IPv4 header length 16: hlen_too_small in the inner packet
+    let outer = ipv4_opts(A4, B4, 47, &[0x99, 0x04, 0, 0, 0, 0, 0, 0], &gre_ip(&icmp));
+    for (f, in_root, in_inner) in [
+        (
+            eth(0x0800, &ipv4(A4, B4, 47, &gre_ip(&bad_inner))),
+            None,
+            Some(DecodeEvent::Ipv4HlenTooSmall),
+        ),
+        (eth(0x0800, &outer), Some(DecodeEvent::Ipv4OptInvalid), None),
+    ] {
+        let mut st = DecodeStats::default();
+        let (m, root) = decode_tunnel(LinkType::Ethernet, &f, &DecodeConfig::default(), &mut st);
+        let one = decode(
+            LinkType::Ethernet,
+            &f,
+            &DecodeConfig::default(),
+            &mut DecodeStats::default(),
+        );
+        if let Some(e) = in_inner {
+            // The inner packet did not decode to IP: one packet, the outer one, with it.
+            assert!(root.is_none() && m.has_event(e) && m.tunnel_depth == 0);
+            assert!(one.has_event(e));
+            assert_eq!(st.event(e), 1);
+        }
+        if let Some(e) = in_root {
+            let r = root.expect("root");
+            assert!(
+                r.has_event(e) && !m.has_event(e),
+                "{:?}",
+                m.events.iter().collect::<Vec<_>>()
+            );
+            assert!(one.has_event(e) && one.tunnel_depth == 1);
+            assert_eq!(st.event(e), 1);
+        }
+    }
+
+    // No tunnel, or a tunnel whose inner frame is not IP: no root.
+    let plain = eth_udp4(1, 2, b"x");
+    let (_, root) = decode_tunnel(
+        LinkType::Ethernet,
+        &plain,
+        &DecodeConfig::default(),
+        &mut DecodeStats::default(),
+    );
+    assert!(root.is_none());
+    let arp = [&[0x08u8, 0, 0, 0, 0, 0, 1, 0][..], &eth(0x0806, &[0u8; 28])].concat();
+    let f = eth(0x0800, &ipv4(A4, B4, 17, &udp(&A4, &B4, 1, 4789, &arp)));
+    let (m, root) = decode_tunnel(
+        LinkType::Ethernet,
+        &f,
+        &DecodeConfig::default(),
+        &mut DecodeStats::default(),
+    );
+    assert!(root.is_none());
+    assert_eq!(
+        (m.proto, m.dport, m.tunnel_depth, m.tunnel_src),
+        (17, 4789, 0, 0)
+    );
+}

@@ -3,7 +3,7 @@
 
 use super::bytes::{addr16, array, be16, be32, u8_at};
 use super::events::DecodeEvent as E;
-use super::meta::{flags, PacketKind, PacketMeta};
+use super::meta::{flags, tunnel_src, PacketKind, PacketMeta};
 use super::{proto, Ctx};
 
 /// IPv6 fixed header length.
@@ -299,7 +299,7 @@ impl Ctx<'_, '_> {
                         return self.inv(E::Ipv6Ipv4InIpv6WrongVersion);
                     }
                     self.stats.ipv4_in_ipv6 += 1;
-                    return self.tunnel(|cx| cx.ipv4(off, end));
+                    return self.tunnel(tunnel_src::IPV6, |cx| cx.ipv4(off, end));
                 }
                 proto::IPV6 => {
                     if plen < IPV6_HEADER_LEN {
@@ -309,7 +309,7 @@ impl Ctx<'_, '_> {
                         return self.inv(E::Ipv6Ipv6InIpv6WrongVersion);
                     }
                     self.stats.ipv6_in_ipv6 += 1;
-                    return self.tunnel(|cx| cx.ipv6(off, end));
+                    return self.tunnel(tunnel_src::IPV6, |cx| cx.ipv6(off, end));
                 }
                 proto::ICMP => return self.ev(E::Ipv6Icmpv4),
                 _ => {}

@@ -61,6 +61,37 @@ pub mod flags {
     pub const IP_OPTS: u16 = 1 << 15;
 }
 
+/// Which decoder made a tunnel packet (Suricata's `pkt_src` of tunnel packets), and the
+/// mark of a tunnel's root packet. Values of [`PacketMeta::tunnel_src`].
+pub mod tunnel_src {
+    /// Not a tunnel packet.
+    pub const NONE: u8 = 0;
+    /// Carried in GRE (IP, PPP, VLAN, TEB, ERSPAN): `gre tunnel`.
+    pub const GRE: u8 = 1;
+    /// IP in IPv4 (4in4, 6in4): `ipv4 tunnel`.
+    pub const IPV4: u8 = 2;
+    /// IP in IPv6 (4in6, 6in6): `ipv6 tunnel`.
+    pub const IPV6: u8 = 3;
+    /// Carried in VXLAN: `vxlan encapsulation`.
+    pub const VXLAN: u8 = 4;
+    /// Bits holding the kind above.
+    pub const KIND: u8 = 0x0f;
+    /// The packet is the outer (root) packet of a tunnel whose inner packet is handed on
+    /// separately (see [`crate::decode::decode_tunnel`]).
+    pub const ROOT: u8 = 0x80;
+
+    /// Suricata 7's `pkt_src` text for a tunnel packet of kind `kind`.
+    pub fn name(kind: u8) -> Option<&'static str> {
+        match kind & KIND {
+            GRE => Some("gre tunnel"),
+            IPV4 => Some("ipv4 tunnel"),
+            IPV6 => Some("ipv6 tunnel"),
+            VXLAN => Some("vxlan encapsulation"),
+            _ => None,
+        }
+    }
+}
+
 /// Everything the hot path needs about one frame, without borrowing it.
 ///
 /// Offsets point into the frame bytes given to [`super::decode`] and describe the
@@ -127,6 +158,12 @@ pub struct PacketMeta {
     pub tunnel_depth: u8,
     /// Number of VLAN tags seen (may exceed 3; only three ids are kept).
     pub vlan_count: u8,
+    /// Tunnel packets: the decoder of the innermost encapsulation (a [`tunnel_src`] kind);
+    /// [`tunnel_src::ROOT`] marks a tunnel's outer packet.
+    pub tunnel_src: u8,
+    /// Tunnel packets: offset of the outermost IP header (the tunnel root's), or `u8::MAX`
+    /// when there is none or it lies beyond 254 bytes.
+    pub root_l3: u8,
     /// What was decoded.
     pub kind: PacketKind,
 }
@@ -174,8 +211,35 @@ impl PacketMeta {
         emb_proto: 0,
         tunnel_depth: 0,
         vlan_count: 0,
+        tunnel_src: tunnel_src::NONE,
+        root_l3: u8::MAX,
         kind: PacketKind::Invalid,
     };
+
+    /// Whether this is the outer packet of a tunnel, handed on beside its inner packet.
+    #[inline]
+    pub fn is_tunnel_root(&self) -> bool {
+        self.tunnel_src & tunnel_src::ROOT != 0
+    }
+
+    /// Whether this is a packet decoded from inside a tunnel.
+    #[inline]
+    pub fn is_tunnel_inner(&self) -> bool {
+        self.tunnel_depth > 0 && self.tunnel_src & tunnel_src::KIND != 0
+    }
+
+    /// Where the packet Suricata would make of this frame starts: 0, or for a tunnel's
+    /// inner packet its IP header (its Ethernet header for GRE TEB / ERSPAN), so that
+    /// `len - packet_start()` is that packet's length.
+    pub fn packet_start(&self) -> usize {
+        if !self.is_tunnel_inner() {
+            return 0;
+        }
+        let l2 = (self.tunnel_src & tunnel_src::KIND != tunnel_src::VXLAN)
+            .then(|| self.l2())
+            .flatten();
+        l2.or(self.l3()).unwrap_or(0)
+    }
 
     /// Whether a flag of [`flags`] is set.
     #[inline]

@@ -11,7 +11,7 @@ pub mod stats;
 pub mod time;
 
 pub use addr::{ip_string, ipproto, proto_has_ports, proto_name, write_ip, Ipv6Style};
-pub use alert::{write_alert_record, AlertFlow, AlertRecord};
+pub use alert::{write_alert_record, AlertFlow, AlertRecord, AlertTunnel};
 pub use flow::{
     tcp_flags, write_flow_record, FlowEndReason, FlowIcmp, FlowRecord, FlowState, TcpFlowInfo,
 };
