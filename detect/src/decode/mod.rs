@@ -1,5 +1,9 @@
 //! Packet decoder: link layer to transport, with tunnels, into a compact [`PacketMeta`].
 //!
+//! Tunnels (GRE, IP-in-IP, VXLAN) make two packets in Suricata: the outer (root) packet and
+//! the inner one. [`decode_tunnel`] returns both; [`decode`] returns the inner one with the
+//! root's events.
+//!
 //! The hot path is [`decode`]: it walks the frame once, counts every layer and every
 //! malformation in [`DecodeStats`] (Suricata's `decoder.*` counter names) and returns a
 //! `Copy` [`PacketMeta`] holding offsets, addresses, ports and flags of the innermost IP
@@ -10,8 +14,9 @@
 //! `new_checked` (which runs `check_len`) and accessors that cannot panic once `check_len`
 //! passed (and do not panic before either: out-of-range reads return 0).
 //!
-//! Supported: Ethernet, 802.1Q/QinQ (0x8100, 0x88a8, 0x9100, up to 3 tags), MPLS, PPPoE
-//! session and discovery, PPP (in PPPoE and PPTP GRE), IPv4 (options, header checksum),
+//! Supported: Ethernet, 802.1Q/QinQ (0x8100, 0x88a8, 0x9100, up to 3 tags), VN-Tag (0x8926),
+//! Cisco DCE/FabricPath (0x8903), MPLS, PPPoE session and discovery, PPP (in PPPoE and PPTP
+//! GRE), IPv4 (options, header checksum),
 //! IPv6 (extension-header chain), TCP, UDP, SCTP, ESP, ICMPv4, ICMPv6 (with the original
 //! packet of ICMP errors), GRE v0/v1, VXLAN, IP-in-IP (4in4, 6in4, 4in6, 6in6), Linux SLL and
 //! SLL2, raw IP, BSD NULL and LOOP, PPP and Cisco HDLC link types. ERSPAN is counted only.
