@@ -139,6 +139,24 @@ fn run(
     recs
 }
 
+fn b64(data: &[u8]) -> String {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut s = String::new();
+    for c in data.chunks(3) {
+        let n = u32::from(c[0]) << 16
+            | u32::from(*c.get(1).unwrap_or(&0)) << 8
+            | u32::from(*c.get(2).unwrap_or(&0));
+        for i in 0..4 {
+            if i <= c.len() {
+                s.push(char::from(A[(n >> (18 - 6 * i) & 63) as usize]));
+            } else {
+                s.push('=');
+            }
+        }
+    }
+    s
+}
+
 fn of_type<'a>(recs: &'a [serde_json::Value], t: &str) -> Vec<&'a serde_json::Value> {
     recs.iter().filter(|r| r["event_type"] == t).collect()
 }
@@ -287,13 +305,8 @@ fn tunnel_roots_and_inner_packets() {
     ];
     let rules = "alert udp any any -> any 4789 (msg:\"outer\"; sid:1;)\n\
                  alert icmp any any -> any any (msg:\"echo\"; itype:8; sid:2;)\n";
-    let recs = run(
-        "tunnel",
-        1,
-        &frames,
-        "      types:\n        - alert\n        - flow\n",
-        rules,
-    );
+    let types = "      types:\n        - alert:\n            packet: yes\n        - flow\n";
+    let recs = run("tunnel", 1, &frames, types, rules);
     // Flows as Suricata 7.0.10 has them: the inner ICMP flow (its bytes those of the inner
     // IP packets) and one per VXLAN direction; none for GRE.
     let flows = of_type(&recs, "flow");
@@ -357,6 +370,15 @@ fn tunnel_roots_and_inner_packets() {
         (Some(1), Some(1))
     );
     assert_eq!(t["pkt_src"], "wire/pcap");
+    // The logged packet is the inner one, as raw IP.
+    assert_eq!(vx["packet_info"]["linktype"], 12);
+    assert_eq!(vx["packet"].as_str(), Some(b64(&req).as_str()));
+    let root = outer_alerts
+        .iter()
+        .find(|r| r["pcap_cnt"] == 1)
+        .expect("first root");
+    assert_eq!(root["packet_info"]["linktype"], 1);
+    assert_eq!(root["packet"].as_str(), Some(b64(&frames[0]).as_str()));
     let gre = echo
         .iter()
         .find(|r| r["pkt_src"] == "gre tunnel")

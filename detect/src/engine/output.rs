@@ -181,12 +181,25 @@ fn tunnel_of<'a>(ctx: &AlertContext<'a>) -> Option<AlertTunnel<'a>> {
     })
 }
 
+/// The bytes and link type an alert's `packet` shows: the frame, or for a tunnel's inner
+/// packet that packet alone, as raw IP (`DLT_RAW`, 12), as Suricata logs its tunnel packets.
+fn logged_packet<'a>(ctx: &AlertContext<'a>) -> (&'a [u8], u32) {
+    let m = ctx.pkt.meta;
+    if m.is_tunnel_inner() {
+        if let Some(inner) = ctx.pkt.data.get(m.packet_start()..) {
+            return (inner, 12);
+        }
+    }
+    (ctx.pkt.data, ctx.linktype)
+}
+
 /// Write one EVE `packet` record for a tagged packet (Suricata's `tagged-packets`).
 pub fn write_eve_tagged_packet(w: &mut JsonWriter, ctx: &AlertContext<'_>) {
     write_eve_header(w, &header(ctx, "packet"));
-    w.set_base64("packet", ctx.pkt.data);
+    let (bytes, linktype) = logged_packet(ctx);
+    w.set_base64("packet", bytes);
     w.open_object("packet_info")
-        .set_u64("linktype", ctx.linktype.into())
+        .set_u64("linktype", linktype.into())
         .close();
     w.close();
 }
@@ -202,6 +215,7 @@ pub fn write_eve_alert(w: &mut JsonWriter, engine: &Engine, a: &Alert, ctx: &Ale
         header.ether = ether_of(ctx);
     }
     let payload = ctx.pkt.meta.payload(ctx.pkt.data);
+    let (packet_bytes, packet_linktype) = logged_packet(ctx);
     let want_payload = (cfg.payload || cfg.payload_printable) && !payload.is_empty();
     let rec = AlertRecord {
         header,
@@ -240,8 +254,8 @@ pub fn write_eve_alert(w: &mut JsonWriter, engine: &Engine, a: &Alert, ctx: &Ale
         payload_printable: want_payload && cfg.payload_printable,
         // Flow-end pseudo packets (no packet number) carry stream data.
         stream: want_payload.then_some(u8::from(ctx.pcap_cnt == 0 && ctx.flow.is_some())),
-        packet: cfg.packet.then_some(ctx.pkt.data),
-        linktype: cfg.packet.then_some(ctx.linktype),
+        packet: cfg.packet.then_some(packet_bytes),
+        linktype: cfg.packet.then_some(packet_linktype),
     };
     let target = s.target.map(|t| (t, ctx));
     let vars = if cfg.metadata {
