@@ -6,6 +6,10 @@
 //! and tunnel depth) and handed on right after it with the same packet number, like
 //! Suricata's reassembled pseudo packet. The sink copies the bytes (into a batch arena or
 //! straight into a worker), so the reassembly buffer is reused for the next datagram.
+//!
+//! A frame whose tunnel (GRE, IP-in-IP, VXLAN) yielded an inner IP packet is handed on
+//! twice, like Suricata's tunnel root and tunnel packet: first the outer (root) packet
+//! (marked [`decode::tunnel_src::ROOT`], its own flow hash), then the inner one.
 
 use shrike_capture::{LinkType, Timestamp};
 use shrike_detect::config::DecodeConfig;
@@ -55,7 +59,28 @@ impl Ingest {
     /// Decode `f`, defragment, hash; `sink` gets the packet, then the datagram it completed.
     #[inline]
     pub fn packet(&mut self, f: &Frame<'_>, sink: &mut impl FnMut(&Entry<PacketMeta>, &[u8])) {
-        let mut meta = decode::decode(f.link, f.data, &self.decode_cfg, &mut self.decode_stats);
+        let (mut meta, root) =
+            decode::decode_tunnel(f.link, f.data, &self.decode_cfg, &mut self.decode_stats);
+        if let Some(r) = root {
+            let hash = if r.kind == decode::PacketKind::L4 {
+                shrike_detect::flow::FlowKey::from_meta(&r)
+                    .0
+                    .hash(self.seed)
+            } else {
+                0
+            };
+            let re = Entry {
+                off: 0,
+                len: f.data.len() as u32,
+                orig_len: f.orig_len,
+                ts: f.ts,
+                link: f.link,
+                hash,
+                seq: f.seq,
+                meta: r,
+            };
+            sink(&re, f.data);
+        }
         let mut e = Entry {
             off: 0,
             len: f.data.len() as u32,

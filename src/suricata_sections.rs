@@ -109,6 +109,10 @@ fn outputs(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) {
 
 fn eve(body: &Value, enabled: bool, out: &mut Value, ignored: &mut Vec<String>) {
     eve_alert_options(body, out);
+    // `ethernet: yes`: packet-based records carry the `ether` object.
+    if let Some(v) = body.get("ethernet") {
+        out["detect"]["engine"]["alert"]["ethernet"] = Value::Bool(truthy(v));
+    }
     let e = &mut out["output"]["eve"];
     e["enabled"] = Value::Bool(enabled);
     if let Some(f) = body.get("filename").and_then(string) {

@@ -19,6 +19,7 @@ use shrike_output::eve::addr::Ipv6Style;
 use shrike_output::eve::flow::{
     write_flow_record, FlowEndReason, FlowIcmp, FlowRecord, FlowState as EveFlowState, TcpFlowInfo,
 };
+use shrike_output::eve::netflow::{netflow_dirs, write_netflow_record, NetflowDir, TtlRange};
 use shrike_output::{EveOutput, EventKind};
 
 use crate::config::SensorConfig;
@@ -109,6 +110,8 @@ fn linktype_number(l: LinkType) -> u32 {
         LinkType::Ipv4 => 228,
         LinkType::Ipv6 => 229,
         LinkType::LinuxSll2 => 276,
+        LinkType::Ppp => 9,
+        LinkType::CiscoHdlc => 104,
         LinkType::Other(v) => v,
     }
 }
@@ -140,6 +143,17 @@ pub struct Worker {
     engine_watch: Option<crate::reload::SlotWatch>,
     /// TCP stream engine and app layer.
     sess: Sessions,
+    /// Which flow-end records are written.
+    logs: FlowLogs,
+}
+
+/// The flow-end record types the eve-log asks for.
+#[derive(Clone, Copy, Debug)]
+struct FlowLogs {
+    /// `flow` records.
+    flow: bool,
+    /// `netflow` records (one per direction).
+    netflow: bool,
 }
 
 impl Worker {
@@ -166,6 +180,10 @@ impl Worker {
             detect: None,
             engine_watch: None,
             sess: Sessions::new(cfg, 1),
+            logs: FlowLogs {
+                flow: cfg.output.eve.logs_flow(),
+                netflow: cfg.output.eve.logs_netflow(),
+            },
         }
     }
 
@@ -228,14 +246,17 @@ impl Worker {
         self.counters.bytes += data.len() as u64;
         let m = &e.meta;
         let fragment = m.has(flags::FRAGMENT);
-        if !m.is_ip() || fragment {
+        // A tunnel's outer packet has a flow only when a UDP tunnel (VXLAN) carried the
+        // inner one, as in Suricata: GRE and IP-in-IP roots are inspected without one.
+        let flowless = fragment || (m.is_tunnel_root() && m.kind != PacketKind::L4);
+        if !m.is_ip() || flowless {
             // Decoder-event rules still see packets that did not decode to IP; IP fragments
             // are inspected as packets without a flow (their datagram follows once
             // reassembled).
-            if !fragment {
+            if !flowless {
                 self.counters.non_ip += 1;
             }
-            if fragment || !m.events.is_empty() {
+            if flowless || !m.events.is_empty() {
                 if let Some(d) = self.detect.as_mut() {
                     let pkt = Packet {
                         meta: m,
@@ -268,13 +289,15 @@ impl Worker {
             counters: &mut self.counters,
             ipv6: self.ipv6,
             detect: self.detect.as_mut(),
+            logs: self.logs,
         };
         let (h, _created) = self.flows.packet(
             e.hash,
             key,
             dir,
             e.ts,
-            data.len() as u32,
+            // A tunnel's inner packet counts from its own header, as Suricata's does.
+            data.len().saturating_sub(m.packet_start()) as u32,
             tcp,
             FlowData::default,
             &mut |f, r| end.end(f, r, e.ts),
@@ -282,6 +305,7 @@ impl Worker {
         let Some(flow) = self.flows.get_mut(h) else {
             return;
         };
+        flow.note_ttl(dir, m.ttl);
         let to_server = flow.to_server(dir);
         if m.is_icmp() {
             if let (Some(t), Some(c)) = (m.icmp_type(), m.icmp_code()) {
@@ -302,7 +326,8 @@ impl Worker {
         // The packet's TCP direction and whether its data went into the stream.
         let mut stream_side: Option<(Dir, bool, StreamEventSet)> = None;
         match m.proto {
-            6 if m.kind == PacketKind::L4 => {
+            // A tunnel root's payload is the tunnel: no stream, no app layer.
+            6 if m.kind == PacketKind::L4 && !m.is_tunnel_root() => {
                 let ctx = flow_ctx(flow, e.ts.0);
                 let x = flow.data.ext.get_or_insert_with(Box::default);
                 let was = x.tcp.state();
@@ -322,7 +347,7 @@ impl Worker {
                     };
                 }
             }
-            17 if m.kind == PacketKind::L4 => {
+            17 if m.kind == PacketKind::L4 && !m.is_tunnel_root() => {
                 let payload = m.payload(data);
                 if !payload.is_empty() {
                     let ctx = flow_ctx(flow, e.ts.0);
@@ -430,6 +455,7 @@ impl Worker {
                     counters: &mut self.counters,
                     ipv6: self.ipv6,
                     detect: self.detect.as_mut(),
+                    logs: self.logs,
                 };
                 self.flows.expire(ts, &mut |f, r| end.end(f, r, ts));
             }
@@ -498,6 +524,7 @@ impl Worker {
             counters: &mut self.counters,
             ipv6: self.ipv6,
             detect: self.detect.as_mut(),
+            logs: self.logs,
         };
         self.flows.drain(&mut |f, r| end.end(f, r, now));
         self.batch_done();
@@ -518,6 +545,7 @@ struct Ender<'a> {
     ipv6: Ipv6Style,
     /// Detection, for what the final stream flush released (raw stream and transactions).
     detect: Option<&'a mut Detect>,
+    logs: FlowLogs,
 }
 
 impl Ender<'_> {
@@ -552,7 +580,7 @@ impl Ender<'_> {
             }
         }
         self.counters.flow_records += 1;
-        write_flow(self.out, &f, reason, now, self.ipv6);
+        write_flow(self.out, &f, reason, now, self.ipv6, self.logs);
         if let Some(x) = f.data.ext.as_mut() {
             self.sess.release(x);
         }
@@ -640,7 +668,7 @@ fn pseudo_meta(f: &Flow<FlowData>, to_server: bool) -> PacketMeta {
         kind: PacketKind::L4,
         proto: 6,
         vlan: f.key.vlan,
-        vlan_count: f.key.vlan.iter().filter(|&&v| v != 0).count() as u8,
+        vlan_count: vlan_ids(&f.key.vlan).len() as u8,
         ..PacketMeta::default()
     };
     if f.key.ip_version == 6 {
@@ -762,6 +790,12 @@ fn log_alerts(d: &mut Detect, out: &mut EveOutput, ctx: &AlertContext<'_>) {
     }
 }
 
+/// The VLAN ids of a flow key (outermost first; trailing zeros are absent tags).
+fn vlan_ids(v: &[u16; 3]) -> &[u16] {
+    let n = v.iter().rposition(|&x| x != 0).map_or(0, |i| i + 1);
+    v.get(..n).unwrap_or(&[])
+}
+
 fn ip_of(addr: &[u8; 16], v6: bool) -> IpAddr {
     if v6 {
         IpAddr::from(*addr)
@@ -770,17 +804,15 @@ fn ip_of(addr: &[u8; 16], v6: bool) -> IpAddr {
     }
 }
 
-/// Write the EVE `flow` record of a flow leaving the table.
+/// Write the EVE `flow` record (and the `netflow` records) of a flow leaving the table.
 fn write_flow(
     out: &mut EveOutput,
     f: &Flow<FlowData>,
     reason: EndReason,
     now: Timestamp,
     ipv6: Ipv6Style,
+    logs: FlowLogs,
 ) {
-    let Some(mut rec) = out.record(EventKind::Flow) else {
-        return;
-    };
     let v6 = f.key.ip_version == 6;
     let client_lo = f.client == Direction::LoToHi;
     let (src, dst, sp, dp) = if client_lo {
@@ -810,11 +842,7 @@ fn write_flow(
         .map(|a| a.proto)
         .filter(|p| *p != AppProto::Unknown)
         .map(AppProto::name);
-    let vlan: &[u16] = match f.key.vlan {
-        [0, 0] => &[],
-        [_, 0] => &f.key.vlan[..1],
-        _ => &f.key.vlan[..],
-    };
+    let vlan = vlan_ids(&f.key.vlan);
     let rec_ts = if reason == EndReason::Shutdown {
         now.max(f.last_ts)
     } else {
@@ -831,7 +859,7 @@ fn write_flow(
         dest_port: dp,
         proto,
         icmp,
-        spi: None,
+        spi: f.key.esp_spi(),
         app_proto,
         app_proto_ts: None,
         app_proto_tc: None,
@@ -858,8 +886,21 @@ fn write_flow(
         tcp,
         ipv6,
     };
-    write_flow_record(&mut rec, &r);
-    let _ = rec.commit();
+    if logs.flow {
+        if let Some(mut rec) = out.record(EventKind::Flow) {
+            write_flow_record(&mut rec, &r);
+            let _ = rec.commit();
+        }
+    }
+    if logs.netflow {
+        for &dir in netflow_dirs(&r) {
+            let (min, max) = f.ttl_range(dir == NetflowDir::ToServer);
+            if let Some(mut rec) = out.record(EventKind::Flow) {
+                write_netflow_record(&mut rec, &r, dir, TtlRange { min, max });
+                let _ = rec.commit();
+            }
+        }
+    }
 }
 
 #[cfg(test)]

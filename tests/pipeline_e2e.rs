@@ -316,6 +316,12 @@ fn whole_corpus_runs_without_panic_and_validates() {
         assert!(n > 0, "no {link} packets counted");
         total_links += n;
     }
+    // PPP and Cisco HDLC captures are read too (fewer of them in the corpus).
+    for link in ["ppp", "chdlc"] {
+        let n = counter(&err, &format!("pcap.link.{link}")).unwrap_or(0);
+        eprintln!("link type {link}: {n} packets");
+        total_links += n;
+    }
     assert_eq!(
         total_links, packets,
         "every packet counted under its link type"

@@ -85,13 +85,17 @@ pub enum LinkType {
     Ipv6,
     /// LINKTYPE_LINUX_SLL2 (276).
     LinuxSll2,
+    /// LINKTYPE_PPP (9): a PPP frame (address/control optional, then the protocol).
+    Ppp,
+    /// LINKTYPE_C_HDLC (104): Cisco HDLC (address, control, ethertype).
+    CiscoHdlc,
     /// Anything else; the value is the raw LINKTYPE number.
     Other(u32),
 }
 
 impl LinkType {
     /// Every supported link type, in [`LinkType::index`] order.
-    pub const SUPPORTED: [LinkType; 8] = [
+    pub const SUPPORTED: [LinkType; 10] = [
         LinkType::Null,
         LinkType::Ethernet,
         LinkType::Raw,
@@ -100,6 +104,8 @@ impl LinkType {
         LinkType::Ipv4,
         LinkType::Ipv6,
         LinkType::LinuxSll2,
+        LinkType::Ppp,
+        LinkType::CiscoHdlc,
     ];
 
     /// Position of a supported link type in [`LinkType::SUPPORTED`]; `None` for `Other`.
@@ -113,6 +119,8 @@ impl LinkType {
             LinkType::Ipv4 => Some(5),
             LinkType::Ipv6 => Some(6),
             LinkType::LinuxSll2 => Some(7),
+            LinkType::Ppp => Some(8),
+            LinkType::CiscoHdlc => Some(9),
             LinkType::Other(_) => None,
         }
     }
@@ -128,6 +136,8 @@ impl LinkType {
             228 => LinkType::Ipv4,
             229 => LinkType::Ipv6,
             276 => LinkType::LinuxSll2,
+            9 => LinkType::Ppp,
+            104 => LinkType::CiscoHdlc,
             other => LinkType::Other(other),
         }
     }
@@ -146,6 +156,8 @@ impl LinkType {
             LinkType::Ipv4 => "ipv4",
             LinkType::Ipv6 => "ipv6",
             LinkType::LinuxSll2 => "sll2",
+            LinkType::Ppp => "ppp",
+            LinkType::CiscoHdlc => "chdlc",
             LinkType::Other(_) => "other",
         }
     }
@@ -187,6 +199,8 @@ mod tests {
         assert_eq!(LinkType::from_linktype(1), LinkType::Ethernet);
         assert_eq!(LinkType::from_linktype(12), LinkType::Raw);
         assert_eq!(LinkType::from_linktype(276), LinkType::LinuxSll2);
+        assert_eq!(LinkType::from_linktype(9), LinkType::Ppp);
+        assert_eq!(LinkType::from_linktype(104), LinkType::CiscoHdlc);
         assert_eq!(LinkType::from_linktype(105), LinkType::Other(105));
     }
 }

@@ -78,6 +78,8 @@ fn link_counter_name(link: LinkType) -> &'static str {
         LinkType::Ipv4 => "pcap.link.ipv4",
         LinkType::Ipv6 => "pcap.link.ipv6",
         LinkType::LinuxSll2 => "pcap.link.sll2",
+        LinkType::Ppp => "pcap.link.ppp",
+        LinkType::CiscoHdlc => "pcap.link.chdlc",
         LinkType::Other(_) => "pcap.link.other",
     }
 }
@@ -96,17 +98,19 @@ mod tests {
             errors: 5,
             files_unsupported: 6,
             skipped_unsupported: 7,
-            link_packets: [8, 9, 10, 11, 12, 13, 14, 15],
+            link_packets: [8, 9, 10, 11, 12, 13, 14, 15, 16, 17],
         };
         let mut seen = Vec::new();
         s.visit(&mut |k, v| seen.push((k.to_string(), v)));
         let names: std::collections::HashSet<_> = seen.iter().map(|(k, _)| k.clone()).collect();
         assert_eq!(names.len(), seen.len(), "duplicate counter names: {seen:?}");
-        assert_eq!(seen.len(), 15);
+        assert_eq!(seen.len(), 17);
         let values: Vec<u64> = seen.iter().map(|(_, v)| *v).collect();
-        assert_eq!(values, (1..=15).collect::<Vec<u64>>());
+        assert_eq!(values, (1..=17).collect::<Vec<u64>>());
         assert!(seen.contains(&("pcap.link.ethernet".to_string(), 9)));
         assert_eq!(s.packets_for(LinkType::LinuxSll2), 15);
+        assert!(seen.contains(&("pcap.link.ppp".to_string(), 16)));
+        assert_eq!(s.packets_for(LinkType::CiscoHdlc), 17);
         assert_eq!(s.packets_for(LinkType::Other(147)), 0);
 
         let copy = s.clone();

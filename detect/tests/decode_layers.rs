@@ -232,7 +232,7 @@ fn vlan_qinq_and_9100() {
         &vlan(1, 0x8100, &vlan(2, 0x8100, &vlan(3, 0x0800, &inner))),
     );
     let (m, st) = run(LinkType::Ethernet, &f);
-    assert_eq!((m.vlan_count, m.vlan_ids()), (3, &[1u16, 2][..]));
+    assert_eq!((m.vlan_count, m.vlan_ids()), (3, &[1u16, 2, 3][..]));
     assert_eq!((st.vlan, st.vlan_qinq, st.vlan_qinqinq), (1, 1, 1));
 }
 

@@ -831,14 +831,14 @@ fn cases() -> Vec<Case> {
         ),
         cl(
             "chdlc short",
-            LinkType::Other(104),
+            LinkType::CiscoHdlc,
             vec![0x0f, 0],
             E::ChdlcPktTooSmall,
             true,
         ),
         cl(
             "ppp link short",
-            LinkType::Other(9),
+            LinkType::Ppp,
             vec![0xff, 0x03],
             E::PppPktTooSmall,
             true,
@@ -886,6 +886,37 @@ fn cases() -> Vec<Case> {
             ),
         ),
         E::ErspanTooManyVlanLayers,
+        true,
+    ));
+    // VN-Tag: 4 bytes of tag, then the ethertype (Suricata `DecodeVNTag`).
+    v.push(c(
+        "vntag too small",
+        eth(0x8926, &[0, 0, 0, 0, 0x08]),
+        E::VntagHeaderTooSmall,
+        true,
+    ));
+    v.push(c(
+        "vntag unknown type",
+        eth(0x8926, &cat(&[&[0, 0, 0, 0, 0xff, 0x00], &inner4()])),
+        E::VntagUnknownType,
+        true,
+    ));
+    // DCE: 2 bytes then a whole Ethernet header must follow the outer ethertype.
+    v.push(c(
+        "dce too small",
+        eth(
+            0x8903,
+            &[0x00, 0x20, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 0x08],
+        ),
+        E::DcePktTooSmall,
+        true,
+    ));
+    // After an extension header the next header needs two bytes, even an upper-layer one:
+    // a useless fragment header followed by one byte of "TCP".
+    v.push(c(
+        "ipv6 trunc exthdr after fh",
+        e6(44, &cat(&[&frag(6, 0, false, 7), &[0]])),
+        E::Ipv6TruncExthdr,
         true,
     ));
     v.push(c(
@@ -979,10 +1010,7 @@ const NOT_RAISED: &[E] = &[
     E::UdpHlenInvalid,
     E::GreVersion1MalformedSreHdr,
     E::Ieee8021ahHeaderTooSmall,
-    E::VntagHeaderTooSmall,
-    E::VntagUnknownType,
     E::GeneveUnknownPayloadType,
-    E::DcePktTooSmall,
     E::NshHeaderTooSmall,
     E::NshUnsupportedVersion,
     E::NshBadHeaderLength,

@@ -19,8 +19,8 @@ const LINKS: [LinkType; 11] = [
     LinkType::Loop,
     LinkType::LinuxSll,
     LinkType::LinuxSll2,
-    LinkType::Other(9),
-    LinkType::Other(104),
+    LinkType::Ppp,
+    LinkType::CiscoHdlc,
     LinkType::Other(147),
 ];
 

@@ -125,6 +125,7 @@ fn metadata_classification_and_options() {
             packet: true,
             metadata: true,
             tagged_packets: false,
+            ethernet: true,
         },
         ..EngineConfig::default()
     };
@@ -151,6 +152,7 @@ fn metadata_classification_and_options() {
         "\"dest_port\"",
         "\"proto\"",
         "\"pkt_src\"",
+        "\"ether\":{\"src_mac\":",
         "\"alert\":{",
         "\"direction\"",
         "\"flow\":{",
@@ -187,6 +189,7 @@ fn metadata_classification_and_options() {
     assert!(!out[0].eve.contains("\"flow\""));
     assert!(!out[0].eve.contains("direction"));
     assert!(!out[0].eve.contains("payload"));
+    assert!(!out[0].eve.contains("ether"));
 }
 
 #[test]

@@ -35,12 +35,12 @@ proptest! {
     fn swapping_sides_gives_equal_keys_and_hashes(
         v6 in any::<bool>(), a in any::<[u8; 16]>(), b in any::<[u8; 16]>(),
         sp in any::<u16>(), dp in any::<u16>(), proto in prop::sample::select(vec![6u8, 17, 1, 58, 132]),
-        vlan in any::<[u16; 2]>(), depth in 0u8..3, seed in any::<u64>(),
+        vlan in any::<[u16; 3]>(), depth in 0u8..3, seed in any::<u64>(),
     ) {
         let (a, b) = (addr(v6, a), addr(v6, b));
         let mut m1 = meta(v6, a, b, sp, dp, proto);
         m1.vlan = vlan;
-        m1.vlan_count = 2;
+        m1.vlan_count = 3;
         m1.tunnel_depth = depth;
         let mut m2 = m1;
         (m2.src, m2.dst, m2.sport, m2.dport) = (b, a, dp, sp);
@@ -151,7 +151,53 @@ fn vlan_ids_follow_use_for_tracking() {
     off.vlan.use_for_tracking = false;
     let k10 = FlowKey::from_meta(&decode_eth(&f10, &off)).0;
     assert_eq!(k10, FlowKey::from_meta(&decode_eth(&f20, &off)).0);
-    assert_eq!(k10.vlan, [0, 0]);
+    assert_eq!(k10.vlan, [0, 0, 0]);
     assert_eq!(k10.addr(true).to_string(), "10.0.0.1");
     assert_eq!(Direction::LoToHi.index(), 0);
+}
+
+fn esp4(src: [u8; 4], dst: [u8; 4], spi: u32, seq: u32) -> Vec<u8> {
+    let esp = [&spi.to_be_bytes()[..], &seq.to_be_bytes(), b"xy"].concat();
+    eth(0x0800, &ipv4(src, dst, 50, &esp))
+}
+
+#[test]
+fn esp_flows_are_keyed_by_spi_and_one_way() {
+    let cfg = DecodeConfig::default();
+    let key = |f: &[u8]| FlowKey::from_meta(&decode_eth(f, &cfg));
+    let (k1, d1) = key(&esp4(B4, A4, 123, 1));
+    // Same SA, next packet: same flow, same direction (the sender is the key's first side
+    // even when its address is the higher one).
+    assert_eq!(key(&esp4(B4, A4, 123, 2)), (k1, d1));
+    assert_eq!(d1, Direction::LoToHi);
+    assert_eq!(k1.esp_spi(), Some(123));
+    assert_eq!(k1.addr(true).to_string(), "10.0.0.2");
+    // Another SPI between the same hosts, or the same SPI to another host: other flows.
+    assert_ne!(key(&esp4(B4, A4, 321, 1)).0, k1);
+    assert_ne!(key(&esp4(B4, [10, 0, 0, 3], 123, 1)).0, k1);
+    // The reverse direction is another security association, so another flow.
+    assert_ne!(key(&esp4(A4, B4, 123, 1)).0, k1);
+    // SPIs whose halves would sort differently still keep their value.
+    let (k, _) = key(&esp4(A4, B4, 0xffff_0001, 1));
+    assert_eq!(k.esp_spi(), Some(0xffff_0001));
+    assert_eq!(key(&eth_udp4(1, 2, b"")).0.esp_spi(), None);
+}
+
+#[test]
+fn third_vlan_tag_splits_flows() {
+    let inner = ipv4(A4, B4, 17, &udp(&A4, &B4, 1, 2, b""));
+    let f = |v3: u16| {
+        eth(
+            0x8100,
+            &vlan(1, 0x8100, &vlan(10, 0x8100, &vlan(v3, 0x0800, &inner))),
+        )
+    };
+    let cfg = DecodeConfig::default();
+    let (ka, kb) = (
+        FlowKey::from_meta(&decode_eth(&f(100), &cfg)).0,
+        FlowKey::from_meta(&decode_eth(&f(200), &cfg)).0,
+    );
+    assert_eq!(ka.vlan, [1, 10, 100]);
+    assert_ne!(ka, kb);
+    assert_ne!(ka.hash(7), kb.hash(7));
 }

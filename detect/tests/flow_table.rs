@@ -242,3 +242,18 @@ fn worker_jobs_share_the_flow_wheel() {
     assert!(h.ended[1..].iter().all(|(_, r)| *r == EndReason::Timeout));
     assert!(h.t.is_empty());
 }
+
+#[test]
+fn ttl_ranges_per_direction() {
+    let mut h = Harness::new(16);
+    let (fh, _) = h.feed(&eth_udp4(1000, 53, b"q"), ts(0));
+    let d = FlowKey::from_meta(&pkt(&eth_udp4(1000, 53, b"q"))).1;
+    let f = h.t.get_mut(fh).unwrap();
+    assert_eq!((f.ttl_range(true), f.ttl_range(false)), ((0, 0), (0, 0)));
+    for ttl in [64, 60, 70] {
+        f.note_ttl(d, ttl);
+    }
+    f.note_ttl(d.reverse(), 128);
+    assert_eq!(f.ttl_range(true), (60, 70));
+    assert_eq!(f.ttl_range(false), (128, 128));
+}

@@ -189,6 +189,23 @@ impl EveConfig {
     }
 }
 
+impl EveConfig {
+    /// Whether `flow` records are written: when `types` is unset or lists `flow`.
+    pub fn logs_flow(&self) -> bool {
+        self.types
+            .as_ref()
+            .is_none_or(|t| t.iter().any(|x| x == "flow"))
+    }
+
+    /// Whether `netflow` records are written: only when `types` lists `netflow` (Suricata's
+    /// netflow logger is off unless configured).
+    pub fn logs_netflow(&self) -> bool {
+        self.types
+            .as_ref()
+            .is_some_and(|t| t.iter().any(|x| x == "netflow"))
+    }
+}
+
 impl Default for EveConfig {
     fn default() -> Self {
         EveConfig {
@@ -300,6 +317,20 @@ mod tests {
         assert!(c.stats.null_values);
         let list: RedisConfig = serde_json::from_str(r#"{"mode":"list"}"#).unwrap();
         assert_eq!(list.mode, RedisMode::Lpush);
+    }
+
+    #[test]
+    fn flow_and_netflow_types() {
+        let mut c = EveConfig::default();
+        assert!(c.logs_flow() && !c.logs_netflow());
+        let set = |t: &[&str]| Some(t.iter().map(|x| x.to_string()).collect::<Vec<_>>());
+        c.types = set(&["flow", "netflow"]);
+        assert!(c.logs_flow() && c.logs_netflow());
+        c.types = set(&["netflow"]);
+        assert!(!c.logs_flow() && c.logs_netflow());
+        assert!(c.enabled_kinds()[crate::EventKind::Flow.index()]);
+        c.types = set(&["alert"]);
+        assert!(!c.logs_flow() && !c.logs_netflow());
     }
 
     #[test]

@@ -27,6 +27,65 @@ const SURI_FLOW_ICMP6: &str = r#"{"timestamp":"1999-03-11T13:46:06.755968+0000",
 /// suricata -r zeek/communityid_icmp6.pcap with payload, payload-printable and packet on.
 const SURI_ALERT_ICMP6: &str = r#"{"timestamp":"1999-03-11T13:45:07.494265+0000","flow_id":996955065421258,"pcap_cnt":1,"event_type":"alert","src_ip":"fe80:0000:0000:0000:0200:86ff:fe05:80da","dest_ip":"fe80:0000:0000:0000:0260:97ff:fe07:69ea","proto":"IPv6-ICMP","icmp_type":135,"icmp_code":0,"pkt_src":"wire/pcap","alert":{"action":"allowed","gid":1,"signature_id":2000001,"rev":3,"signature":"ALL \"quoted\" back\\slash","category":"A Network Trojan was detected","severity":1},"direction":"to_server","flow":{"pkts_toserver":1,"pkts_toclient":0,"bytes_toserver":86,"bytes_toclient":0,"start":"1999-03-11T13:45:07.494265+0000","src_ip":"fe80:0000:0000:0000:0200:86ff:fe05:80da","dest_ip":"fe80:0000:0000:0000:0260:97ff:fe07:69ea"},"payload":"AAAAAP6AAAAAAAAAAmCX//4Haeo=","payload_printable":".............`....i.","stream":0,"packet":"AGCXB2nqAACGBYDaht1gAAAAACA6//6AAAAAAAAAAgCG//4FgNr+gAAAAAAAAAJgl//+B2nqhwBovQAAAAD+gAAAAAAAAAJgl//+B2nqAQEAAIYFgNo=","packet_info":{"linktype":1}}"#;
 
+/// suricata -r suricata-verify vxlan-decoder-02/vxlan.pcap: the first alert, on a VXLAN
+/// tunnel's inner ICMP packet (no `pcap_cnt` of its own; the root's is in `tunnel`).
+const SURI_ALERT_VXLAN: &str = r#"{"timestamp":"2013-05-18T20:21:44.837063+0000","flow_id":217458926015601,"event_type":"alert","src_ip":"192.168.203.3","dest_ip":"192.168.203.5","proto":"ICMP","icmp_type":8,"icmp_code":0,"pkt_src":"vxlan encapsulation","alert":{"action":"allowed","gid":1,"signature_id":1,"rev":0,"signature":"","category":"","severity":3},"tunnel":{"src_ip":"192.168.203.1","src_port":45149,"dest_ip":"192.168.202.1","dest_port":4789,"proto":"UDP","depth":1,"pcap_cnt":1,"pkt_src":"wire/pcap"},"direction":"to_server","flow":{"pkts_toserver":1,"pkts_toclient":0,"bytes_toserver":84,"bytes_toclient":0,"start":"2013-05-18T20:21:44.837063+0000","src_ip":"192.168.203.3","dest_ip":"192.168.203.5"}}"#;
+
+#[test]
+fn vxlan_alert_matches_suricata() {
+    let v = common::validator();
+    let ts = 1_368_908_504 * NS + 837_063_000;
+    let mut h = EveHeader::new(ts, "alert");
+    h.flow_id = 217458926015601;
+    h.src_ip = Some(ip("192.168.203.3"));
+    h.dest_ip = Some(ip("192.168.203.5"));
+    h.proto = Some(ipproto::ICMP);
+    h.icmp = Some((8, 0));
+    h.pkt_src = Some("vxlan encapsulation");
+    let a = AlertRecord {
+        header: h,
+        action: "allowed",
+        tunnel: Some(AlertTunnel {
+            src_ip: ip("192.168.203.1"),
+            dest_ip: ip("192.168.202.1"),
+            src_port: 45149,
+            dest_port: 4789,
+            proto: ipproto::UDP,
+            depth: 1,
+            pcap_cnt: 1,
+            pkt_src: "wire/pcap",
+        }),
+        gid: 1,
+        signature_id: 1,
+        rev: 0,
+        signature: b"",
+        category: None,
+        severity: 3,
+        metadata_json: None,
+        app_proto: None,
+        direction: Some("to_server"),
+        flow: Some(AlertFlow {
+            pkts_toserver: 1,
+            pkts_toclient: 0,
+            bytes_toserver: 84,
+            bytes_toclient: 0,
+            start_ns: ts,
+            src_ip: ip("192.168.203.3"),
+            dest_ip: ip("192.168.203.5"),
+            ports: None,
+        }),
+        payload: None,
+        payload_printable: false,
+        stream: None,
+        packet: None,
+        linktype: None,
+    };
+    let mut w = JsonWriter::new();
+    write_alert_record(&mut w, &a);
+    assert_eq!(text(&w), SURI_ALERT_VXLAN);
+    common::check_line(v.as_ref(), w.as_bytes());
+}
+
 fn tcp_flow() -> FlowRecord<'static> {
     FlowRecord {
         timestamp_ns: 1_362_692_527 * NS + 80_972_000,
@@ -122,6 +181,7 @@ fn alert_record_matches_suricata() {
     let a = AlertRecord {
         header: h,
         action: "allowed",
+        tunnel: None,
         gid: 1,
         signature_id: 2000001,
         rev: 3,
@@ -182,6 +242,16 @@ fn varied_records_validate() {
         let a = AlertRecord {
             header: h,
             action: "blocked",
+            tunnel: (proto == ipproto::ICMP).then(|| AlertTunnel {
+                src_ip: ip("192.168.203.1"),
+                dest_ip: ip("192.168.202.1"),
+                src_port: 45149,
+                dest_port: 4789,
+                proto: ipproto::UDP,
+                depth: 1,
+                pcap_cnt: 0,
+                pkt_src: "wire/pcap",
+            }),
             gid: 1,
             signature_id: 9,
             rev: 2,

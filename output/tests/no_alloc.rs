@@ -18,6 +18,7 @@ fn write_some(buf: &mut EveBuffer, spare: &mut Vec<u8>, n: u64) {
         let a = AlertRecord {
             header: h,
             action: "allowed",
+            tunnel: None,
             gid: 1,
             signature_id: 2_000_001,
             rev: 3,

@@ -34,6 +34,10 @@ pub mod ethertype {
     pub const ERSPAN3: u16 = 0x22eb;
     /// Legacy QinQ.
     pub const QINQ_9100: u16 = 0x9100;
+    /// Cisco Data Center Ethernet (FabricPath): 2 bytes, then another Ethernet header.
+    pub const DCE: u16 = 0x8903;
+    /// VN-Tag (802.1Qbh).
+    pub const VNTAG: u16 = 0x8926;
 }
 
 mod field {
@@ -49,6 +53,11 @@ mod field {
 pub const ETHERNET_HEADER_LEN: usize = 14;
 /// VLAN tag length (after the outer ethertype).
 pub const VLAN_HEADER_LEN: usize = 4;
+/// VN-Tag length (after the outer ethertype): 4 bytes of tag, then the ethertype.
+pub const VNTAG_HEADER_LEN: usize = 6;
+/// Bytes a DCE frame needs after the outer ethertype (Suricata's
+/// `ETHERNET_DCE_HEADER_LEN`): the 2-byte DCE field and a full inner Ethernet header.
+pub const DCE_HEADER_LEN: usize = ETHERNET_HEADER_LEN + 2;
 
 /// Zero-copy view of an Ethernet II header.
 #[derive(Clone, Copy, Debug)]
@@ -174,6 +183,14 @@ impl Ctx<'_, '_> {
             ethertype::MPLS_UC | ethertype::MPLS_MC => self.mpls(off, end),
             ethertype::PPPOE_SESS => self.pppoe_session(off, end),
             ethertype::PPPOE_DISC => self.pppoe_discovery(off, end),
+            ethertype::VNTAG => self.vntag(off, end),
+            ethertype::DCE => {
+                if end.saturating_sub(off) < DCE_HEADER_LEN {
+                    self.inv(E::DcePktTooSmall);
+                } else {
+                    self.ethernet(off + 2, end);
+                }
+            }
             ethertype::ARP => {
                 self.stats.arp += 1;
                 self.non_ip = true;
@@ -214,6 +231,23 @@ impl Ctx<'_, '_> {
         self.meta.vlan_count = idx + 1;
         if !self.network(tag.ethertype(), off + VLAN_HEADER_LEN, end) {
             self.ev(E::VlanUnknownType);
+        }
+    }
+
+    /// VN-Tag (802.1Qbh) at `off..end` (Suricata `DecodeVNTag`): 4 bytes of tag, then the
+    /// ethertype of what follows.
+    pub(crate) fn vntag(&mut self, off: usize, end: usize) {
+        self.stats.vntag += 1;
+        if end.saturating_sub(off) < VNTAG_HEADER_LEN {
+            self.inv(E::VntagHeaderTooSmall);
+            return;
+        }
+        if !self.layer() {
+            return;
+        }
+        let et = be16(self.data, off + 4);
+        if !self.network(et, off + VNTAG_HEADER_LEN, end) {
+            self.inv(E::VntagUnknownType);
         }
     }
 }

@@ -246,7 +246,7 @@ impl Ctx<'_, '_> {
             _ => return,
         };
         if len >= 20 + need {
-            m.emb_ports = be32(d, off + 20);
+            m.l4_b = be32(d, off + 20);
             m.flags |= flags::EMB_PORTS;
         }
     }
@@ -331,7 +331,7 @@ impl Ctx<'_, '_> {
             _ => return,
         };
         if len >= 40 + need {
-            m.emb_ports = be32(d, off + 40);
+            m.l4_b = be32(d, off + 40);
             m.flags |= flags::EMB_PORTS;
         }
     }

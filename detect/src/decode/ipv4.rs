@@ -4,7 +4,7 @@
 use super::bytes::{addr16, array, be16, u8_at};
 use super::checksum;
 use super::events::DecodeEvent as E;
-use super::meta::{flags, PacketKind, PacketMeta};
+use super::meta::{flags, tunnel_src, PacketKind, PacketMeta};
 use super::{proto, Ctx};
 
 /// Minimum IPv4 header length.
@@ -385,11 +385,11 @@ impl Ctx<'_, '_> {
             proto::ESP => self.esp(l4, l4_end),
             proto::IPIP => {
                 self.stats.ipv4_in_ipv4 += 1;
-                self.tunnel(|cx| cx.ipv4(l4, l4_end));
+                self.tunnel(tunnel_src::IPV4, |cx| cx.ipv4(l4, l4_end));
             }
             proto::IPV6 => {
                 self.stats.ipv6_in_ipv4 += 1;
-                self.tunnel(|cx| cx.ipv6(l4, l4_end));
+                self.tunnel(tunnel_src::IPV4, |cx| cx.ipv6(l4, l4_end));
             }
             proto::ICMPV6 => self.inv(E::Ipv4Icmpv6),
             _ => {}

@@ -3,7 +3,7 @@
 
 use super::bytes::{addr16, array, be16, be32, u8_at};
 use super::events::DecodeEvent as E;
-use super::meta::{flags, PacketKind, PacketMeta};
+use super::meta::{flags, tunnel_src, PacketKind, PacketMeta};
 use super::{proto, Ctx};
 
 /// IPv6 fixed header length.
@@ -160,6 +160,22 @@ pub(crate) fn ext_len(kind: u8, h: &[u8]) -> Option<usize> {
     }
 }
 
+/// Next-header values Suricata's IPv6 decoder hands to its extension-header walk.
+fn is_exthdr(nh: u8) -> bool {
+    matches!(
+        nh,
+        proto::HOPOPTS
+            | proto::ROUTING
+            | proto::FRAGMENT
+            | proto::DSTOPTS
+            | proto::AH
+            | proto::ESP
+            | proto::MH
+            | proto::HIP
+            | proto::SHIM6
+    )
+}
+
 /// Iterator over the extension headers; stops at the upper layer or a truncated header.
 /// [`ExtHeaders::upper`] then tells the upper-layer protocol and its offset.
 #[derive(Clone, Debug)]
@@ -249,15 +265,25 @@ impl Ctx<'_, '_> {
         let d = self.data;
         // Seen: hop-by-hop, routing, AH, fragment; destination options counted (max 2).
         let (mut hh, mut rh, mut ah, mut fh, mut dstopts) = (false, false, false, false, 0u8);
+        // The IPv6 header's own next header goes straight to the upper layer; from the
+        // first extension header on, Suricata's extension-header walk wants two bytes of
+        // whatever comes next (`ipv6.trunc_exthdr`), the upper-layer header included.
+        let mut in_exthdrs = false;
         loop {
-            self.meta.proto = nh;
             let plen = end.saturating_sub(off);
             if nh == proto::NONE {
+                self.meta.proto = nh;
                 if plen > 0 {
                     self.ev(E::Ipv6DataAfterNoneHeader);
                 }
                 return;
             }
+            in_exthdrs |= is_exthdr(nh);
+            if in_exthdrs && plen < 2 {
+                // The protocol stays the last extension header's, as in Suricata.
+                return self.inv(E::Ipv6TruncExthdr);
+            }
+            self.meta.proto = nh;
             match nh {
                 proto::TCP => return self.tcp(off, end),
                 proto::UDP => return self.udp(off, end),
@@ -273,7 +299,7 @@ impl Ctx<'_, '_> {
                         return self.inv(E::Ipv6Ipv4InIpv6WrongVersion);
                     }
                     self.stats.ipv4_in_ipv6 += 1;
-                    return self.tunnel(|cx| cx.ipv4(off, end));
+                    return self.tunnel(tunnel_src::IPV6, |cx| cx.ipv4(off, end));
                 }
                 proto::IPV6 => {
                     if plen < IPV6_HEADER_LEN {
@@ -283,7 +309,7 @@ impl Ctx<'_, '_> {
                         return self.inv(E::Ipv6Ipv6InIpv6WrongVersion);
                     }
                     self.stats.ipv6_in_ipv6 += 1;
-                    return self.tunnel(|cx| cx.ipv6(off, end));
+                    return self.tunnel(tunnel_src::IPV6, |cx| cx.ipv6(off, end));
                 }
                 proto::ICMP => return self.ev(E::Ipv6Icmpv4),
                 _ => {}

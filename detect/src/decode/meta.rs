@@ -48,7 +48,7 @@ pub mod flags {
     pub const EMB_IP: u16 = 1 << 9;
     /// The embedded original header is IPv6.
     pub const EMB_IPV6: u16 = 1 << 10;
-    /// The embedded original packet's TCP/UDP ports were read (`emb_ports`).
+    /// The embedded original packet's TCP/UDP ports were read (`emb_sport`/`emb_dport`).
     pub const EMB_PORTS: u16 = 1 << 11;
     /// Suricata would flag this packet invalid (`decoder.invalid`): an event that
     /// invalidates the packet was raised somewhere in it.
@@ -61,13 +61,46 @@ pub mod flags {
     pub const IP_OPTS: u16 = 1 << 15;
 }
 
+/// Which decoder made a tunnel packet (Suricata's `pkt_src` of tunnel packets), and the
+/// mark of a tunnel's root packet. Values of [`PacketMeta::tunnel_src`].
+pub mod tunnel_src {
+    /// Not a tunnel packet.
+    pub const NONE: u8 = 0;
+    /// Carried in GRE (IP, PPP, VLAN, TEB, ERSPAN): `gre tunnel`.
+    pub const GRE: u8 = 1;
+    /// IP in IPv4 (4in4, 6in4): `ipv4 tunnel`.
+    pub const IPV4: u8 = 2;
+    /// IP in IPv6 (4in6, 6in6): `ipv6 tunnel`.
+    pub const IPV6: u8 = 3;
+    /// Carried in VXLAN: `vxlan encapsulation`.
+    pub const VXLAN: u8 = 4;
+    /// Bits holding the kind above.
+    pub const KIND: u8 = 0x0f;
+    /// The packet is the outer (root) packet of a tunnel whose inner packet is handed on
+    /// separately (see [`crate::decode::decode_tunnel`]).
+    pub const ROOT: u8 = 0x80;
+
+    /// Suricata 7's `pkt_src` text for a tunnel packet of kind `kind`.
+    pub fn name(kind: u8) -> Option<&'static str> {
+        match kind & KIND {
+            GRE => Some("gre tunnel"),
+            IPV4 => Some("ipv4 tunnel"),
+            IPV6 => Some("ipv6 tunnel"),
+            VXLAN => Some("vxlan encapsulation"),
+            _ => None,
+        }
+    }
+}
+
 /// Everything the hot path needs about one frame, without borrowing it.
 ///
 /// Offsets point into the frame bytes given to [`super::decode`] and describe the
 /// *innermost* successfully decoded IP packet (for tunnels: the inner one). Absent layers
 /// have offset [`NO_OFFSET`]. Addresses are stored as 16 bytes; IPv4 uses the first 4.
 ///
-/// For TCP `l4_a`/`l4_b` are sequence/acknowledgement numbers; for ICMP echo-like messages
+/// For TCP `l4_a`/`l4_b` are sequence/acknowledgement numbers; for ESP the SPI and the
+/// sequence number; for ICMP errors `l4_b` holds the quoted packet's ports
+/// (`sport << 16 | dport`, with [`flags::EMB_PORTS`]); for ICMP echo-like messages
 /// `l4_a` is `id << 16 | seq`. For ICMP `sport` is `type << 8 | code` and `dport` the
 /// counterpart type `<< 8` (Suricata's `icmp_s`/`icmp_d`), so both directions of an echo
 /// exchange share a flow.
@@ -101,16 +134,14 @@ pub struct PacketMeta {
     pub tcp_win: u16,
     /// TCP sequence number, or ICMP `id << 16 | seq`.
     pub l4_a: u32,
-    /// TCP acknowledgement number.
+    /// TCP acknowledgement number, ESP sequence number, or an ICMP error's quoted ports.
     pub l4_b: u32,
     /// IPv4 identification, or the IPv6 fragment header's identification.
     pub ip_id: u32,
     /// Fragment offset in 8-byte units (IPv4 or IPv6 fragment header).
     pub frag_off: u16,
-    /// Up to two VLAN ids, outermost first.
-    pub vlan: [u16; 2],
-    /// Embedded original packet's ports `sport << 16 | dport` (with [`flags::EMB_PORTS`]).
-    pub emb_ports: u32,
+    /// Up to three VLAN ids, outermost first (Suricata keeps three).
+    pub vlan: [u16; 3],
     /// Bit set of [`flags`].
     pub flags: u16,
     /// IP protocol / IPv6 upper-layer next header.
@@ -125,8 +156,14 @@ pub struct PacketMeta {
     pub emb_proto: u8,
     /// Number of IP-in-X encapsulations crossed to reach the innermost IP header.
     pub tunnel_depth: u8,
-    /// Number of VLAN tags seen (may exceed 2; only two ids are kept).
+    /// Number of VLAN tags seen (may exceed 3; only three ids are kept).
     pub vlan_count: u8,
+    /// Tunnel packets: the decoder of the innermost encapsulation (a [`tunnel_src`] kind);
+    /// [`tunnel_src::ROOT`] marks a tunnel's outer packet.
+    pub tunnel_src: u8,
+    /// Tunnel packets: offset of the outermost IP header (the tunnel root's), or `u8::MAX`
+    /// when there is none or it lies beyond 254 bytes.
+    pub root_l3: u8,
     /// What was decoded.
     pub kind: PacketKind,
 }
@@ -165,8 +202,7 @@ impl PacketMeta {
         l4_b: 0,
         ip_id: 0,
         frag_off: 0,
-        vlan: [0; 2],
-        emb_ports: 0,
+        vlan: [0; 3],
         flags: 0,
         proto: 0,
         ttl: 0,
@@ -175,8 +211,35 @@ impl PacketMeta {
         emb_proto: 0,
         tunnel_depth: 0,
         vlan_count: 0,
+        tunnel_src: tunnel_src::NONE,
+        root_l3: u8::MAX,
         kind: PacketKind::Invalid,
     };
+
+    /// Whether this is the outer packet of a tunnel, handed on beside its inner packet.
+    #[inline]
+    pub fn is_tunnel_root(&self) -> bool {
+        self.tunnel_src & tunnel_src::ROOT != 0
+    }
+
+    /// Whether this is a packet decoded from inside a tunnel.
+    #[inline]
+    pub fn is_tunnel_inner(&self) -> bool {
+        self.tunnel_depth > 0 && self.tunnel_src & tunnel_src::KIND != 0
+    }
+
+    /// Where the packet Suricata would make of this frame starts: 0, or for a tunnel's
+    /// inner packet its IP header (its Ethernet header for GRE TEB / ERSPAN), so that
+    /// `len - packet_start()` is that packet's length.
+    pub fn packet_start(&self) -> usize {
+        if !self.is_tunnel_inner() {
+            return 0;
+        }
+        let l2 = (self.tunnel_src & tunnel_src::KIND != tunnel_src::VXLAN)
+            .then(|| self.l2())
+            .flatten();
+        l2.or(self.l3()).unwrap_or(0)
+    }
 
     /// Whether a flag of [`flags`] is set.
     #[inline]
@@ -274,17 +337,17 @@ impl PacketMeta {
 
     /// Embedded original packet's source port.
     pub fn emb_sport(&self) -> u16 {
-        (self.emb_ports >> 16) as u16
+        (self.l4_b >> 16) as u16
     }
 
     /// Embedded original packet's destination port.
     pub fn emb_dport(&self) -> u16 {
-        (self.emb_ports & 0xffff) as u16
+        (self.l4_b & 0xffff) as u16
     }
 
-    /// The VLAN ids that were kept (at most two).
+    /// The VLAN ids that were kept (at most three).
     pub fn vlan_ids(&self) -> &[u16] {
-        let n = (self.vlan_count as usize).min(2);
+        let n = (self.vlan_count as usize).min(3);
         self.vlan.get(..n).unwrap_or(&[])
     }
 

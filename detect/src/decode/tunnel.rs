@@ -3,6 +3,7 @@
 use super::bytes::{be16, be32, u8_at};
 use super::ethernet::{ethertype, ETHERNET_HEADER_LEN};
 use super::events::DecodeEvent as E;
+use super::meta::tunnel_src;
 use super::Ctx;
 
 /// GRE base header length.
@@ -153,16 +154,16 @@ impl Ctx<'_, '_> {
         }
         let inner = off + hlen;
         match ptype {
-            ethertype::IPV4 => self.tunnel(|cx| cx.ipv4(inner, end)),
-            ethertype::IPV6 => self.tunnel(|cx| cx.ipv6(inner, end)),
-            ethertype::PPP => self.tunnel(|cx| cx.ppp(inner, end)),
-            ethertype::VLAN => self.tunnel(|cx| cx.vlan(inner, end)),
-            ethertype::TEB => self.tunnel(|cx| cx.ethernet(inner, end)),
+            ethertype::IPV4 => self.tunnel(tunnel_src::GRE, |cx| cx.ipv4(inner, end)),
+            ethertype::IPV6 => self.tunnel(tunnel_src::GRE, |cx| cx.ipv6(inner, end)),
+            ethertype::PPP => self.tunnel(tunnel_src::GRE, |cx| cx.ppp(inner, end)),
+            ethertype::VLAN => self.tunnel(tunnel_src::GRE, |cx| cx.vlan(inner, end)),
+            ethertype::TEB => self.tunnel(tunnel_src::GRE, |cx| cx.ethernet(inner, end)),
             // ERSPAN type II has the GRE sequence bit set; type I has no header.
             ethertype::ERSPAN2 if b0 & gre_bits::SEQ != 0 => {
-                self.tunnel(|cx| cx.erspan2(inner, end))
+                self.tunnel(tunnel_src::GRE, |cx| cx.erspan2(inner, end))
             }
-            ethertype::ERSPAN2 => self.tunnel(|cx| {
+            ethertype::ERSPAN2 => self.tunnel(tunnel_src::GRE, |cx| {
                 cx.stats.erspan += 1;
                 cx.ethernet(inner, end)
             }),

@@ -2,7 +2,7 @@
 
 use super::bytes::{be16, be32};
 use super::events::DecodeEvent as E;
-use super::meta::{flags, PacketKind, PacketMeta};
+use super::meta::{flags, tunnel_src, PacketKind, PacketMeta};
 use super::{proto, Ctx};
 
 /// UDP header length.
@@ -128,7 +128,7 @@ impl Ctx<'_, '_> {
                 let inner_end = off + ulen;
                 // Like Suricata, the inner Ethernet header is not counted as a frame:
                 // its payload is decoded directly.
-                self.tunnel(|cx| {
+                self.tunnel(tunnel_src::VXLAN, |cx| {
                     cx.meta.l2_off = eth as u16;
                     let et = be16(cx.data, eth + 12);
                     cx.network(et, eth + 14, inner_end);

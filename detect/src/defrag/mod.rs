@@ -120,7 +120,7 @@ struct Key {
     id: u32,
     proto: u8,
     v6: bool,
-    vlan: [u16; 2],
+    vlan: [u16; 3],
     tunnel: u8,
 }
 
@@ -214,7 +214,7 @@ impl Defrag {
             proto: if v6 { 0 } else { meta.proto },
             v6,
             vlan: if meta.has(flags::VLAN_NO_TRACK) {
-                [0; 2]
+                [0; 3]
             } else {
                 meta.vlan
             },

@@ -13,6 +13,7 @@
 //!     packet: no
 //!     metadata: yes
 //!     tagged-packets: no
+//!     ethernet: no                    # Suricata eve-log `ethernet:` (the `ether` object)
 //! ```
 
 use serde::{Deserialize, Serialize};
@@ -31,6 +32,9 @@ pub struct AlertOutputConfig {
     pub metadata: bool,
     /// `tagged-packets`: log packets covered by a `tag` as EVE `packet` records.
     pub tagged_packets: bool,
+    /// `ethernet` (an eve-log option in Suricata): the `ether` object with the packet's MAC
+    /// addresses.
+    pub ethernet: bool,
 }
 
 impl Default for AlertOutputConfig {
@@ -41,6 +45,7 @@ impl Default for AlertOutputConfig {
             packet: false,
             metadata: true,
             tagged_packets: false,
+            ethernet: false,
         }
     }
 }

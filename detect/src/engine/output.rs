@@ -5,13 +5,14 @@ use std::io::Write;
 use std::net::IpAddr;
 
 use shrike_output::eve::addr::{proto_has_ports, Ipv6Style};
-use shrike_output::eve::alert::{write_alert_record, AlertFlow, AlertRecord};
-use shrike_output::eve::header::{write_eve_header, EveHeader};
+use shrike_output::eve::alert::{write_alert_record, AlertFlow, AlertRecord, AlertTunnel};
+use shrike_output::eve::header::{write_eve_header, EtherMacs, EveHeader};
 use shrike_output::eve::time::write_fast;
 use shrike_output::fast::{write_fast_line, FastAlert};
 use shrike_output::JsonWriter;
 
 use super::{Alert, Engine, FlowVars, Packet};
+use crate::decode::{proto, tunnel_src, Ipv4, Ipv6};
 
 /// The flow of an alerted packet, as the worker's flow table has it.
 #[derive(Debug, Clone, Copy)]
@@ -87,12 +88,18 @@ fn header<'a>(ctx: &'a AlertContext<'a>, event_type: &'a str) -> EveHeader<'a> {
         (Some(t), Some(c)) => Some((t, c)),
         _ => None,
     };
+    // A tunnel's inner packet is a packet of its own in Suricata: no capture number, and
+    // the decoder that made it as its source.
+    let tunnel = m
+        .is_tunnel_inner()
+        .then(|| tunnel_src::name(m.tunnel_src))
+        .flatten();
     EveHeader {
         timestamp_ns: ctx.pkt.ts.0,
         flow_id: ctx.flow.map_or(0, |f| f.flow_id),
         parent_id: 0,
         in_iface: None,
-        pcap_cnt: ctx.pcap_cnt,
+        pcap_cnt: if tunnel.is_some() { 0 } else { ctx.pcap_cnt },
         event_type,
         vlan: m.vlan_ids(),
         src_ip: src,
@@ -105,18 +112,94 @@ fn header<'a>(ctx: &'a AlertContext<'a>, event_type: &'a str) -> EveHeader<'a> {
         pkt_src: Some(if ctx.pcap_cnt == 0 && ctx.flow.is_some() {
             "stream (flow timeout)"
         } else {
-            "wire/pcap"
+            tunnel.unwrap_or("wire/pcap")
         }),
+        ether: None,
         ipv6: ctx.ipv6,
     }
+}
+
+/// The packet's Ethernet addresses, as Suricata's `ether` object has them: those of the
+/// packet's own Ethernet header: the frame's on Ethernet captures, the inner one of a GRE
+/// TEB or ERSPAN tunnel packet; none for other link types, VXLAN inner packets (Suricata
+/// starts them at the IP header) and flow-end pseudo packets.
+fn ether_of(ctx: &AlertContext<'_>) -> Option<EtherMacs> {
+    let m = ctx.pkt.meta;
+    let own_l2 = if m.is_tunnel_inner() {
+        m.tunnel_src & tunnel_src::KIND != tunnel_src::VXLAN && m.packet_start() == m.l2()?
+    } else {
+        ctx.linktype == 1
+    };
+    if !own_l2 {
+        return None;
+    }
+    let e = crate::decode::Ethernet::from_meta(m, ctx.pkt.data)?;
+    Some(EtherMacs {
+        src: e.src(),
+        dst: e.dst(),
+    })
+}
+
+/// The `tunnel` object of an alert on a tunnel's inner packet: the outer packet's tuple,
+/// read from its IP header (at [`crate::decode::PacketMeta::root_l3`]) in the frame.
+fn tunnel_of<'a>(ctx: &AlertContext<'a>) -> Option<AlertTunnel<'a>> {
+    let m = ctx.pkt.meta;
+    if !m.is_tunnel_inner() || m.root_l3 == u8::MAX {
+        return None;
+    }
+    let at = ctx.pkt.data.get(usize::from(m.root_l3)..)?;
+    let (src, dst, ip_proto, l4): (IpAddr, IpAddr, u8, &[u8]) = match at.first()? >> 4 {
+        4 => {
+            let h = Ipv4::new_checked(at)?;
+            let l4 = at.get(h.header_len()..).unwrap_or(&[]);
+            (h.src().into(), h.dst().into(), h.protocol(), l4)
+        }
+        6 => {
+            let h = Ipv6::new_checked(at)?;
+            let mut ext = h.ext_headers();
+            for _ in ext.by_ref() {}
+            let (nh, l4) = ext.upper();
+            (h.src().into(), h.dst().into(), nh, l4)
+        }
+        _ => return None,
+    };
+    let ports = match (ip_proto, l4) {
+        (proto::TCP | proto::UDP | proto::SCTP, [a, b, c, d, ..]) => {
+            (u16::from_be_bytes([*a, *b]), u16::from_be_bytes([*c, *d]))
+        }
+        _ => (0, 0),
+    };
+    Some(AlertTunnel {
+        src_ip: src,
+        dest_ip: dst,
+        src_port: ports.0,
+        dest_port: ports.1,
+        proto: ip_proto,
+        depth: m.tunnel_depth,
+        pcap_cnt: ctx.pcap_cnt,
+        pkt_src: "wire/pcap",
+    })
+}
+
+/// The bytes and link type an alert's `packet` shows: the frame, or for a tunnel's inner
+/// packet that packet alone, as raw IP (`DLT_RAW`, 12), as Suricata logs its tunnel packets.
+fn logged_packet<'a>(ctx: &AlertContext<'a>) -> (&'a [u8], u32) {
+    let m = ctx.pkt.meta;
+    if m.is_tunnel_inner() {
+        if let Some(inner) = ctx.pkt.data.get(m.packet_start()..) {
+            return (inner, 12);
+        }
+    }
+    (ctx.pkt.data, ctx.linktype)
 }
 
 /// Write one EVE `packet` record for a tagged packet (Suricata's `tagged-packets`).
 pub fn write_eve_tagged_packet(w: &mut JsonWriter, ctx: &AlertContext<'_>) {
     write_eve_header(w, &header(ctx, "packet"));
-    w.set_base64("packet", ctx.pkt.data);
+    let (bytes, linktype) = logged_packet(ctx);
+    w.set_base64("packet", bytes);
     w.open_object("packet_info")
-        .set_u64("linktype", ctx.linktype.into())
+        .set_u64("linktype", linktype.into())
         .close();
     w.close();
 }
@@ -126,13 +209,18 @@ pub fn write_eve_alert(w: &mut JsonWriter, engine: &Engine, a: &Alert, ctx: &Ale
     let Some(s) = engine.sig_info(a.sig) else {
         return;
     };
-    let header = header(ctx, "alert");
     let cfg = &engine.config().alert;
+    let mut header = header(ctx, "alert");
+    if cfg.ethernet {
+        header.ether = ether_of(ctx);
+    }
     let payload = ctx.pkt.meta.payload(ctx.pkt.data);
+    let (packet_bytes, packet_linktype) = logged_packet(ctx);
     let want_payload = (cfg.payload || cfg.payload_printable) && !payload.is_empty();
     let rec = AlertRecord {
         header,
         action: "allowed",
+        tunnel: tunnel_of(ctx),
         gid: s.gid,
         signature_id: s.sid,
         rev: s.rev,
@@ -166,8 +254,8 @@ pub fn write_eve_alert(w: &mut JsonWriter, engine: &Engine, a: &Alert, ctx: &Ale
         payload_printable: want_payload && cfg.payload_printable,
         // Flow-end pseudo packets (no packet number) carry stream data.
         stream: want_payload.then_some(u8::from(ctx.pcap_cnt == 0 && ctx.flow.is_some())),
-        packet: cfg.packet.then_some(ctx.pkt.data),
-        linktype: cfg.packet.then_some(ctx.linktype),
+        packet: cfg.packet.then_some(packet_bytes),
+        linktype: cfg.packet.then_some(packet_linktype),
     };
     let target = s.target.map(|t| (t, ctx));
     let vars = if cfg.metadata {

@@ -1,6 +1,9 @@
 //! [`FlowKey`]: the direction-free flow identity, and its seeded hash.
 
-use crate::decode::{flags, PacketMeta};
+use crate::decode::{flags, PacketKind, PacketMeta};
+
+/// IP protocol number of ESP.
+const ESP: u8 = 50;
 
 /// Which side of the normalised key sent a packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -32,7 +35,8 @@ impl Direction {
 ///
 /// The lower (address, port) pair comes first. VLAN ids are part of the key unless the
 /// decoder was told `vlan.use-for-tracking: false`; the tunnel depth is always part of it
-/// (Suricata's `recursion_level`), so an inner flow never matches its tunnel.
+/// (Suricata's `recursion_level`), so an inner flow never matches its tunnel. ESP flows
+/// are one-way and keyed by their SPI (see [`FlowKey::esp_spi`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct FlowKey {
     /// Lower address (IPv4 in bytes 0..4).
@@ -43,8 +47,8 @@ pub struct FlowKey {
     pub lo_port: u16,
     /// Port of the higher side.
     pub hi_port: u16,
-    /// VLAN ids (zero when absent or masked).
-    pub vlan: [u16; 2],
+    /// VLAN ids, outermost first (zero when absent or masked).
+    pub vlan: [u16; 3],
     /// IP protocol.
     pub proto: u8,
     /// 4 or 6.
@@ -90,7 +94,7 @@ impl FlowKey {
     pub fn from_meta(m: &PacketMeta) -> (FlowKey, Direction) {
         let v6 = m.has(flags::IPV6);
         let vlan = if m.has(flags::VLAN_NO_TRACK) {
-            [0, 0]
+            [0; 3]
         } else {
             m.vlan
         };
@@ -106,7 +110,15 @@ impl FlowKey {
         } else {
             (&m.src, &m.dst, m.sport, m.dport, m.proto, false)
         };
-        let src_lo = (src, sp) <= (dst, dp);
+        // ESP: Suricata keys the flow by the SPI and keeps it one-way (a security
+        // association has one direction): the SPI takes the port slots, unsorted.
+        let esp = proto == ESP && m.kind == PacketKind::L4;
+        let (sp, dp) = if esp {
+            ((m.l4_a >> 16) as u16, m.l4_a as u16)
+        } else {
+            (sp, dp)
+        };
+        let src_lo = esp || (src, sp) <= (dst, dp);
         let (lo_addr, lo_port, hi_addr, hi_port) = if src_lo {
             (*src, sp, *dst, dp)
         } else {
@@ -148,11 +160,17 @@ impl FlowKey {
             | u64::from(self.vlan[1]) << 48;
         let misc = u64::from(self.proto)
             | u64::from(self.ip_version) << 8
-            | u64::from(self.tunnel_depth) << 16;
+            | u64::from(self.tunnel_depth) << 16
+            | u64::from(self.vlan[2]) << 24;
         let mut h = mix(a0 ^ K[0], a1 ^ seed);
         h = mix(b0 ^ K[1] ^ h, b1 ^ K[2]);
         h = mix(ports ^ K[3] ^ h, misc ^ K[4] ^ seed);
         mix(h ^ K[5], seed ^ K[0] ^ 0x9e37_79b9_7f4a_7c15)
+    }
+
+    /// The SPI of an ESP flow (kept in the port slots), `None` for other protocols.
+    pub fn esp_spi(&self) -> Option<u32> {
+        (self.proto == ESP).then(|| u32::from(self.lo_port) << 16 | u32::from(self.hi_port))
     }
 
     /// The address of side `lo` (true) or `hi` as an `IpAddr` (not for the hot path).

@@ -88,6 +88,9 @@ pub struct Flow<V> {
     pub state: FlowState,
     /// TCP flags seen to server / to client.
     pub tcp_flags: [u8; 2],
+    /// Lowest and highest TTL (IPv6 hop limit) to server, then to client; 0 until a packet
+    /// went that way (see [`Flow::note_ttl`]).
+    pub ttl: [u8; 4],
     hash: u64,
     timer: Option<TimerId>,
     /// The engine's per-flow state (stream, flowbits, app layer …).
@@ -105,6 +108,31 @@ impl<V> Flow<V> {
     #[inline]
     pub fn side(&self, dir: Direction) -> usize {
         usize::from(!self.to_server(dir))
+    }
+
+    /// Widens the TTL range of `dir` with a packet's TTL (Suricata's `FlowUpdateTtl`).
+    #[inline]
+    pub fn note_ttl(&mut self, dir: Direction, ttl: u8) {
+        let i = self.side(dir) * 2;
+        if let Some([min, max]) = self
+            .ttl
+            .get_mut(i..i + 2)
+            .and_then(|s| <&mut [u8; 2]>::try_from(s).ok())
+        {
+            if *min == 0 || ttl < *min {
+                *min = ttl;
+            }
+            *max = (*max).max(ttl);
+        }
+    }
+
+    /// `(min, max)` TTL seen to server (`to_server`) or to client; `(0, 0)` when none.
+    pub fn ttl_range(&self, to_server: bool) -> (u8, u8) {
+        let i = usize::from(!to_server) * 2;
+        match self.ttl.get(i..i + 2) {
+            Some(&[min, max]) => (min, max),
+            _ => (0, 0),
+        }
     }
 }
 
@@ -277,6 +305,7 @@ impl<V> FlowTable<V> {
             client,
             state: FlowState::New,
             tcp_flags: [0; 2],
+            ttl: [0; 4],
             hash,
             timer: None,
             data: init(),

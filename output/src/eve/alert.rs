@@ -3,7 +3,7 @@
 use std::net::IpAddr;
 
 use super::addr::Ipv6Style;
-use super::header::{set_ip, set_timestamp, write_eve_header, EveHeader};
+use super::header::{set_ip, set_proto, set_timestamp, write_eve_header, EveHeader};
 use crate::json::JsonWriter;
 
 /// The flow summary inside an alert (`alert.flow`).
@@ -27,6 +27,27 @@ pub struct AlertFlow {
     pub ports: Option<(u16, u16)>,
 }
 
+/// The `tunnel` object of an alert on a tunnel's inner packet: the outer (root) packet.
+#[derive(Debug, Clone, Copy)]
+pub struct AlertTunnel<'a> {
+    /// Root packet's source address.
+    pub src_ip: IpAddr,
+    /// Root packet's destination address.
+    pub dest_ip: IpAddr,
+    /// Root packet's source port (0 for protocols without ports).
+    pub src_port: u16,
+    /// Root packet's destination port (0 for protocols without ports).
+    pub dest_port: u16,
+    /// Root packet's IP protocol.
+    pub proto: u8,
+    /// Tunnel depth of the alerted packet.
+    pub depth: u8,
+    /// Root packet number; omitted when 0.
+    pub pcap_cnt: u64,
+    /// Root packet source (`"wire/pcap"`).
+    pub pkt_src: &'a str,
+}
+
 /// Everything an `alert` record holds. `header.event_type` should be `"alert"`.
 #[derive(Debug, Clone, Copy)]
 pub struct AlertRecord<'a> {
@@ -34,6 +55,8 @@ pub struct AlertRecord<'a> {
     pub header: EveHeader<'a>,
     /// `"allowed"` or `"blocked"`.
     pub action: &'a str,
+    /// The `tunnel` object (alerts on a tunnel's inner packet).
+    pub tunnel: Option<AlertTunnel<'a>>,
     /// Generator id.
     pub gid: u32,
     /// Signature id.
@@ -82,6 +105,9 @@ pub fn write_alert_record(w: &mut JsonWriter, a: &AlertRecord<'_>) {
         w.set_raw("metadata", m);
     }
     w.close();
+    if let Some(t) = &a.tunnel {
+        write_alert_tunnel(w, t, a.header.ipv6);
+    }
     if let Some(p) = a.app_proto {
         w.set_str("app_proto", p);
     }
@@ -110,6 +136,21 @@ pub fn write_alert_record(w: &mut JsonWriter, a: &AlertRecord<'_>) {
                 .close();
         }
     }
+    w.close();
+}
+
+fn write_alert_tunnel(w: &mut JsonWriter, t: &AlertTunnel<'_>, style: Ipv6Style) {
+    w.open_object("tunnel");
+    set_ip(w, "src_ip", t.src_ip, style);
+    w.set_u64("src_port", t.src_port.into());
+    set_ip(w, "dest_ip", t.dest_ip, style);
+    w.set_u64("dest_port", t.dest_port.into());
+    set_proto(w, t.proto);
+    w.set_u64("depth", t.depth.into());
+    if t.pcap_cnt != 0 {
+        w.set_u64("pcap_cnt", t.pcap_cnt);
+    }
+    w.set_str("pkt_src", t.pkt_src);
     w.close();
 }
 

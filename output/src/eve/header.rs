@@ -10,7 +10,8 @@ use crate::json::JsonWriter;
 ///
 /// Suricata's order: `timestamp`, `flow_id`, `parent_id`, `in_iface`, `pcap_cnt`, `event_type`,
 /// `vlan`, `src_ip`, `src_port`, `dest_ip`, `dest_port`, `proto`, `ip_v`, `icmp_type`,
-/// `icmp_code`, `pkt_src`. Optional fields are left out when unset (zero ids, empty `vlan`).
+/// `icmp_code`, `pkt_src`, `ether`. Optional fields are left out when unset (zero ids, empty
+/// `vlan`).
 #[derive(Debug, Clone, Copy)]
 pub struct EveHeader<'a> {
     /// Packet time, nanoseconds since the epoch.
@@ -43,6 +44,9 @@ pub struct EveHeader<'a> {
     pub icmp: Option<(u8, u8)>,
     /// Packet source (`"wire/pcap"`, `"stream (flow timeout)"`, ...); omitted when `None`.
     pub pkt_src: Option<&'a str>,
+    /// `ether.src_mac` / `ether.dest_mac` (eve-log `ethernet: yes`, packets with an Ethernet
+    /// header); omitted when `None`.
+    pub ether: Option<EtherMacs>,
     /// How IPv6 addresses are written.
     pub ipv6: Ipv6Style,
 }
@@ -65,9 +69,41 @@ impl<'a> EveHeader<'a> {
             ip_v: None,
             icmp: None,
             pkt_src: None,
+            ether: None,
             ipv6: Ipv6Style::Full,
         }
     }
+}
+
+/// The MAC addresses of a packet's Ethernet header, as written in the `ether` object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EtherMacs {
+    /// Source MAC (`src_mac`).
+    pub src: [u8; 6],
+    /// Destination MAC (`dest_mac`).
+    pub dst: [u8; 6],
+}
+
+/// Write `"key":"aa:bb:cc:dd:ee:ff"` (lower-case hex, as Suricata).
+pub fn set_mac(w: &mut JsonWriter, key: &str, mac: &[u8; 6]) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    w.set_ascii_with(key, |b| {
+        for (i, x) in mac.iter().enumerate() {
+            if i > 0 {
+                b.push(b':');
+            }
+            b.push(HEX[usize::from(x >> 4)]);
+            b.push(HEX[usize::from(x & 15)]);
+        }
+    });
+}
+
+/// Write the `ether` object of a packet-based record.
+pub fn set_ether(w: &mut JsonWriter, e: &EtherMacs) {
+    w.open_object("ether");
+    set_mac(w, "src_mac", &e.src);
+    set_mac(w, "dest_mac", &e.dst);
+    w.close();
 }
 
 /// Write `"timestamp":"..."`.
@@ -140,5 +176,41 @@ pub fn write_eve_header(w: &mut JsonWriter, h: &EveHeader<'_>) {
     }
     if let Some(s) = h.pkt_src {
         w.set_str("pkt_src", s);
+    }
+    if let Some(e) = &h.ether {
+        set_ether(w, e);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ether_follows_pkt_src() {
+        let mut w = JsonWriter::with_capacity(256);
+        let h = EveHeader {
+            pcap_cnt: 1,
+            pkt_src: Some("wire/pcap"),
+            ether: Some(EtherMacs {
+                src: [0x0c, 0x86, 0x10, 0xed, 0xd7, 0xc6],
+                dst: [0x00, 0x25, 0x90, 0xe3, 0xd2, 0xe1],
+            }),
+            ..EveHeader::new(0, "alert")
+        };
+        write_eve_header(&mut w, &h);
+        w.close();
+        let s = String::from_utf8(w.into_inner()).unwrap();
+        assert!(
+            s.ends_with(concat!(
+                r#""pkt_src":"wire/pcap","ether":{"src_mac":"0c:86:10:ed:d7:c6","#,
+                r#""dest_mac":"00:25:90:e3:d2:e1"}}"#
+            )),
+            "{s}"
+        );
+        let mut w = JsonWriter::with_capacity(256);
+        write_eve_header(&mut w, &EveHeader::new(0, "alert"));
+        w.close();
+        assert!(!String::from_utf8(w.into_inner()).unwrap().contains("ether"));
     }
 }
