@@ -336,6 +336,11 @@ impl StreamBuf {
             if off >= r.off && off <= r.end() + MERGE_GAP {
                 let start = (off - r.off) as usize;
                 let need = (end - r.off) as usize;
+                if start == r.data.len() {
+                    // In-order data: append without zero-filling first.
+                    r.data.extend_from_slice(data);
+                    return;
+                }
                 if r.data.len() < need {
                     r.data.resize(need, 0);
                 }
