@@ -90,6 +90,13 @@ impl Sessions {
 
     /// Hands every chunk the stream engine released to the app layer, both directions.
     pub fn drain_app(&mut self, ext: &mut FlowExt, ctx: &FlowCtx) {
+        for d in [Dir::ToServer, Dir::ToClient] {
+            self.drain_app_dir(ext, ctx, d);
+        }
+    }
+
+    /// Hands every chunk the stream engine released in TCP direction `d` to the app layer.
+    pub fn drain_app_dir(&mut self, ext: &mut FlowExt, ctx: &FlowCtx, d: Dir) {
         let FlowExt { tcp, app, .. } = ext;
         let ctx = if tcp.is_swapped() {
             FlowCtx {
@@ -100,31 +107,29 @@ impl Sessions {
         } else {
             *ctx
         };
-        for d in [Dir::ToServer, Dir::ToClient] {
-            let done_before = app.as_deref().map_or(0, |a| a.complete_in(d));
-            // Bounded: each round consumes at least one byte.
-            loop {
-                let n = match tcp.app_next(d) {
-                    AppChunk::Data(x) => {
-                        self.app.on_tcp_data(app, &ctx, d, x);
-                        x.len()
-                    }
-                    AppChunk::Gap(len) => {
-                        self.app.on_tcp_gap(app, &ctx, d, u64::from(len));
-                        len as usize
-                    }
-                    AppChunk::None => break,
-                };
-                if n == 0 {
-                    break;
+        let done_before = app.as_deref().map_or(0, |a| a.complete_in(d));
+        // Bounded: each round consumes at least one byte.
+        loop {
+            let n = match tcp.app_next(d) {
+                AppChunk::Data(x) => {
+                    self.app.on_tcp_data(app, &ctx, d, x);
+                    x.len()
                 }
-                tcp.app_consume(d, n);
+                AppChunk::Gap(len) => {
+                    self.app.on_tcp_gap(app, &ctx, d, u64::from(len));
+                    len as usize
+                }
+                AppChunk::None => break,
+            };
+            if n == 0 {
+                break;
             }
-            // A transaction completed in this direction: inspect the raw stream now, not
-            // only when a full chunk has accumulated (Suricata's trigger on tx completion).
-            if app.as_deref().map_or(0, |a| a.complete_in(d)) > done_before {
-                tcp.trigger_raw(d);
-            }
+            tcp.app_consume(d, n);
+        }
+        // A transaction completed in this direction: inspect the raw stream now, not
+        // only when a full chunk has accumulated (Suricata's trigger on tx completion).
+        if app.as_deref().map_or(0, |a| a.complete_in(d)) > done_before {
+            tcp.trigger_raw(d);
         }
     }
 
@@ -154,13 +159,33 @@ impl Sessions {
 
     /// The flow ends: the stream releases everything it holds (to the app layer first),
     /// then the app layer closes. Call [`Self::release`] once raw inspection is done.
-    pub fn end(&mut self, ext: &mut FlowExt, ctx: &FlowCtx) {
+    ///
+    /// `after` is called with the TCP direction once each direction's data reached the app
+    /// layer (TCP flows), and once more after the app layer closed, with the last direction
+    /// that had data (Suricata's flow-end pseudo packets, one per direction, the last one
+    /// closing the app layer).
+    pub fn end(
+        &mut self,
+        ext: &mut FlowExt,
+        ctx: &FlowCtx,
+        after: &mut dyn FnMut(&mut FlowExt, Dir),
+    ) {
+        let gen = |x: &FlowExt| x.app.as_deref().map(|a| a.gen);
+        let mut last = Dir::ToServer;
         if ctx.ip_proto == 6 {
             self.stream.flow_end(&mut ext.tcp);
-            self.drain_app(ext, ctx);
+            for d in [Dir::ToServer, Dir::ToClient] {
+                let before = gen(ext);
+                self.drain_app_dir(ext, ctx, d);
+                if gen(ext) != before {
+                    last = d;
+                }
+                after(ext, d);
+            }
         }
         if ext.app.is_some() {
             self.app.on_close(&mut ext.app, ctx);
+            after(ext, last);
         }
     }
 

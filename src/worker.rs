@@ -21,6 +21,7 @@ use shrike_output::eve::flow::{
 };
 use shrike_output::{EveOutput, EventKind};
 
+use crate::anomaly::AnomalyLog;
 use crate::config::SensorConfig;
 use crate::dispatch::Entry;
 use crate::session::{flow_ctx, FlowExt, Sessions};
@@ -140,6 +141,8 @@ pub struct Worker {
     engine_watch: Option<crate::reload::SlotWatch>,
     /// TCP stream engine and app layer.
     sess: Sessions,
+    /// EVE `anomaly` records.
+    anomaly: AnomalyLog,
 }
 
 impl Worker {
@@ -151,6 +154,7 @@ impl Worker {
         _seed: u64,
     ) -> Worker {
         let flush_every_ms = (cfg.output.eve.flush_interval * 1000.0).max(1.0) as u64;
+        let anomaly = AnomalyLog::new(&cfg.output.eve, &out);
         Worker {
             id,
             flows: FlowTable::new(&cfg.detect.flow, id as u8),
@@ -166,6 +170,7 @@ impl Worker {
             detect: None,
             engine_watch: None,
             sess: Sessions::new(cfg, 1),
+            anomaly,
         }
     }
 
@@ -258,6 +263,26 @@ impl Worker {
                     }
                 }
             }
+            if !m.events.is_empty() && self.anomaly.wants_packet() {
+                let ctx = AlertContext {
+                    pkt: Packet {
+                        meta: m,
+                        data,
+                        ts: e.ts,
+                    },
+                    pcap_cnt: e.seq,
+                    linktype: linktype_number(e.link),
+                    flow: None,
+                    app_proto: None,
+                    app: None,
+                    flow_vars: None,
+                    ipv6: self.ipv6,
+                };
+                let engine = self.detect.as_ref().map(|d| &*d.engine);
+                let none = StreamEventSet::EMPTY;
+                self.anomaly
+                    .packet(&mut self.out, &ctx, &m.events, none, engine);
+            }
             return;
         }
         let (key, dir) = FlowKey::from_meta(m);
@@ -268,6 +293,7 @@ impl Worker {
             counters: &mut self.counters,
             ipv6: self.ipv6,
             detect: self.detect.as_mut(),
+            anomaly: self.anomaly,
         };
         let (h, _created) = self.flows.packet(
             e.hash,
@@ -301,6 +327,7 @@ impl Worker {
         let mut tcp_established = None;
         // The packet's TCP direction and whether its data went into the stream.
         let mut stream_side: Option<(Dir, bool, StreamEventSet)> = None;
+        let mut stream_events = StreamEventSet::EMPTY;
         match m.proto {
             6 if m.kind == PacketKind::L4 => {
                 let ctx = flow_ctx(flow, e.ts.0);
@@ -310,6 +337,7 @@ impl Worker {
                     self.sess
                         .tcp_packet(x, m, data, fdir, &ctx, (e.ts.0 / 1_000_000_000) as u32);
                 let now = x.tcp.state();
+                stream_events = r.events;
                 if now != TcpState::None {
                     tcp_established = Some(was >= TcpState::Established);
                     let added = r.added;
@@ -392,6 +420,28 @@ impl Worker {
                 log_alerts(d, &mut self.out, &ctx);
             }
         }
+        if self.anomaly.wants_packet() || self.anomaly.wants_app() {
+            let ctx = AlertContext {
+                pkt: Packet {
+                    meta: m,
+                    data,
+                    ts: e.ts,
+                },
+                pcap_cnt: e.seq,
+                linktype: linktype_number(e.link),
+                flow: Some(alert_flow(flow, to_server)),
+                app_proto: None,
+                app: None,
+                flow_vars: flow.data.detect.vars(),
+                ipv6: self.ipv6,
+            };
+            let engine = self.detect.as_ref().map(|d| &*d.engine);
+            let (a, out) = (&self.anomaly, &mut self.out);
+            a.packet(out, &ctx, &m.events, stream_events, engine);
+            if let Some(app) = flow.data.ext.as_mut().and_then(|x| x.app.as_deref_mut()) {
+                a.app(out, &ctx, app, engine);
+            }
+        }
         if flow.data.app().is_some() {
             let info = alert_flow(flow, to_server);
             if let Some(x) = flow.data.ext.as_mut() {
@@ -430,6 +480,7 @@ impl Worker {
                     counters: &mut self.counters,
                     ipv6: self.ipv6,
                     detect: self.detect.as_mut(),
+                    anomaly: self.anomaly,
                 };
                 self.flows.expire(ts, &mut |f, r| end.end(f, r, ts));
             }
@@ -498,6 +549,7 @@ impl Worker {
             counters: &mut self.counters,
             ipv6: self.ipv6,
             detect: self.detect.as_mut(),
+            anomaly: self.anomaly,
         };
         self.flows.drain(&mut |f, r| end.end(f, r, now));
         self.batch_done();
@@ -518,6 +570,8 @@ struct Ender<'a> {
     ipv6: Ipv6Style,
     /// Detection, for what the final stream flush released (raw stream and transactions).
     detect: Option<&'a mut Detect>,
+    /// EVE `anomaly` records.
+    anomaly: AnomalyLog,
 }
 
 impl Ender<'_> {
@@ -532,8 +586,38 @@ impl Ender<'_> {
             let info = alert_flow(&f, true);
             let end_infos = [info, alert_flow(&f, false)];
             let (pkts, proto) = (f.pkts, f.key.proto);
+            let pseudo = [pseudo_meta(&f, true), pseudo_meta(&f, false)];
+            let FlowData { detect, ext } = &mut f.data;
+            if let Some(x) = ext.as_deref_mut() {
+                // App-layer anomalies raised by what the flow end released, reported on the
+                // flow-end pseudo packet of each direction.
+                let (anomaly, out, ipv6) = (self.anomaly, &mut *self.out, self.ipv6);
+                let engine = self.detect.as_deref().map(|d| &*d.engine);
+                let vars = detect.vars();
+                self.sess.end(x, &ctx, &mut |x, tdir| {
+                    let to_server = (tdir == Dir::ToServer) != x.tcp.is_swapped();
+                    let Some(app) = x.app.as_deref_mut().filter(|_| proto == 6) else {
+                        return;
+                    };
+                    let meta = &pseudo[usize::from(!to_server)];
+                    let ctx = AlertContext {
+                        pkt: Packet {
+                            meta,
+                            data: &[],
+                            ts,
+                        },
+                        pcap_cnt: 0,
+                        linktype: 1,
+                        flow: Some(end_infos[usize::from(!to_server)]),
+                        app_proto: None,
+                        app: None,
+                        flow_vars: vars,
+                        ipv6,
+                    };
+                    anomaly.app(out, &ctx, app, engine);
+                });
+            }
             if let Some(x) = f.data.ext.as_mut() {
-                self.sess.end(x, &ctx);
                 if let (Some(d), Some(app)) = (self.detect.as_deref_mut(), x.app.as_deref()) {
                     let st = &f.data.detect;
                     flow_end_detect(d, self.out, st, app, end_infos, pkts, proto, ts, self.ipv6);

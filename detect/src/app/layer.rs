@@ -81,6 +81,8 @@ pub struct AppFlow {
     log_next: u64,
     /// The TLS record was logged.
     tls_logged: bool,
+    /// EVE `anomaly` bookkeeping (see [`super::anomaly`]).
+    pub(crate) anomaly: super::anomaly::AnomalyCursor,
     /// The flow ended (everything left is logged).
     closed: bool,
     /// Per direction: transactions below this id are complete and were inspected by
@@ -143,6 +145,11 @@ impl AppFlow {
     /// Whether the flow ended (no more data will come).
     pub fn is_closed(&self) -> bool {
         self.closed
+    }
+
+    /// Whether the flow's TLS record was logged (no more TLS events are reported then).
+    pub(crate) fn tls_logged(&self) -> bool {
+        self.tls_logged
     }
 
     /// Next transaction id not yet logged (HTTP/DNS); transactions before it may be freed.

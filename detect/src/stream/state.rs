@@ -332,6 +332,11 @@ impl StreamEngine {
     }
 
     fn rst(&mut self, s: &mut TcpSession, p: &Pkt<'_>, ev: &mut StreamEventSet) -> Verdict {
+        // Suricata's StreamTcpValidateRst checks the timestamp first.
+        if s.flags & ssf::TIMESTAMP != 0 && !self.valid_ts(s, p) {
+            ev.insert(E::PktInvalidTimestamp);
+            return Verdict::Rejected;
+        }
         let snd = tr(s, p.d);
         let valid = if s.state == S::SynSent {
             if p.d == 1 {
