@@ -34,6 +34,8 @@ pub struct Sessions {
     pub stream: StreamEngine,
     /// App-layer parsers.
     pub app: AppLayer,
+    /// Protocol detection reversed the current flow (see [`Sessions::take_reversed`]).
+    reversed: bool,
 }
 
 /// The `host-os-policy` table of the configuration (an invalid entry is reported once and
@@ -65,6 +67,7 @@ impl Sessions {
         Sessions {
             stream: StreamEngine::new(sc, host_policy(cfg)),
             app,
+            reversed: false,
         }
     }
 
@@ -90,29 +93,55 @@ impl Sessions {
 
     /// Hands every chunk the stream engine released to the app layer, both directions.
     pub fn drain_app(&mut self, ext: &mut FlowExt, ctx: &FlowCtx) {
+        let before = self.reversed;
         for d in [Dir::ToServer, Dir::ToClient] {
             self.drain_app_dir(ext, ctx, d);
         }
+        if self.reversed != before {
+            // The directions traded their data: what the other one released goes on now.
+            for d in [Dir::ToServer, Dir::ToClient] {
+                self.drain_app_dir(ext, ctx, d);
+            }
+        }
+    }
+
+    /// Whether protocol detection reversed the flow's direction since the last call: the
+    /// TCP session already swapped roles, the caller reverses the flow (client and server,
+    /// counters) to match.
+    pub fn take_reversed(&mut self) -> bool {
+        std::mem::take(&mut self.reversed)
     }
 
     /// Hands every chunk the stream engine released in TCP direction `d` to the app layer.
     pub fn drain_app_dir(&mut self, ext: &mut FlowExt, ctx: &FlowCtx, d: Dir) {
         let FlowExt { tcp, app, .. } = ext;
-        let ctx = if tcp.is_swapped() {
-            FlowCtx {
-                client_port: ctx.server_port,
-                server_port: ctx.client_port,
-                ..*ctx
-            }
-        } else {
-            *ctx
+        // The flow's view with the TCP roles: ports swapped when the roles are (or, after a
+        // reversal here, until the caller reverses the flow, become) the other way round.
+        let swap = tcp.is_swapped() != self.reversed;
+        let mut ctx = FlowCtx {
+            midstream: tcp.is_midstream(),
+            ..*ctx
         };
+        if swap {
+            (ctx.client_port, ctx.server_port) = (ctx.server_port, ctx.client_port);
+        }
+        let mut d = d;
         let done_before = app.as_deref().map_or(0, |a| a.complete_in(d));
-        // Bounded: each round consumes at least one byte.
+        // Bounded: each round consumes at least one byte, and a reversal happens once.
         loop {
             let n = match tcp.app_next(d) {
                 AppChunk::Data(x) => {
-                    self.app.on_tcp_data(app, &ctx, d, x);
+                    if self.app.on_tcp_data(app, &ctx, d, x) {
+                        // The data runs the other way: swap roles and hand it on again.
+                        tcp.swap_roles();
+                        self.reversed = !self.reversed;
+                        (ctx.client_port, ctx.server_port) = (ctx.server_port, ctx.client_port);
+                        d = match d {
+                            Dir::ToServer => Dir::ToClient,
+                            Dir::ToClient => Dir::ToServer,
+                        };
+                        continue;
+                    }
                     x.len()
                 }
                 AppChunk::Gap(len) => {
@@ -208,5 +237,6 @@ pub fn flow_ctx<V>(f: &Flow<V>, ts_ns: u64) -> FlowCtx {
         client_port: cp,
         server_port: sp,
         ts_ns,
+        midstream: false,
     }
 }

@@ -308,7 +308,7 @@ impl Worker {
         let Some(flow) = self.flows.get_mut(h) else {
             return;
         };
-        let to_server = flow.to_server(dir);
+        let mut to_server = flow.to_server(dir);
         if m.is_icmp() {
             if let (Some(t), Some(c)) = (m.icmp_type(), m.icmp_code()) {
                 let x = flow.data.ext();
@@ -328,6 +328,7 @@ impl Worker {
         // The packet's TCP direction and whether its data went into the stream.
         let mut stream_side: Option<(Dir, bool, StreamEventSet)> = None;
         let mut stream_events = StreamEventSet::EMPTY;
+        let mut reversed = false;
         match m.proto {
             6 if m.kind == PacketKind::L4 => {
                 let ctx = flow_ctx(flow, e.ts.0);
@@ -338,6 +339,7 @@ impl Worker {
                         .tcp_packet(x, m, data, fdir, &ctx, (e.ts.0 / 1_000_000_000) as u32);
                 let now = x.tcp.state();
                 stream_events = r.events;
+                reversed = self.sess.take_reversed();
                 if now != TcpState::None {
                     tcp_established = Some(was >= TcpState::Established);
                     let added = r.added;
@@ -359,6 +361,18 @@ impl Worker {
                 }
             }
             _ => {}
+        }
+        if reversed {
+            // Protocol detection found the data runs the other way: this packet's direction
+            // turns with the flow's.
+            reverse_flow(flow);
+            to_server = !to_server;
+            if let Some(s) = stream_side.as_mut() {
+                s.0 = match s.0 {
+                    Dir::ToServer => Dir::ToClient,
+                    Dir::ToClient => Dir::ToServer,
+                };
+            }
         }
         if let Some(d) = self.detect.as_mut() {
             let pkt = Packet {
@@ -586,36 +600,22 @@ impl Ender<'_> {
             let info = alert_flow(&f, true);
             let end_infos = [info, alert_flow(&f, false)];
             let (pkts, proto) = (f.pkts, f.key.proto);
-            let pseudo = [pseudo_meta(&f, true), pseudo_meta(&f, false)];
-            let FlowData { detect, ext } = &mut f.data;
+            let FlowData { ext, .. } = &mut f.data;
+            // The flow-end pseudo packet that carries the app layer's last work: the last
+            // TCP direction whose data reached it (Suricata logs the anomalies there).
+            let mut app_dir = None;
             if let Some(x) = ext.as_deref_mut() {
-                // App-layer anomalies raised by what the flow end released, reported on the
-                // flow-end pseudo packet of each direction.
-                let (anomaly, out, ipv6) = (self.anomaly, &mut *self.out, self.ipv6);
-                let engine = self.detect.as_deref().map(|d| &*d.engine);
-                let vars = detect.vars();
+                let gen = |x: &FlowExt| x.app.as_deref().map(|a| a.gen);
+                let mut seen = gen(x);
                 self.sess.end(x, &ctx, &mut |x, tdir| {
-                    let to_server = (tdir == Dir::ToServer) != x.tcp.is_swapped();
-                    let Some(app) = x.app.as_deref_mut().filter(|_| proto == 6) else {
-                        return;
-                    };
-                    let meta = &pseudo[usize::from(!to_server)];
-                    let ctx = AlertContext {
-                        pkt: Packet {
-                            meta,
-                            data: &[],
-                            ts,
-                        },
-                        pcap_cnt: 0,
-                        linktype: 1,
-                        flow: Some(end_infos[usize::from(!to_server)]),
-                        app_proto: None,
-                        app: None,
-                        flow_vars: vars,
-                        ipv6,
-                    };
-                    anomaly.app(out, &ctx, app, engine);
+                    if gen(x) != seen {
+                        seen = gen(x);
+                        app_dir = Some((tdir == Dir::ToServer) != x.tcp.is_swapped());
+                    }
                 });
+            }
+            if self.sess.take_reversed() {
+                reverse_flow(&mut f);
             }
             if let Some(x) = f.data.ext.as_mut() {
                 if let (Some(d), Some(app)) = (self.detect.as_deref_mut(), x.app.as_deref()) {
@@ -625,6 +625,9 @@ impl Ender<'_> {
             }
             if f.key.proto == 6 {
                 self.inspect_rest(&mut f, ts);
+            }
+            if let Some(to_server) = app_dir.filter(|_| proto == 6 && self.anomaly.wants_app()) {
+                self.end_anomalies(&mut f, to_server, ts);
             }
             if let Some(x) = f.data.ext.as_mut() {
                 if x.app.is_some() {
@@ -644,6 +647,33 @@ impl Ender<'_> {
 }
 
 impl Ender<'_> {
+    /// App-layer anomalies raised by what the flow end released, reported on the flow-end
+    /// pseudo packet of direction `to_server`.
+    fn end_anomalies(&mut self, f: &mut Flow<FlowData>, to_server: bool, ts: Timestamp) {
+        let meta = pseudo_meta(f, to_server);
+        let info = alert_flow(f, to_server);
+        let FlowData { detect, ext } = &mut f.data;
+        let Some(app) = ext.as_deref_mut().and_then(|x| x.app.as_deref_mut()) else {
+            return;
+        };
+        let ctx = AlertContext {
+            pkt: Packet {
+                meta: &meta,
+                data: &[],
+                ts,
+            },
+            pcap_cnt: 0,
+            linktype: 1,
+            flow: Some(info),
+            app_proto: None,
+            app: None,
+            flow_vars: detect.vars(),
+            ipv6: self.ipv6,
+        };
+        let engine = self.detect.as_deref().map(|d| &*d.engine);
+        self.anomaly.app(self.out, &ctx, app, engine);
+    }
+
     /// Raw stream inspection of what the stream still holds at flow end (Suricata's
     /// flow-timeout pseudo packets, one per direction with data left).
     fn inspect_rest(&mut self, f: &mut Flow<FlowData>, ts: Timestamp) {
@@ -795,6 +825,15 @@ fn flow_end_detect(
     }
 }
 
+/// Protocol detection reversed the flow (Suricata's `FlowSwap`): client and server trade
+/// places, with their counters.
+fn reverse_flow(f: &mut Flow<FlowData>) {
+    f.client = f.client.reverse();
+    f.pkts.swap(0, 1);
+    f.bytes.swap(0, 1);
+    f.tcp_flags.swap(0, 1);
+}
+
 /// The flow part of an alert record.
 fn alert_flow(f: &Flow<FlowData>, to_server: bool) -> AlertFlowInfo {
     let v6 = f.key.ip_version == 6;
@@ -882,6 +921,10 @@ fn write_flow(
             .map(|x| x.tcp.state())
             .filter(|s| *s != TcpState::None)
             .map(TcpState::name),
+        // Suricata's stream buffers start with one region and rarely grow more (sparse
+        // out-of-order data); shrike reports the starting count.
+        ts_max_regions: 1,
+        tc_max_regions: 1,
         ..TcpFlowInfo::default()
     });
     let icmp = ext.and_then(|x| x.icmp).map(|(t, c)| FlowIcmp {

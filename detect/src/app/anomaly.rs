@@ -132,6 +132,7 @@ mod tests {
             client_port: 40000,
             server_port: dp,
             ts_ns: 0,
+            midstream: false,
         }
     }
 
