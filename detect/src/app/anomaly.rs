@@ -93,7 +93,9 @@ impl AppFlow {
             }
             Some(AppState::Dns(d)) => {
                 let start = from.max(cursor.dns_next);
-                for tx in d.txs().filter(|t| t.id >= start) {
+                // A message that failed before any transaction existed leaves an event-only
+                // transaction; Suricata has none to put the event on, and logs nothing.
+                for tx in d.txs().filter(|t| t.id >= start && t.message().is_some()) {
                     for e in tx.events.iter() {
                         f(AppAnomaly {
                             tx_id: tx.id,
@@ -214,6 +216,37 @@ mod tests {
         assert!(drain(&mut f).is_empty());
         al.on_udp(&mut f, &c, Dir::ToServer, &q);
         assert_eq!(drain(&mut f), vec![(1, "z_flag_set".to_string())]);
+    }
+
+    #[test]
+    fn dns_event_only_transactions_are_not_reported() {
+        // A response sent to the server: not_request, with no transaction to carry it.
+        let r = [
+            0x12, 0x34, 0x81, 0x80, 0, 1, 0, 0, 0, 0, 0, 0, 1, b'a', 0, 0, 1, 0, 1,
+        ];
+        let mut al = AppLayer::new();
+        let mut f = None;
+        let c = ctx(53, 17);
+        let q = [
+            0x12, 0x34, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0, 1, b'a', 0, 0, 1, 0, 1,
+        ];
+        al.on_udp(&mut f, &c, Dir::ToServer, &q);
+        assert!(drain(&mut f).is_empty());
+        al.on_udp(&mut f, &c, Dir::ToServer, &r);
+        let dns = f.as_ref().unwrap().dns().unwrap();
+        assert!(
+            dns.txs().any(|t| !t.events.is_empty()),
+            "the parser kept the event"
+        );
+        assert!(drain(&mut f).is_empty());
+        // Only the stray response: an event-only transaction, not reported either.
+        let mut h = None;
+        al.on_udp(&mut h, &c, Dir::ToServer, &r);
+        let dns = h.as_ref().unwrap().dns().unwrap();
+        assert!(dns
+            .txs()
+            .any(|t| t.message().is_none() && !t.events.is_empty()));
+        assert!(drain(&mut h).iter().all(|(_, n)| n != "not_request"));
     }
 
     #[test]
