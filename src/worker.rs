@@ -434,7 +434,11 @@ impl Worker {
                 log_alerts(d, &mut self.out, &ctx);
             }
         }
-        if self.anomaly.wants_packet() || self.anomaly.wants_app() {
+        let packet_anomalies = !(m.events.is_empty() && stream_events.is_empty());
+        let app_anomalies = flow.data.app().is_some_and(|a| a.anomalies_pending());
+        if (packet_anomalies && self.anomaly.wants_packet())
+            || (app_anomalies && self.anomaly.wants_app())
+        {
             let ctx = AlertContext {
                 pkt: Packet {
                     meta: m,

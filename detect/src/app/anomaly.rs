@@ -60,11 +60,18 @@ impl AppAnomaly {
 }
 
 impl AppFlow {
+    /// Whether something reached the flow's app layer since the last
+    /// [`AppFlow::drain_anomalies`] (otherwise it has nothing to report).
+    #[inline]
+    pub fn anomalies_pending(&self) -> bool {
+        self.anomaly.gen != self.gen
+    }
+
     /// Calls `f` for every app-layer event raised since the last call on a transaction the
     /// protocol logger has not logged yet (each event once per transaction). Cheap when
     /// nothing reached the flow's app layer since the last call.
     pub fn drain_anomalies(&mut self, f: &mut dyn FnMut(AppAnomaly)) {
-        if self.anomaly.gen == self.gen {
+        if !self.anomalies_pending() {
             return;
         }
         self.anomaly.gen = self.gen;
