@@ -1,6 +1,7 @@
 //! shrike: a fast, Suricata-compatible network IDS sensor.
 #![forbid(unsafe_code)]
 
+mod anomaly;
 mod cli;
 mod config;
 mod dispatch;

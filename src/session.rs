@@ -34,6 +34,8 @@ pub struct Sessions {
     pub stream: StreamEngine,
     /// App-layer parsers.
     pub app: AppLayer,
+    /// Protocol detection reversed the current flow (see [`Sessions::take_reversed`]).
+    reversed: bool,
 }
 
 /// The `host-os-policy` table of the configuration (an invalid entry is reported once and
@@ -65,6 +67,7 @@ impl Sessions {
         Sessions {
             stream: StreamEngine::new(sc, host_policy(cfg)),
             app,
+            reversed: false,
         }
     }
 
@@ -90,41 +93,72 @@ impl Sessions {
 
     /// Hands every chunk the stream engine released to the app layer, both directions.
     pub fn drain_app(&mut self, ext: &mut FlowExt, ctx: &FlowCtx) {
-        let FlowExt { tcp, app, .. } = ext;
-        let ctx = if tcp.is_swapped() {
-            FlowCtx {
-                client_port: ctx.server_port,
-                server_port: ctx.client_port,
-                ..*ctx
-            }
-        } else {
-            *ctx
-        };
+        let before = self.reversed;
         for d in [Dir::ToServer, Dir::ToClient] {
-            let done_before = app.as_deref().map_or(0, |a| a.complete_in(d));
-            // Bounded: each round consumes at least one byte.
-            loop {
-                let n = match tcp.app_next(d) {
-                    AppChunk::Data(x) => {
-                        self.app.on_tcp_data(app, &ctx, d, x);
-                        x.len()
+            self.drain_app_dir(ext, ctx, d);
+        }
+        if self.reversed != before {
+            // The directions traded their data: what the other one released goes on now.
+            for d in [Dir::ToServer, Dir::ToClient] {
+                self.drain_app_dir(ext, ctx, d);
+            }
+        }
+    }
+
+    /// Whether protocol detection reversed the flow's direction since the last call: the
+    /// TCP session already swapped roles, the caller reverses the flow (client and server,
+    /// counters) to match.
+    pub fn take_reversed(&mut self) -> bool {
+        std::mem::take(&mut self.reversed)
+    }
+
+    /// Hands every chunk the stream engine released in TCP direction `d` to the app layer.
+    pub fn drain_app_dir(&mut self, ext: &mut FlowExt, ctx: &FlowCtx, d: Dir) {
+        let FlowExt { tcp, app, .. } = ext;
+        // The flow's view with the TCP roles: ports swapped when the roles are (or, after a
+        // reversal here, until the caller reverses the flow, become) the other way round.
+        let swap = tcp.is_swapped() != self.reversed;
+        let mut ctx = FlowCtx {
+            midstream: tcp.is_midstream(),
+            ..*ctx
+        };
+        if swap {
+            (ctx.client_port, ctx.server_port) = (ctx.server_port, ctx.client_port);
+        }
+        let mut d = d;
+        let done_before = app.as_deref().map_or(0, |a| a.complete_in(d));
+        // Bounded: each round consumes at least one byte, and a reversal happens once.
+        loop {
+            let n = match tcp.app_next(d) {
+                AppChunk::Data(x) => {
+                    if self.app.on_tcp_data(app, &ctx, d, x) {
+                        // The data runs the other way: swap roles and hand it on again.
+                        tcp.swap_roles();
+                        self.reversed = !self.reversed;
+                        (ctx.client_port, ctx.server_port) = (ctx.server_port, ctx.client_port);
+                        d = match d {
+                            Dir::ToServer => Dir::ToClient,
+                            Dir::ToClient => Dir::ToServer,
+                        };
+                        continue;
                     }
-                    AppChunk::Gap(len) => {
-                        self.app.on_tcp_gap(app, &ctx, d, u64::from(len));
-                        len as usize
-                    }
-                    AppChunk::None => break,
-                };
-                if n == 0 {
-                    break;
+                    x.len()
                 }
-                tcp.app_consume(d, n);
+                AppChunk::Gap(len) => {
+                    self.app.on_tcp_gap(app, &ctx, d, u64::from(len));
+                    len as usize
+                }
+                AppChunk::None => break,
+            };
+            if n == 0 {
+                break;
             }
-            // A transaction completed in this direction: inspect the raw stream now, not
-            // only when a full chunk has accumulated (Suricata's trigger on tx completion).
-            if app.as_deref().map_or(0, |a| a.complete_in(d)) > done_before {
-                tcp.trigger_raw(d);
-            }
+            tcp.app_consume(d, n);
+        }
+        // A transaction completed in this direction: inspect the raw stream now, not
+        // only when a full chunk has accumulated (Suricata's trigger on tx completion).
+        if app.as_deref().map_or(0, |a| a.complete_in(d)) > done_before {
+            tcp.trigger_raw(d);
         }
     }
 
@@ -154,13 +188,33 @@ impl Sessions {
 
     /// The flow ends: the stream releases everything it holds (to the app layer first),
     /// then the app layer closes. Call [`Self::release`] once raw inspection is done.
-    pub fn end(&mut self, ext: &mut FlowExt, ctx: &FlowCtx) {
+    ///
+    /// `after` is called with the TCP direction once each direction's data reached the app
+    /// layer (TCP flows), and once more after the app layer closed, with the last direction
+    /// that had data (Suricata's flow-end pseudo packets, one per direction, the last one
+    /// closing the app layer).
+    pub fn end(
+        &mut self,
+        ext: &mut FlowExt,
+        ctx: &FlowCtx,
+        after: &mut dyn FnMut(&mut FlowExt, Dir),
+    ) {
+        let gen = |x: &FlowExt| x.app.as_deref().map(|a| a.gen);
+        let mut last = Dir::ToServer;
         if ctx.ip_proto == 6 {
             self.stream.flow_end(&mut ext.tcp);
-            self.drain_app(ext, ctx);
+            for d in [Dir::ToServer, Dir::ToClient] {
+                let before = gen(ext);
+                self.drain_app_dir(ext, ctx, d);
+                if gen(ext) != before {
+                    last = d;
+                }
+                after(ext, d);
+            }
         }
         if ext.app.is_some() {
             self.app.on_close(&mut ext.app, ctx);
+            after(ext, last);
         }
     }
 
@@ -183,5 +237,6 @@ pub fn flow_ctx<V>(f: &Flow<V>, ts_ns: u64) -> FlowCtx {
         client_port: cp,
         server_port: sp,
         ts_ns,
+        midstream: false,
     }
 }

@@ -128,6 +128,9 @@ fn eve(body: &Value, enabled: bool, out: &mut Value, ignored: &mut Vec<String>) 
             e["layout"] = json!("per-worker");
         }
     }
+    if let Some(v) = body.get("metadata").filter(|v| !v.is_null()) {
+        e["metadata"] = Value::Bool(truthy(v));
+    }
     if let Some(size) = body.get("buffer-size").and_then(parse_size) {
         if size > 0 {
             e["buffer-size"] = json!(size);
@@ -155,12 +158,17 @@ fn eve(body: &Value, enabled: bool, out: &mut Value, ignored: &mut Vec<String>) 
 fn eve_alert_options(body: &Value, out: &mut Value) {
     // `types:` is a list of names or one-key maps; the alert options go to the engine.
     if let Some(Value::Array(types)) = body.get("types") {
-        // The record types themselves (`- alert`, `- dns: {...}`): only those are written.
+        // The record types themselves (`- alert`, `- dns: {...}`): only those are written;
+        // one whose options say `enabled: no` is not (Suricata skips it).
         let names: Vec<Value> = types
             .iter()
             .filter_map(|t| match t {
                 Value::String(n) => Some(Value::String(n.clone())),
-                Value::Object(m) => m.keys().next().map(|k| Value::String(k.clone())),
+                Value::Object(m) => m
+                    .iter()
+                    .next()
+                    .filter(|(_, o)| o.get("enabled").filter(|v| !v.is_null()).is_none_or(truthy))
+                    .map(|(k, _)| Value::String(k.clone())),
                 _ => None,
             })
             .collect();
@@ -176,6 +184,10 @@ fn eve_alert_options(body: &Value, out: &mut Value) {
             };
             if name == "dns" || name == "tls" {
                 app_log_options(name, opts, out);
+                continue;
+            }
+            if name == "anomaly" {
+                anomaly_options(opts, out);
                 continue;
             }
             if name != "alert" {
@@ -194,6 +206,22 @@ fn eve_alert_options(body: &Value, out: &mut Value) {
                 }
             }
         }
+    }
+}
+
+/// `- anomaly: {types: {decode, stream, applayer}, packethdr}` go to `output.eve.anomaly`
+/// (keys left out keep Suricata's defaults: applayer on, the others off).
+fn anomaly_options(opts: &Value, out: &mut Value) {
+    let a = &mut out["output"]["eve"]["anomaly"];
+    if let Some(t) = opts.get("types").filter(|t| t.is_object()) {
+        for key in ["decode", "stream", "applayer"] {
+            if let Some(v) = t.get(key).filter(|v| !v.is_null()) {
+                a["types"][key] = Value::Bool(truthy(v));
+            }
+        }
+    }
+    if let Some(v) = opts.get("packethdr").filter(|v| !v.is_null()) {
+        a["packethdr"] = Value::Bool(truthy(v));
     }
 }
 
@@ -543,6 +571,71 @@ af-packet:
     defrag: yes
     block-size: 1mb
 "#;
+
+    #[test]
+    fn translates_anomaly_options_and_disabled_types() {
+        let yaml = |body: &str| format!("%YAML 1.1\n---\noutputs:\n  - eve-log:\n{body}");
+        let cases: &[(&str, [bool; 4], bool)] = &[
+            // (eve-log body, [decode, stream, applayer, packethdr], anomaly listed)
+            (
+                "      types:\n        - anomaly:\n            enabled: yes\n            types:\n",
+                [false, false, true, false],
+                true,
+            ),
+            (
+                "      types:\n        - anomaly:\n            types:\n              decode: yes\n",
+                [true, false, true, false],
+                true,
+            ),
+            (
+                "      types:\n        - anomaly:\n            types:\n              stream: yes\n              applayer: no\n            packethdr: yes\n",
+                [false, true, false, true],
+                true,
+            ),
+            (
+                "      types:\n        - alert\n        - anomaly:\n            enabled: no\n",
+                [false, false, true, false],
+                false,
+            ),
+            ("      types:\n        - anomaly\n", [false, false, true, false], true),
+        ];
+        for (body, [decode, stream, applayer, hdr], listed) in cases {
+            let text = yaml(body);
+            let (cfg, _) = translate(&parse_tree(&text).unwrap(), Path::new("/etc")).unwrap();
+            let a = cfg.output.eve.anomaly;
+            assert_eq!(
+                (
+                    a.types.decode,
+                    a.types.stream,
+                    a.types.applayer,
+                    a.packethdr
+                ),
+                (*decode, *stream, *applayer, *hdr),
+                "{body}"
+            );
+            let on = cfg.output.eve.enabled_kinds();
+            assert_eq!(
+                on[shrike_output::EventKind::Anomaly.index()],
+                *listed,
+                "{body}"
+            );
+        }
+        let (cfg, _) = translate(
+            &parse_tree(&yaml(
+                "      metadata: no\n      types:\n        - anomaly\n",
+            ))
+            .unwrap(),
+            Path::new("/etc"),
+        )
+        .unwrap();
+        assert!(!cfg.output.eve.metadata);
+        let (cfg, _) = translate(
+            &parse_tree(&yaml("      types:\n        - alert\n")).unwrap(),
+            Path::new("/etc"),
+        )
+        .unwrap();
+        assert!(cfg.output.eve.metadata);
+    }
 
     #[test]
     fn translates_dns_and_tls_record_options() {

@@ -22,6 +22,7 @@ use shrike_output::eve::flow::{
 use shrike_output::eve::netflow::{netflow_dirs, write_netflow_record, NetflowDir, TtlRange};
 use shrike_output::{EveOutput, EventKind};
 
+use crate::anomaly::AnomalyLog;
 use crate::config::SensorConfig;
 use crate::dispatch::Entry;
 use crate::session::{flow_ctx, FlowExt, Sessions};
@@ -145,6 +146,8 @@ pub struct Worker {
     sess: Sessions,
     /// Which flow-end records are written.
     logs: FlowLogs,
+    /// EVE `anomaly` records.
+    anomaly: AnomalyLog,
 }
 
 /// The flow-end record types the eve-log asks for.
@@ -165,6 +168,7 @@ impl Worker {
         _seed: u64,
     ) -> Worker {
         let flush_every_ms = (cfg.output.eve.flush_interval * 1000.0).max(1.0) as u64;
+        let anomaly = AnomalyLog::new(&cfg.output.eve, &out);
         Worker {
             id,
             flows: FlowTable::new(&cfg.detect.flow, id as u8),
@@ -184,6 +188,7 @@ impl Worker {
                 flow: cfg.output.eve.logs_flow(),
                 netflow: cfg.output.eve.logs_netflow(),
             },
+            anomaly,
         }
     }
 
@@ -279,6 +284,26 @@ impl Worker {
                     }
                 }
             }
+            if !m.events.is_empty() && self.anomaly.wants_packet() {
+                let ctx = AlertContext {
+                    pkt: Packet {
+                        meta: m,
+                        data,
+                        ts: e.ts,
+                    },
+                    pcap_cnt: e.seq,
+                    linktype: linktype_number(e.link),
+                    flow: None,
+                    app_proto: None,
+                    app: None,
+                    flow_vars: None,
+                    ipv6: self.ipv6,
+                };
+                let engine = self.detect.as_ref().map(|d| &*d.engine);
+                let none = StreamEventSet::EMPTY;
+                self.anomaly
+                    .packet(&mut self.out, &ctx, &m.events, none, engine);
+            }
             return;
         }
         let (key, dir) = FlowKey::from_meta(m);
@@ -290,6 +315,7 @@ impl Worker {
             ipv6: self.ipv6,
             detect: self.detect.as_mut(),
             logs: self.logs,
+            anomaly: self.anomaly,
         };
         let (h, _created) = self.flows.packet(
             e.hash,
@@ -306,7 +332,7 @@ impl Worker {
             return;
         };
         flow.note_ttl(dir, m.ttl);
-        let to_server = flow.to_server(dir);
+        let mut to_server = flow.to_server(dir);
         if m.is_icmp() {
             if let (Some(t), Some(c)) = (m.icmp_type(), m.icmp_code()) {
                 let x = flow.data.ext();
@@ -325,6 +351,8 @@ impl Worker {
         let mut tcp_established = None;
         // The packet's TCP direction and whether its data went into the stream.
         let mut stream_side: Option<(Dir, bool, StreamEventSet)> = None;
+        let mut stream_events = StreamEventSet::EMPTY;
+        let mut reversed = false;
         match m.proto {
             // A tunnel root's payload is the tunnel: no stream, no app layer.
             6 if m.kind == PacketKind::L4 && !m.is_tunnel_root() => {
@@ -335,6 +363,8 @@ impl Worker {
                     self.sess
                         .tcp_packet(x, m, data, fdir, &ctx, (e.ts.0 / 1_000_000_000) as u32);
                 let now = x.tcp.state();
+                stream_events = r.events;
+                reversed = self.sess.take_reversed();
                 if now != TcpState::None {
                     tcp_established = Some(was >= TcpState::Established);
                     let added = r.added;
@@ -356,6 +386,18 @@ impl Worker {
                 }
             }
             _ => {}
+        }
+        if reversed {
+            // Protocol detection found the data runs the other way: this packet's direction
+            // turns with the flow's.
+            reverse_flow(flow);
+            to_server = !to_server;
+            if let Some(s) = stream_side.as_mut() {
+                s.0 = match s.0 {
+                    Dir::ToServer => Dir::ToClient,
+                    Dir::ToClient => Dir::ToServer,
+                };
+            }
         }
         if let Some(d) = self.detect.as_mut() {
             let pkt = Packet {
@@ -417,6 +459,32 @@ impl Worker {
                 log_alerts(d, &mut self.out, &ctx);
             }
         }
+        let packet_anomalies = !(m.events.is_empty() && stream_events.is_empty());
+        let app_anomalies = flow.data.app().is_some_and(|a| a.anomalies_pending());
+        if (packet_anomalies && self.anomaly.wants_packet())
+            || (app_anomalies && self.anomaly.wants_app())
+        {
+            let ctx = AlertContext {
+                pkt: Packet {
+                    meta: m,
+                    data,
+                    ts: e.ts,
+                },
+                pcap_cnt: e.seq,
+                linktype: linktype_number(e.link),
+                flow: Some(alert_flow(flow, to_server)),
+                app_proto: None,
+                app: None,
+                flow_vars: flow.data.detect.vars(),
+                ipv6: self.ipv6,
+            };
+            let engine = self.detect.as_ref().map(|d| &*d.engine);
+            let (a, out) = (&self.anomaly, &mut self.out);
+            a.packet(out, &ctx, &m.events, stream_events, engine);
+            if let Some(app) = flow.data.ext.as_mut().and_then(|x| x.app.as_deref_mut()) {
+                a.app(out, &ctx, app, engine);
+            }
+        }
         if flow.data.app().is_some() {
             let info = alert_flow(flow, to_server);
             if let Some(x) = flow.data.ext.as_mut() {
@@ -456,6 +524,7 @@ impl Worker {
                     ipv6: self.ipv6,
                     detect: self.detect.as_mut(),
                     logs: self.logs,
+                    anomaly: self.anomaly,
                 };
                 self.flows.expire(ts, &mut |f, r| end.end(f, r, ts));
             }
@@ -525,6 +594,7 @@ impl Worker {
             ipv6: self.ipv6,
             detect: self.detect.as_mut(),
             logs: self.logs,
+            anomaly: self.anomaly,
         };
         self.flows.drain(&mut |f, r| end.end(f, r, now));
         self.batch_done();
@@ -546,6 +616,8 @@ struct Ender<'a> {
     /// Detection, for what the final stream flush released (raw stream and transactions).
     detect: Option<&'a mut Detect>,
     logs: FlowLogs,
+    /// EVE `anomaly` records.
+    anomaly: AnomalyLog,
 }
 
 impl Ender<'_> {
@@ -560,8 +632,24 @@ impl Ender<'_> {
             let info = alert_flow(&f, true);
             let end_infos = [info, alert_flow(&f, false)];
             let (pkts, proto) = (f.pkts, f.key.proto);
+            let FlowData { ext, .. } = &mut f.data;
+            // The flow-end pseudo packet that carries the app layer's last work: the last
+            // TCP direction whose data reached it (Suricata logs the anomalies there).
+            let mut app_dir = None;
+            if let Some(x) = ext.as_deref_mut() {
+                let gen = |x: &FlowExt| x.app.as_deref().map(|a| a.gen);
+                let mut seen = gen(x);
+                self.sess.end(x, &ctx, &mut |x, tdir| {
+                    if gen(x) != seen {
+                        seen = gen(x);
+                        app_dir = Some((tdir == Dir::ToServer) != x.tcp.is_swapped());
+                    }
+                });
+            }
+            if self.sess.take_reversed() {
+                reverse_flow(&mut f);
+            }
             if let Some(x) = f.data.ext.as_mut() {
-                self.sess.end(x, &ctx);
                 if let (Some(d), Some(app)) = (self.detect.as_deref_mut(), x.app.as_deref()) {
                     let st = &f.data.detect;
                     flow_end_detect(d, self.out, st, app, end_infos, pkts, proto, ts, self.ipv6);
@@ -569,6 +657,9 @@ impl Ender<'_> {
             }
             if f.key.proto == 6 {
                 self.inspect_rest(&mut f, ts);
+            }
+            if let Some(to_server) = app_dir.filter(|_| proto == 6 && self.anomaly.wants_app()) {
+                self.end_anomalies(&mut f, to_server, ts);
             }
             if let Some(x) = f.data.ext.as_mut() {
                 if x.app.is_some() {
@@ -588,6 +679,33 @@ impl Ender<'_> {
 }
 
 impl Ender<'_> {
+    /// App-layer anomalies raised by what the flow end released, reported on the flow-end
+    /// pseudo packet of direction `to_server`.
+    fn end_anomalies(&mut self, f: &mut Flow<FlowData>, to_server: bool, ts: Timestamp) {
+        let meta = pseudo_meta(f, to_server);
+        let info = alert_flow(f, to_server);
+        let FlowData { detect, ext } = &mut f.data;
+        let Some(app) = ext.as_deref_mut().and_then(|x| x.app.as_deref_mut()) else {
+            return;
+        };
+        let ctx = AlertContext {
+            pkt: Packet {
+                meta: &meta,
+                data: &[],
+                ts,
+            },
+            pcap_cnt: 0,
+            linktype: 1,
+            flow: Some(info),
+            app_proto: None,
+            app: None,
+            flow_vars: detect.vars(),
+            ipv6: self.ipv6,
+        };
+        let engine = self.detect.as_deref().map(|d| &*d.engine);
+        self.anomaly.app(self.out, &ctx, app, engine);
+    }
+
     /// Raw stream inspection of what the stream still holds at flow end (Suricata's
     /// flow-timeout pseudo packets, one per direction with data left).
     fn inspect_rest(&mut self, f: &mut Flow<FlowData>, ts: Timestamp) {
@@ -739,6 +857,15 @@ fn flow_end_detect(
     }
 }
 
+/// Protocol detection reversed the flow (Suricata's `FlowSwap`): client and server trade
+/// places, with their counters.
+fn reverse_flow(f: &mut Flow<FlowData>) {
+    f.client = f.client.reverse();
+    f.pkts.swap(0, 1);
+    f.bytes.swap(0, 1);
+    f.tcp_flags.swap(0, 1);
+}
+
 /// The flow part of an alert record.
 fn alert_flow(f: &Flow<FlowData>, to_server: bool) -> AlertFlowInfo {
     let v6 = f.key.ip_version == 6;
@@ -830,6 +957,10 @@ fn write_flow(
             .map(|x| x.tcp.state())
             .filter(|s| *s != TcpState::None)
             .map(TcpState::name),
+        // Suricata's stream buffers start with one region and rarely grow more (sparse
+        // out-of-order data); shrike reports the starting count.
+        ts_max_regions: 1,
+        tc_max_regions: 1,
         ..TcpFlowInfo::default()
     });
     let icmp = ext.and_then(|x| x.icmp).map(|(t, c)| FlowIcmp {

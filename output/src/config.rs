@@ -131,6 +131,48 @@ pub struct RotateConfig {
     pub max_age: u64,
 }
 
+/// Which anomalies `anomaly` records report (Suricata's `- anomaly: types:`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+pub struct AnomalyTypes {
+    /// Decoder events of packets (default no).
+    pub decode: bool,
+    /// TCP stream events of packets (default no).
+    pub stream: bool,
+    /// App-layer parser and protocol detection events (default yes).
+    pub applayer: bool,
+}
+
+impl Default for AnomalyTypes {
+    fn default() -> Self {
+        AnomalyTypes {
+            decode: false,
+            stream: false,
+            applayer: true,
+        }
+    }
+}
+
+/// `anomaly` record settings (Suricata's eve-log `- anomaly:` options). Whether `anomaly`
+/// records are written at all is `types` (the record types) of [`EveConfig`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, Default)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+pub struct AnomalyConfig {
+    /// The anomalies reported.
+    pub types: AnomalyTypes,
+    /// Add the first 32 bytes of the packet (`packet`, `packet_info`) to decode and stream
+    /// anomalies (default no). As in Suricata it needs `types.decode`: without it the option
+    /// is off.
+    pub packethdr: bool,
+}
+
+impl AnomalyConfig {
+    /// Whether packet headers are logged (`packethdr` with `types.decode`, as Suricata).
+    pub fn packet_header(&self) -> bool {
+        self.packethdr && self.types.decode
+    }
+}
+
 /// `eve-log` settings.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
@@ -160,6 +202,12 @@ pub struct EveConfig {
     /// Protocol names switch all protocol records together; names shrike does not produce
     /// switch its remaining records (`files`, `packet`, ...).
     pub types: Option<Vec<String>>,
+    /// `anomaly` record options.
+    pub anomaly: AnomalyConfig,
+    /// Log the flow's variables (flowbits, flowints) as a top-level `metadata` object
+    /// (Suricata's eve-log `metadata`, default yes). shrike honours it in `anomaly` records;
+    /// alerts follow the alert `metadata` option.
+    pub metadata: bool,
 }
 
 impl EveConfig {
@@ -220,6 +268,8 @@ impl Default for EveConfig {
             rotate: RotateConfig::default(),
             redis: RedisConfig::default(),
             types: None,
+            anomaly: AnomalyConfig::default(),
+            metadata: true,
         }
     }
 }
@@ -300,6 +350,16 @@ mod tests {
         assert_eq!(c.eve.buffer_size, 65536);
         assert_eq!(c.eve.overload.alert, OverloadPolicy::Block);
         assert_eq!(c.eve.overload.flow, OverloadPolicy::Drop);
+        assert!(c.eve.anomaly.types.applayer && !c.eve.anomaly.types.decode);
+        assert!(!c.eve.anomaly.types.stream && !c.eve.anomaly.packet_header());
+        assert!(c.eve.metadata);
+        let a: AnomalyConfig =
+            serde_json::from_str(r#"{"types":{"decode":true,"applayer":false},"packethdr":true}"#)
+                .unwrap();
+        assert!(a.types.decode && !a.types.stream && !a.types.applayer && a.packet_header());
+        let a: AnomalyConfig =
+            serde_json::from_str(r#"{"types":{"stream":true},"packethdr":true}"#).unwrap();
+        assert!(a.types.stream && a.types.applayer && !a.packet_header());
         let c: OutputConfig = serde_json::from_str(
             r#"{"eve":{"layout":"per-worker","buffer-size":4096,"flush-interval":0.5,
                 "filetype":"unix_dgram","redis":{"mode":"channel","key":"k"},
@@ -338,5 +398,9 @@ mod tests {
         assert!(serde_json::from_str::<OutputConfig>(r#"{"eve":{"bufer-size":1}}"#).is_err());
         assert!(serde_json::from_str::<OutputConfig>(r#"{"eve":{"layout":"threaded"}}"#).is_err());
         assert!(serde_json::from_str::<FastConfig>(r#"{"file":"x"}"#).is_err());
+        assert!(
+            serde_json::from_str::<OutputConfig>(r#"{"eve":{"anomaly":{"types":{"app":1}}}}"#)
+                .is_err()
+        );
     }
 }

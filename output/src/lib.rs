@@ -22,7 +22,7 @@ pub mod stats;
 pub mod statslog;
 
 pub use buffer::{EveBuffer, EventKind, Record, DEFAULT_BUFFER_SIZE};
-pub use config::{EveConfig, FastConfig, Layout, OutputConfig, StatsLogConfig};
+pub use config::{AnomalyConfig, EveConfig, FastConfig, Layout, OutputConfig, StatsLogConfig};
 pub use error::OutputError;
 pub use json::{JsonError, JsonWriter, Mark};
 pub use output::EveOutput;

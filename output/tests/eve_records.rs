@@ -391,3 +391,206 @@ fn build_flow(w: &mut JsonWriter, f: &FlowRecord<'_>) -> Vec<u8> {
     assert!(w.is_complete(), "{}", text(w));
     w.as_bytes().to_vec()
 }
+
+/// suricata -r output-eve-anomaly-packethdr/anomaly.pcap, `decode: yes`, `packethdr: yes`.
+const SURI_ANOMALY_DECODE: &str = r#"{"timestamp":"1970-01-01T00:00:00.000000+0000","flow_id":3152781851,"pcap_cnt":1,"event_type":"anomaly","src_ip":"204.252.102.11","dest_ip":"206.65.98.18","proto":"ICMP","icmp_type":24,"icmp_code":79,"pkt_src":"wire/pcap","anomaly":{"type":"decode","event":"decoder.icmpv4.unknown_type"},"packet":"////////AQEBAQEBCABFAABUj7NAAP0BipnM/GYLzkE=","packet_info":{"linktype":1}}"#;
+
+/// The same capture: a packet whose IPv4 header did not decode (no addresses, no flow).
+const SURI_ANOMALY_TRUNC: &str = r#"{"timestamp":"1970-01-01T00:00:12.000000+0000","pcap_cnt":13,"event_type":"anomaly","pkt_src":"wire/pcap","anomaly":{"type":"decode","event":"decoder.ipv4.trunc_pkt"}}"#;
+
+/// suricata -r output-eve-anomaly-02/input.pcap with output-eve-anomaly-05's rules and
+/// config (`stream: yes`; eve `metadata` on).
+const SURI_ANOMALY_STREAM: &str = r#"{"timestamp":"2017-01-04T17:42:53.354700+0000","flow_id":1445120213977058,"pcap_cnt":10,"event_type":"anomaly","src_ip":"10.16.1.1","src_port":22,"dest_ip":"10.16.1.11","dest_port":32928,"proto":"TCP","pkt_src":"wire/pcap","metadata":{"flowbits":["ET.Evil","ET.BotccIP"]},"anomaly":{"type":"stream","event":"stream.pkt_invalid_timestamp"}}"#;
+
+/// suricata -k none --set stream.midstream=true -r tcp-stream-after-swap/....pcap.
+const SURI_ANOMALY_HTTP: &str = r#"{"timestamp":"2018-07-04T09:35:14.780442+0000","flow_id":718311539625806,"pcap_cnt":3,"event_type":"anomaly","src_ip":"172.16.9.181","src_port":38498,"dest_ip":"172.16.9.189","dest_port":80,"proto":"TCP","pkt_src":"wire/pcap","tx_id":0,"anomaly":{"app_proto":"http","type":"applayer","event":"UNABLE_TO_MATCH_RESPONSE_TO_REQUEST","layer":"proto_parser"}}"#;
+
+/// suricata -r output-eve-anomaly-02/input.pcap (protocol detection event).
+const SURI_ANOMALY_DETECT: &str = r#"{"timestamp":"2017-01-04T17:42:53.353882+0000","flow_id":1445122099729289,"pcap_cnt":7,"event_type":"anomaly","src_ip":"10.16.1.11","src_port":32928,"dest_ip":"10.16.1.1","dest_port":22,"proto":"TCP","pkt_src":"wire/pcap","anomaly":{"app_proto":"http","type":"applayer","event":"APPLAYER_MISMATCH_PROTOCOL_BOTH_DIRECTIONS","layer":"proto_detect"}}"#;
+
+fn anomaly_header(ts_ns: u64, flow_id: u64, pcap_cnt: u64) -> EveHeader<'static> {
+    EveHeader {
+        flow_id,
+        pcap_cnt,
+        pkt_src: Some("wire/pcap"),
+        ..EveHeader::new(ts_ns, "anomaly")
+    }
+}
+
+fn tcp_anomaly_header(
+    ts_ns: u64,
+    flow_id: u64,
+    pcap_cnt: u64,
+    src: &str,
+    dst: &str,
+    ports: (u16, u16),
+) -> EveHeader<'static> {
+    EveHeader {
+        src_ip: Some(ip(src)),
+        dest_ip: Some(ip(dst)),
+        ports: Some(ports),
+        proto: Some(ipproto::TCP),
+        ..anomaly_header(ts_ns, flow_id, pcap_cnt)
+    }
+}
+
+#[test]
+fn anomaly_records_match_suricata() {
+    let v = common::validator();
+    let check = |rec: &AnomalyRecord<'_>, want: &str| {
+        let mut w = JsonWriter::new();
+        write_anomaly_record(&mut w, rec);
+        assert_eq!(text(&w), want);
+        common::check_line(v.as_ref(), w.as_bytes());
+    };
+
+    let golden: serde_json::Value = serde_json::from_str(SURI_ANOMALY_DECODE).unwrap();
+    let packet = common::b64decode(golden["packet"].as_str().unwrap());
+    // A whole frame is handed over; only its first 32 bytes are logged.
+    let mut frame = packet.clone();
+    frame.extend_from_slice(&[0xaa; 66]);
+    let decode = AnomalyRecord {
+        header: EveHeader {
+            src_ip: Some(ip("204.252.102.11")),
+            dest_ip: Some(ip("206.65.98.18")),
+            proto: Some(ipproto::ICMP),
+            icmp: Some((24, 79)),
+            ..anomaly_header(0, 3152781851, 1)
+        },
+        metadata: None,
+        tx_id: None,
+        anomaly: Anomaly::Decode("decoder.icmpv4.unknown_type"),
+        packet: Some((&frame, 1)),
+    };
+    check(&decode, SURI_ANOMALY_DECODE);
+
+    let trunc = AnomalyRecord {
+        header: anomaly_header(12 * NS, 0, 13),
+        metadata: None,
+        tx_id: None,
+        anomaly: Anomaly::Decode("decoder.ipv4.trunc_pkt"),
+        packet: None,
+    };
+    check(&trunc, SURI_ANOMALY_TRUNC);
+
+    let bits = |w: &mut JsonWriter| {
+        w.open_array("flowbits")
+            .str("ET.Evil")
+            .str("ET.BotccIP")
+            .close();
+        true
+    };
+    let ts = 1_483_551_773 * NS + 354_700_000;
+    let stream = AnomalyRecord {
+        header: tcp_anomaly_header(
+            ts,
+            1445120213977058,
+            10,
+            "10.16.1.1",
+            "10.16.1.11",
+            (22, 32928),
+        ),
+        metadata: Some(&bits),
+        tx_id: None,
+        anomaly: Anomaly::Stream("stream.pkt_invalid_timestamp"),
+        packet: None,
+    };
+    check(&stream, SURI_ANOMALY_STREAM);
+
+    let http = AnomalyRecord {
+        header: tcp_anomaly_header(
+            1_530_696_914 * NS + 780_442_000,
+            718311539625806,
+            3,
+            "172.16.9.181",
+            "172.16.9.189",
+            (38498, 80),
+        ),
+        metadata: None,
+        tx_id: Some(0),
+        anomaly: Anomaly::AppLayer {
+            app_proto: "http",
+            event: "UNABLE_TO_MATCH_RESPONSE_TO_REQUEST",
+            layer: "proto_parser",
+        },
+        packet: None,
+    };
+    check(&http, SURI_ANOMALY_HTTP);
+
+    let detect = AnomalyRecord {
+        header: tcp_anomaly_header(
+            1_483_551_773 * NS + 353_882_000,
+            1445122099729289,
+            7,
+            "10.16.1.11",
+            "10.16.1.1",
+            (32928, 22),
+        ),
+        metadata: None,
+        tx_id: None,
+        anomaly: Anomaly::AppLayer {
+            app_proto: "http",
+            event: "APPLAYER_MISMATCH_PROTOCOL_BOTH_DIRECTIONS",
+            layer: "proto_detect",
+        },
+        packet: None,
+    };
+    check(&detect, SURI_ANOMALY_DETECT);
+}
+
+#[test]
+fn anomaly_records_validate_in_every_shape() {
+    let v = common::validator();
+    let pkt = [0x45u8; 20];
+    let meta = |w: &mut JsonWriter| {
+        w.open_object("flowints").set_u64("count", 2).close();
+        true
+    };
+    let kinds = [
+        Anomaly::Decode("decoder.too_many_layers"),
+        Anomaly::Stream("stream.3whs_synack_resend_with_diff_ack"),
+        Anomaly::AppLayer {
+            app_proto: "dns",
+            event: "z_flag_set",
+            layer: "proto_parser",
+        },
+        Anomaly::AppLayer {
+            app_proto: "failed",
+            event: "x\"y",
+            layer: "parser",
+        },
+    ];
+    let headers = [
+        anomaly_header(1, 0, 0),
+        tcp_anomaly_header(5 * NS, 9, 4, "::1", "fe80::1", (1, 2)),
+        EveHeader {
+            vlan: &[10, 20],
+            ..tcp_anomaly_header(5 * NS, 9, 4, "10.0.0.1", "10.0.0.2", (80, 8080))
+        },
+    ];
+    for h in headers {
+        for a in kinds {
+            for (md, tx, p) in [
+                (false, None, None),
+                (true, Some(7u64), Some((&pkt[..], 1u32))),
+                (true, None, Some((&pkt[..3], 101))),
+            ] {
+                let rec = AnomalyRecord {
+                    header: h,
+                    metadata: md.then_some(&meta as &dyn Fn(&mut JsonWriter) -> bool),
+                    tx_id: tx,
+                    anomaly: a,
+                    packet: p,
+                };
+                let mut w = JsonWriter::new();
+                write_anomaly_record(&mut w, &rec);
+                assert!(w.is_complete() && w.error().is_none());
+                let val = common::check_line(v.as_ref(), w.as_bytes());
+                assert_eq!(val["event_type"], "anomaly");
+                assert_eq!(val["anomaly"]["type"], a.type_name());
+                assert_eq!(val.get("tx_id").and_then(|t| t.as_u64()), tx);
+                assert_eq!(val.get("metadata").is_some(), md);
+            }
+        }
+    }
+}

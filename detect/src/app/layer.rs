@@ -43,6 +43,9 @@ pub struct FlowCtx {
     pub server_port: u16,
     /// Packet time, nanoseconds.
     pub ts_ns: u64,
+    /// The TCP session was picked up midstream: protocol detection may find the data runs
+    /// the other way and reverse the flow (see [`AppLayer::on_tcp_data`]).
+    pub midstream: bool,
 }
 
 /// The protocol parser of a flow.
@@ -81,6 +84,10 @@ pub struct AppFlow {
     log_next: u64,
     /// The TLS record was logged.
     tls_logged: bool,
+    /// EVE `anomaly` bookkeeping (see [`super::anomaly`]).
+    pub(crate) anomaly: super::anomaly::AnomalyCursor,
+    /// Protocol detection reversed the flow's direction once.
+    reversed: bool,
     /// The flow ended (everything left is logged).
     closed: bool,
     /// Per direction: transactions below this id are complete and were inspected by
@@ -143,6 +150,11 @@ impl AppFlow {
     /// Whether the flow ended (no more data will come).
     pub fn is_closed(&self) -> bool {
         self.closed
+    }
+
+    /// Whether the flow's TLS record was logged (no more TLS events are reported then).
+    pub(crate) fn tls_logged(&self) -> bool {
+        self.tls_logged
     }
 
     /// Next transaction id not yet logged (HTTP/DNS); transactions before it may be freed.
@@ -377,24 +389,32 @@ impl AppLayer {
     }
 
     /// In-order TCP stream data in direction `dir`.
+    ///
+    /// Returns `true` when the data was not taken because it runs the other way: on a
+    /// session picked up midstream, the first data of a direction that fits no protocol but
+    /// fits one as the opposite direction (a response seen first), while the other
+    /// direction has seen nothing yet. As Suricata's protocol detection does, the caller
+    /// then swaps the flow's direction (client and server) and hands the same data again as
+    /// the other direction. This happens at most once per flow.
     pub fn on_tcp_data(
         &mut self,
         flow: &mut Option<Box<AppFlow>>,
         ctx: &FlowCtx,
         dir: Dir,
         data: &[u8],
-    ) {
+    ) -> bool {
         if data.is_empty() {
-            return;
+            return false;
         }
         let f = touch(flow, ctx);
         match f.proto {
             AppProto::Failed => {}
             AppProto::Unknown => {
                 if f.detect[di(dir)] == DetectDir::Failed {
-                    return;
+                    return false;
                 }
                 let d = di(dir);
+                let first = f.probe_buf[d].is_empty();
                 let found = if f.probe_buf[d].is_empty() {
                     probe_tcp(ctx, dir, data)
                 } else {
@@ -431,6 +451,12 @@ impl AppLayer {
                         }
                         self.count_parser_error(f, err);
                     }
+                    Found::No if first && ctx.midstream && reverse_fits(f, ctx, dir, data) => {
+                        f.reversed = true;
+                        f.detect.swap(0, 1);
+                        f.probe_buf.swap(0, 1);
+                        return true;
+                    }
                     Found::No => self.fail_dir(f, dir, true),
                     Found::NeedMore => {
                         if f.probe_buf[d].is_empty() {
@@ -447,6 +473,7 @@ impl AppLayer {
                 self.count_parser_error(f, err);
             }
         }
+        false
     }
 
     /// Suricata's `app_layer.error.<proto>.parser`: the parser gave up on the flow's data.
@@ -625,6 +652,26 @@ impl AppLayer {
     }
 }
 
+/// Whether `data`, seen first in `dir` of a midstream flow, fits a protocol as the other
+/// direction while that direction has seen nothing yet (Suricata's reverse-direction
+/// pattern match for midstream sessions).
+fn reverse_fits(f: &AppFlow, ctx: &FlowCtx, dir: Dir, data: &[u8]) -> bool {
+    let other = match dir {
+        Dir::ToServer => Dir::ToClient,
+        Dir::ToClient => Dir::ToServer,
+    };
+    let o = di(other);
+    if f.reversed || f.detect[o] != DetectDir::Pending || !f.probe_buf[o].is_empty() {
+        return false;
+    }
+    let rctx = FlowCtx {
+        client_port: ctx.server_port,
+        server_port: ctx.client_port,
+        ..*ctx
+    };
+    matches!(probe_tcp(&rctx, other, data), Found::Proto(_))
+}
+
 /// Feed data to the flow's parser. Returns `true` when the TLS parser gave up on this data
 /// (a parser error, counted once per flow as Suricata's parser stops there).
 fn feed(f: &mut AppFlow, dir: Dir, data: &[u8]) -> bool {
@@ -652,7 +699,42 @@ mod tests {
             client_port: sp,
             server_port: dp,
             ts_ns: 0,
+            midstream: false,
         }
+    }
+
+    #[test]
+    fn midstream_response_first_reverses_once() {
+        let resp = b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n";
+        let req = b"GET / HTTP/1.1\r\nHost: a\r\n\r\n";
+        // Not midstream: the direction fails detection, nothing is reversed.
+        let mut al = AppLayer::new();
+        let mut f = None;
+        assert!(!al.on_tcp_data(&mut f, &ctx(80, 40000, 6), Dir::ToServer, resp));
+        // Midstream: the response belongs to the other direction.
+        let c = FlowCtx {
+            midstream: true,
+            ..ctx(80, 40000, 6)
+        };
+        let mut f = None;
+        assert!(al.on_tcp_data(&mut f, &c, Dir::ToServer, resp));
+        assert_eq!(f.as_ref().unwrap().proto, AppProto::Unknown);
+        // The caller swapped the flow: the same data comes again as to-client data.
+        let swapped = FlowCtx {
+            client_port: 40000,
+            server_port: 80,
+            ..c
+        };
+        assert!(!al.on_tcp_data(&mut f, &swapped, Dir::ToClient, resp));
+        assert_eq!(f.as_ref().unwrap().proto, AppProto::Http);
+        assert!(!al.on_tcp_data(&mut f, &swapped, Dir::ToServer, req));
+        assert_eq!(f.as_ref().unwrap().http().unwrap().tx_count(), 2);
+        // Data that fits neither way, or a second candidate: never reversed.
+        let mut g = None;
+        assert!(!al.on_tcp_data(&mut g, &c, Dir::ToServer, b"\x00\x01junk"));
+        let mut h = None;
+        assert!(al.on_tcp_data(&mut h, &c, Dir::ToServer, resp));
+        assert!(!al.on_tcp_data(&mut h, &c, Dir::ToServer, b"\x00\x01junk"));
     }
 
     #[test]

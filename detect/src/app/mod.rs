@@ -11,6 +11,7 @@
 //! * memory bounded by configured limits, every limit hit counted; malformed input sets
 //!   app-layer events (Suricata's names) and never panics.
 
+pub mod anomaly;
 pub mod dns;
 pub mod eve_config;
 pub mod http;

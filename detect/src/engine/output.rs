@@ -76,6 +76,40 @@ impl AlertContext<'_> {
     }
 }
 
+/// The EVE header of a record about the packet of `ctx` (`alert`, `anomaly`, `packet`): the
+/// packet's own addresses and ports, the flow id, `pcap_cnt` and `pkt_src`.
+pub fn packet_header<'a>(ctx: &'a AlertContext<'a>, event_type: &'a str) -> EveHeader<'a> {
+    header(ctx, event_type)
+}
+
+/// Writes the flow variables with names (`"flowbits":[...]`, `"flowints":{...}`) into the
+/// open object of `w` (the top-level `metadata` of a record), without allocating. Returns
+/// whether anything was written.
+pub fn write_flow_vars(w: &mut JsonWriter, engine: &Engine, vars: &FlowVars) -> bool {
+    let bits = || vars.set_bits().filter_map(|id| engine.flowbit_name(id));
+    let ints = || {
+        vars.ints()
+            .iter()
+            .filter_map(|&(id, val)| engine.flowint_name(id).map(|n| (n, val)))
+    };
+    let (any_bits, any_ints) = (bits().next().is_some(), ints().next().is_some());
+    if any_bits {
+        w.open_array("flowbits");
+        for b in bits() {
+            w.str(b);
+        }
+        w.close();
+    }
+    if any_ints {
+        w.open_object("flowints");
+        for (n, val) in ints() {
+            w.set_u64(n, val.into());
+        }
+        w.close();
+    }
+    any_bits || any_ints
+}
+
 fn header<'a>(ctx: &'a AlertContext<'a>, event_type: &'a str) -> EveHeader<'a> {
     let m = ctx.pkt.meta;
     let (src, dst) = ctx.addrs();

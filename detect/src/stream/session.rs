@@ -206,6 +206,26 @@ impl TcpSession {
         self.flags & ssf::SWAPPED != 0
     }
 
+    /// Client and server trade places (Suricata's `TcpStreamFlowSwap`): protocol detection
+    /// found that the data of a session picked up midstream runs the other way. The
+    /// sequence tracks and the stream data of both directions are exchanged; the state is
+    /// kept. The caller reverses the flow's direction too, so packets keep mapping to the
+    /// same sender's track.
+    pub fn swap_roles(&mut self) {
+        self.tracks.swap(0, 1);
+        if let Some(d) = self.data.as_mut() {
+            d.bufs.swap(0, 1);
+        }
+        let zwp = self.flags & (ssf::ZWP_TS | ssf::ZWP_TC);
+        self.flags &= !(ssf::ZWP_TS | ssf::ZWP_TC);
+        if zwp & ssf::ZWP_TS != 0 {
+            self.flags |= ssf::ZWP_TC;
+        }
+        if zwp & ssf::ZWP_TC != 0 {
+            self.flags |= ssf::ZWP_TS;
+        }
+    }
+
     /// Whether the session was closed by a RST.
     pub fn closed_by_rst(&self) -> bool {
         self.flags & ssf::CLOSED_BY_RST != 0

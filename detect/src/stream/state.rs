@@ -332,6 +332,11 @@ impl StreamEngine {
     }
 
     fn rst(&mut self, s: &mut TcpSession, p: &Pkt<'_>, ev: &mut StreamEventSet) -> Verdict {
+        // Suricata's StreamTcpValidateRst checks the timestamp first.
+        if s.flags & ssf::TIMESTAMP != 0 && !self.valid_ts(s, p) {
+            ev.insert(E::PktInvalidTimestamp);
+            return Verdict::Rejected;
+        }
         let snd = tr(s, p.d);
         let valid = if s.state == S::SynSent {
             if p.d == 1 {
@@ -559,6 +564,22 @@ impl StreamEngine {
         }
         if !p.has(ACK) {
             return false;
+        }
+        // Suricata: on a session picked up from a SYN/ACK, more to-client packets with
+        // sequence and ACK numbers past what was seen mean packets were lost: the session
+        // is established with the server's data ("ACK for missing data").
+        if !four
+            && p.d == 1
+            && s.flags & (ssf::MIDSTREAM_SYNACK | ssf::ASYNC) == ssf::MIDSTREAM_SYNACK
+        {
+            let c = tr(s, 0);
+            if p.seq != c.next_seq && seq::gt(p.seq, c.next_seq) && seq::gt(p.ack, c.last_ack) {
+                set_state(s, S::Established);
+                s.synack_count = 0;
+                self.update_acks(s, p);
+                self.handle_data(s, p, ev);
+                return true;
+            }
         }
         if p.d != ack_side {
             if four {

@@ -1,9 +1,11 @@
 //! EVE record helpers: timestamps, addresses, the common header and record builders for
-//! `alert`, `flow`, `netflow` and `stats` records. Builders take plain-data structs defined here, so this
+//! `alert`, `anomaly`, `flow`, `netflow` and `stats` records. Builders take plain-data structs
+//! defined here, so this
 //! crate needs nothing from the others.
 
 pub mod addr;
 pub mod alert;
+pub mod anomaly;
 pub mod flow;
 pub mod header;
 pub mod netflow;
@@ -12,6 +14,7 @@ pub mod time;
 
 pub use addr::{ip_string, ipproto, proto_has_ports, proto_name, write_ip, Ipv6Style};
 pub use alert::{write_alert_record, AlertFlow, AlertRecord, AlertTunnel};
+pub use anomaly::{write_anomaly_record, Anomaly, AnomalyRecord};
 pub use flow::{
     tcp_flags, write_flow_record, FlowEndReason, FlowIcmp, FlowRecord, FlowState, TcpFlowInfo,
 };

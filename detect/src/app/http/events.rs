@@ -126,6 +126,11 @@ impl HttpEvents {
         self.0 == 0
     }
 
+    /// The events of `self` that are not in `other`.
+    pub fn without(&self, other: &HttpEvents) -> HttpEvents {
+        HttpEvents(self.0 & !other.0)
+    }
+
     /// Iterates the raised events in declaration order.
     pub fn iter(&self) -> impl Iterator<Item = HttpEvent> + '_ {
         HttpEvent::ALL.iter().copied().filter(|e| self.contains(*e))

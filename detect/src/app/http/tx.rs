@@ -212,6 +212,8 @@ pub struct HttpTx {
     pub(crate) req_progress: Progress,
     pub(crate) resp_progress: Progress,
     pub(crate) events: HttpEvents,
+    /// Events already reported in EVE `anomaly` records.
+    pub(crate) events_logged: HttpEvents,
 
     // Request.
     pub(crate) request_line: Vec<u8>,

@@ -122,6 +122,10 @@ impl TlsEvents {
     pub fn is_empty(self) -> bool {
         self.0 == 0
     }
+    /// The events of `self` that are not in `other`.
+    pub fn without(self, other: TlsEvents) -> TlsEvents {
+        TlsEvents(self.0 & !other.0)
+    }
     /// The events set.
     pub fn iter(self) -> impl Iterator<Item = TlsEvent> {
         TlsEvent::ALL.iter().copied().filter(move |e| self.has(*e))
