@@ -116,6 +116,28 @@ fn payload_content_and_modifiers() {
             tcp_plain(b"\x02abZ"),
             true,
         ),
+        // byte_jump with a byte_extract variable as its byte count (Suricata 7).
+        (
+            "content:\"|00 00 00|\"; byte_extract:1,0,n,relative; byte_jump:n,0,relative; content:\"Z\"; within:1;",
+            tcp_plain(b"\x00\x00\x00\x02\x00\x01xZ"),
+            true,
+        ),
+        (
+            "content:\"|00 00 00|\"; byte_extract:1,0,n,relative; byte_jump:n,0,relative; content:\"Z\"; within:1;",
+            tcp_plain(b"\x00\x00\x00\x01\x00\x01xZ"),
+            false,
+        ),
+        // A variable count outside 1..=8 never matches.
+        (
+            "content:\"|00 00 00|\"; byte_extract:1,0,n,relative; byte_jump:n,0,relative;",
+            tcp_plain(b"\x00\x00\x00\x09abcdefghijklmnop"),
+            false,
+        ),
+        (
+            "content:\"|00 00 00|\"; byte_extract:1,0,n,relative; byte_jump:n,0,relative;",
+            tcp_plain(b"\x00\x00\x00\x00abcdefghijklmnop"),
+            false,
+        ),
         ("isdataat:10;", tcp_plain(b"short"), false),
         ("isdataat:!10;", tcp_plain(b"short"), true),
         (

@@ -685,6 +685,15 @@ fn byte_keywords() {
         panic!()
     };
     assert_eq!(j.offset, IntOrVar::Var(1));
+    assert_eq!(j.nbytes, IntOrVar::Lit(2));
+    // The byte count may be a variable too; an unknown name fails.
+    let r = ok("byte_extract:1,4,len,relative; byte_jump:len,0,relative;");
+    let Match::ByteJump(j) = r.sections[0].matches[1].clone() else {
+        panic!()
+    };
+    assert_eq!(j.nbytes, IntOrVar::Var(0));
+    assert!(rule("byte_jump:nosuch,0;").is_err());
+    assert!(rule("byte_jump:9,0;").is_err());
     for op in ["-", "*", "/", "<<", ">>"] {
         ok(&format!(
             "byte_math:bytes 1,offset 0,oper {op},rvalue 2,result x;"

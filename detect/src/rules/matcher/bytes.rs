@@ -9,6 +9,16 @@ fn var(sc: &Scratch, slot: u8) -> u64 {
     sc.vars.get(usize::from(slot)).copied().unwrap_or(0)
 }
 
+/// A byte count taken from a variable: 1..=8 (1..=23 with `string`), else no match
+/// (Suricata validates it at match time; 0 and negative counts fail the extraction).
+fn var_nbytes(sc: &Scratch, slot: u8, string: bool) -> Option<usize> {
+    let max = if string { 23 } else { 8 };
+    match var(sc, slot) {
+        n @ 1..=23 if n <= max => Some(n as usize),
+        _ => None,
+    }
+}
+
 /// Resolves an offset; variables are truncated to `i32` like Suricata.
 fn offset_of(v: IntOrVar, sc: &Scratch) -> i64 {
     match v {
@@ -144,14 +154,10 @@ pub(crate) fn byte_test(
 ) -> bool {
     let nbytes = match t.nbytes {
         IntOrVar::Lit(n) => usize::try_from(n).unwrap_or(0),
-        IntOrVar::Var(s) => {
-            // A variable byte count must be 1..=8 (1..=23 with `string`), else no match.
-            let max = if t.string.is_some() { 23 } else { 8 };
-            match var(sc, s) {
-                n @ 1..=23 if n <= max => n as usize,
-                _ => return false,
-            }
-        }
+        IntOrVar::Var(s) => match var_nbytes(sc, s, t.string.is_some()) {
+            Some(n) => n,
+            None => return false,
+        },
     };
     let Some(pos) = locate(buf, cursor, offset_of(t.offset, sc), t.relative, nbytes) else {
         return false;
@@ -184,7 +190,10 @@ pub(crate) fn byte_jump(
     sc: &Scratch,
     env: &MatchEnv,
 ) -> Option<usize> {
-    let nbytes = usize::from(j.nbytes);
+    let nbytes = match j.nbytes {
+        IntOrVar::Lit(n) => usize::try_from(n).unwrap_or(0),
+        IntOrVar::Var(s) => var_nbytes(sc, s, j.string.is_some())?,
+    };
     if j.relative && nbytes > 0 && buf.len() as i64 - cursor as i64 - offset_of(j.offset, sc) <= 0 {
         return None;
     }
