@@ -359,6 +359,7 @@ impl Worker {
                         added,
                         pseudo: false,
                         events,
+                        sizes: Some(x.tcp.stream_sizes()),
                     };
                     !d.engine
                         .inspect_with_stream(&pkt, Some(input), sd, &mut d.thread)
@@ -604,6 +605,7 @@ impl Ender<'_> {
                 added: true,
                 pseudo: true,
                 events: StreamEventSet::EMPTY,
+                sizes: Some(x.tcp.stream_sizes()),
             };
             let alerted = !d
                 .engine

@@ -284,3 +284,45 @@ fn fragmented_datagram_alerts_after_reassembly() {
         "the datagram completes with the last fragment"
     );
 }
+
+#[test]
+fn stream_size_follows_the_session_sequence_numbers() {
+    // SYN 1, SYN/ACK 2, ACK 3, "hello" 4, ack 5, "world!" 6, ack 7, FIN 8, FIN 9, ACK 10.
+    let mut cap = Pcap::new(1);
+    let mut t = T0;
+    conversation(
+        &mut cap,
+        &mut t,
+        [172, 16, 0, 2],
+        40001,
+        4444,
+        &[b"hello", b"world!"],
+    );
+    // Sizes are `next_seq - isn` per sender: the SYN counts one, the FIN one once acked
+    // (checked against Suricata 7.0.10 on this capture).
+    let rules = "alert tcp any any -> any any (flow:to_server; stream_size:client,=,1; sid:1;)\n\
+                 alert tcp any any -> any any (stream_size:client,=,13; sid:2;)\n\
+                 alert tcp any any -> any any (stream_size:server,=,2; sid:3;)\n\
+                 alert tcp any any -> any any (stream_size:both,=,1; sid:4;)\n\
+                 alert tcp any any -> any any (stream_size:either,=,0; sid:5;)\n\
+                 alert tcp any any -> any any (stream_size:client,=,6; content:\"hello\"; sid:6;)\n\
+                 alert tcp any any -> any any (flow:to_server; stream_size:client,>,6; content:\"hello\"; sid:7;)\n\
+                 alert tcp any any -> any any (stream_size:client,!=,6; prefilter; content:\"hello\"; sid:8;)\n";
+    let o = run("streamsize", &cap, CAPS, Some(rules));
+    let pkts = |sid: u64| -> Vec<u64> {
+        o.alerts(sid)
+            .iter()
+            .map(|a| a["pcap_cnt"].as_u64().unwrap_or(0))
+            .collect()
+    };
+    assert_eq!(pkts(1), [1, 3]);
+    assert_eq!(pkts(2), [9, 10]);
+    assert_eq!(pkts(3), [10]);
+    assert_eq!(pkts(4), [2, 3]);
+    assert_eq!(pkts(5), [1]);
+    // With stream_size the packet payload is inspected too (Suricata's REQUIRE_PACKET).
+    assert_eq!(pkts(6), [4]);
+    // Later the content is found in the reassembled stream.
+    assert_eq!(pkts(7), [8]);
+    assert_eq!(pkts(8), [8]);
+}

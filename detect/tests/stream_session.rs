@@ -373,3 +373,30 @@ fn event_names_resolve() {
         assert!(E::from_name(n).is_some(), "{n}");
     }
 }
+
+#[test]
+fn stream_sizes_count_syn_data_and_acked_fin() {
+    let mut c = Conn::new(cfg());
+    // (direction, flags, seq, ack, payload, [client, server] sizes after the packet)
+    type Step<'a> = (shrike_detect::app::Dir, u8, u32, u32, &'a [u8], [u32; 2]);
+    let steps: &[Step] = &[
+        (TS, SYN, 1000, 0, b"", [1, 0]),
+        (TC, SYN | ACK, 5000, 1001, b"", [1, 1]),
+        (TS, ACK, 1001, 5001, b"", [1, 1]),
+        (TS, ACK | PSH, 1001, 5001, b"hello", [6, 1]),
+        (TC, ACK | PSH, 5001, 1006, b"hi", [6, 3]),
+        // A FIN counts once the peer acks it.
+        (TS, FIN | ACK, 1006, 5003, b"", [6, 3]),
+        (TC, ACK, 5003, 1007, b"", [7, 3]),
+        (TC, FIN | ACK, 5003, 1007, b"", [7, 3]),
+        (TS, ACK, 1007, 5004, b"", [7, 4]),
+    ];
+    for (i, &(d, f, seq, ack, data, want)) in steps.iter().enumerate() {
+        c.send(d, f, seq, ack, data);
+        assert_eq!(c.ssn.stream_sizes(), want, "step {i}");
+    }
+    // Midstream pickup: the ISN is taken as seq - 1, so the first segment counts one more.
+    let mut c = Conn::new(mid());
+    c.send(TS, ACK | PSH, 7000, 9000, b"abcd");
+    assert_eq!(c.ssn.stream_sizes(), [5, 1]);
+}

@@ -226,6 +226,8 @@ impl Engine {
         let groups = self.groups.lookup(&p);
         if let Some(s) = stream {
             p.stream_events = s.events;
+            p.tcp_sizes = s.sizes;
+            p.pseudo = s.pseudo;
         }
         let sv = stream
             .filter(|s| p.is_tcp && !s.window.is_empty())

@@ -68,6 +68,9 @@ pub struct StreamData<'a> {
     pub pseudo: bool,
     /// Stream events the stream engine raised on this packet.
     pub events: crate::stream::StreamEventSet,
+    /// `[client, server]` stream sizes of the session after this packet
+    /// ([`crate::stream::TcpSession::stream_sizes`]), for `stream_size`.
+    pub sizes: Option<[u32; 2]>,
 }
 
 impl Engine {

@@ -95,6 +95,8 @@ pub(crate) mod tf {
     pub const RST_RECV: u8 = 1 << 0;
     pub const ZERO_TS: u8 = 1 << 1;
     pub const TS: u8 = 1 << 2;
+    /// This sender's FIN was accepted (its sequence number is in `next_seq`).
+    pub const FIN: u8 = 1 << 3;
 }
 
 /// Sequence tracking of one sender (Suricata's `TcpStream` minus the data).
@@ -326,6 +328,23 @@ impl TcpSession {
     /// Raw inspection progress (stream offset) in direction `dir`.
     pub fn raw_progress(&self, dir: Dir) -> u64 {
         self.buf(dir).map_or(0, |b| b.raw_progress)
+    }
+
+    /// `[client, server]` stream sizes as Suricata's `stream_size` computes them:
+    /// `next_seq - isn` of each sender (so the SYN counts as one byte, and a midstream
+    /// pickup starts at one). Suricata's `next_seq` takes in a FIN only once the peer
+    /// acknowledges it, so a FIN not acked yet is not counted.
+    pub fn stream_sizes(&self) -> [u32; 2] {
+        let size = |t: &TcpTrack| {
+            let fin_unacked = t.flags & tf::FIN != 0 && super::seq::lt(t.last_ack, t.next_seq);
+            t.next_seq
+                .wrapping_sub(t.isn)
+                .wrapping_sub(u32::from(fin_unacked))
+        };
+        [
+            self.tracks.first().map_or(0, size),
+            self.tracks.get(1).map_or(0, size),
+        ]
     }
 
     /// Whether the end of stream was signalled (all data released to consumers).

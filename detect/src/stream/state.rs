@@ -720,6 +720,7 @@ impl StreamEngine {
         if seq::gt(fin_end, t.next_seq) {
             t.next_seq = fin_end;
         }
+        t.flags |= tf::FIN;
     }
 
     /// Suricata `StreamTcpPacketIsRetransmission` for the closing states.
