@@ -253,6 +253,7 @@ impl Worker {
                             app: None,
                             flow_vars: None,
                             ipv6: self.ipv6,
+                            tcp: None,
                         };
                         log_alerts(d, &mut self.out, &ctx);
                     }
@@ -389,6 +390,7 @@ impl Worker {
                     app,
                     flow_vars: flow.data.detect.vars(),
                     ipv6: self.ipv6,
+                    tcp: flow.data.ext.as_deref().map(|x| &x.tcp),
                 };
                 log_alerts(d, &mut self.out, &ctx);
             }
@@ -537,7 +539,10 @@ impl Ender<'_> {
                 self.sess.end(x, &ctx);
                 if let (Some(d), Some(app)) = (self.detect.as_deref_mut(), x.app.as_deref()) {
                     let st = &f.data.detect;
-                    flow_end_detect(d, self.out, st, app, end_infos, pkts, proto, ts, self.ipv6);
+                    let tcp = (proto == 6).then_some(&x.tcp);
+                    flow_end_detect(
+                        d, self.out, st, app, tcp, end_infos, pkts, proto, ts, self.ipv6,
+                    );
                 }
             }
             if f.key.proto == 6 {
@@ -622,6 +627,7 @@ impl Ender<'_> {
                     app: x.app.as_deref(),
                     flow_vars: detect.vars(),
                     ipv6: self.ipv6,
+                    tcp: Some(&x.tcp),
                 };
                 log_alerts(d, self.out, &ctx);
             }
@@ -664,6 +670,7 @@ fn flow_end_detect(
     out: &mut EveOutput,
     state: &shrike_detect::engine::FlowDetect,
     app: &AppFlow,
+    tcp: Option<&shrike_detect::stream::TcpSession>,
     infos: [AlertFlowInfo; 2],
     pkts: [u64; 2],
     proto: u8,
@@ -708,6 +715,7 @@ fn flow_end_detect(
             app: Some(app),
             flow_vars: state.vars(),
             ipv6,
+            tcp,
         };
         log_alerts(d, out, &ctx);
     }
@@ -800,7 +808,10 @@ fn write_flow(
             .map(|x| x.tcp.state())
             .filter(|s| *s != TcpState::None)
             .map(TcpState::name),
-        ..TcpFlowInfo::default()
+        ts_gap: ext.is_some_and(|x| x.tcp.has_gap(Dir::ToServer)),
+        tc_gap: ext.is_some_and(|x| x.tcp.has_gap(Dir::ToClient)),
+        ts_max_regions: ext.map_or(1, |x| x.tcp.max_regions(Dir::ToServer)),
+        tc_max_regions: ext.map_or(1, |x| x.tcp.max_regions(Dir::ToClient)),
     });
     let icmp = ext.and_then(|x| x.icmp).map(|(t, c)| FlowIcmp {
         icmp_type: t,

@@ -400,3 +400,33 @@ fn stream_sizes_count_syn_data_and_acked_fin() {
     c.send(TS, ACK | PSH, 7000, 9000, b"abcd");
     assert_eq!(c.ssn.stream_sizes(), [5, 1]);
 }
+
+#[test]
+fn async_oneside_client_only_session() {
+    // sv stream-async-6063-cli-01/02: SYN, then the client's ACK and data without any
+    // server packet; the FIN lies beyond the first ACK's (unscaled) window.
+    let oneside = |on: bool| StreamConfig {
+        midstream: true,
+        async_oneside: on,
+        ..StreamConfig::default()
+    };
+    // (async-oneside, final state, FIN rejected as out of window)
+    for (on, state, fin_oow) in [
+        (true, TcpState::Established, true),
+        (false, TcpState::SynSent, false),
+    ] {
+        let mut c = Conn::new(oneside(on));
+        c.send(TS, SYN, 1000, 0, b"");
+        c.send_win(TS, ACK, 1001, 7000, 256, b"");
+        let data = vec![b'G'; 396];
+        c.send_win(TS, ACK | PSH, 1001, 7000, 256, &data);
+        c.send_win(TS, ACK, 1397, 7236, 255, b"");
+        let r = c.send_win(TS, FIN | ACK, 1397, 7236, 255, b"");
+        assert_eq!(c.ssn.state(), state, "async-oneside {on}");
+        assert_eq!(r.events.contains(E::FinOutOfWindow), fin_oow, "{on}");
+        // Suricata's flow record: one streaming-buffer region each way, no gap.
+        assert_eq!(c.ssn.max_regions(TS), 1);
+        assert_eq!(c.ssn.max_regions(TC), 1);
+        assert!(!c.ssn.has_gap(TS));
+    }
+}

@@ -13,6 +13,7 @@
 //!     packet: no
 //!     metadata: yes
 //!     tagged-packets: no
+//!     payload-buffer-size: 4kb        # stream data logged with stream/transaction alerts
 //! ```
 
 use serde::{Deserialize, Serialize};
@@ -31,6 +32,10 @@ pub struct AlertOutputConfig {
     pub metadata: bool,
     /// `tagged-packets`: log packets covered by a `tag` as EVE `packet` records.
     pub tagged_packets: bool,
+    /// `payload-buffer-size`: most bytes of stream data logged as the payload of a stream
+    /// or transaction alert (Suricata's default 4 KiB).
+    #[serde(deserialize_with = "crate::stream::config::de_size")]
+    pub payload_buffer_size: u64,
 }
 
 impl Default for AlertOutputConfig {
@@ -41,6 +46,7 @@ impl Default for AlertOutputConfig {
             packet: false,
             metadata: true,
             tagged_packets: false,
+            payload_buffer_size: 4096,
         }
     }
 }
@@ -103,6 +109,10 @@ mod tests {
         .unwrap();
         assert!(c.midstream && c.alert.payload && c.alert.payload_printable && c.alert.packet);
         assert!(!c.alert.metadata);
+        assert_eq!(c.alert.payload_buffer_size, 4096);
+        let c: EngineConfig =
+            serde_json::from_str(r#"{"alert":{"payload-buffer-size":"8kb"}}"#).unwrap();
+        assert_eq!(c.alert.payload_buffer_size, 8192);
         assert!(serde_json::from_str::<EngineConfig>(r#"{"bogus":1}"#).is_err());
     }
 }

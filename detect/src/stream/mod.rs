@@ -394,6 +394,7 @@ impl StreamEngine {
                     && b.gap_reported != q
                 {
                     b.gap_reported = q;
+                    b.flags |= sf::HAS_GAP;
                     res.events.insert(StreamEvent::ReassemblySeqGap);
                     self.stats.reassembly_gap += 1;
                 }

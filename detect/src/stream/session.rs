@@ -347,6 +347,42 @@ impl TcpSession {
         ]
     }
 
+    /// Appends Suricata's payload of a stream alert in TCP direction `dir` to `out` (at
+    /// most `max` bytes): the data still held from the buffer base up to what the peer
+    /// acked (`AlertJsonStreamData`), holes written as `[N bytes missing]`.
+    pub fn log_payload(&self, dir: Dir, max: usize, out: &mut Vec<u8>) {
+        let Some(b) = self.buf(dir) else {
+            return;
+        };
+        if b.flags & sf::NOREASSEMBLY != 0 {
+            return;
+        }
+        let re = if self.flags & ssf::ASYNC != 0 {
+            b.limit
+        } else {
+            // Suricata's GetAbsLastAck.
+            let ack = self.tracks.get(idx(dir)).map_or(0, |t| t.last_ack);
+            if super::seq::gt(ack, b.base_seq) {
+                b.base_off + u64::from(ack.wrapping_sub(b.base_seq))
+            } else {
+                b.base_off
+            }
+        };
+        b.log_into(re, max, out);
+    }
+
+    /// Most regions Suricata's streaming buffer of TCP direction `dir` would have used
+    /// (EVE flow `tcp.ts_max_regions` / `tc_max_regions`; 1 without data).
+    pub fn max_regions(&self, dir: Dir) -> u32 {
+        self.buf(dir).map_or(1, |b| u32::from(b.max_regions.max(1)))
+    }
+
+    /// Whether the app layer met a gap in TCP direction `dir` (EVE flow `tcp.ts_gap` /
+    /// `tc_gap`).
+    pub fn has_gap(&self, dir: Dir) -> bool {
+        self.buf(dir).is_some_and(|b| b.flags & sf::HAS_GAP != 0)
+    }
+
     /// Whether the end of stream was signalled (all data released to consumers).
     pub fn is_eof(&self) -> bool {
         self.flags & ssf::EOF != 0
