@@ -675,6 +675,9 @@ pub(crate) fn compile(
         pktvar: var_type(false, pkt_capture),
         hostbits: var_type(!host_checks.is_empty(), !host_post.is_empty()),
     };
+    // dsize and the other packet-header keywords make a TCP payload rule packet-only
+    // (Suricata's SIG_FLAG_REQUIRE_PACKET set before SigValidate would add REQUIRE_STREAM).
+    let packet_only = dsize || checks.iter().any(Check::requires_packet);
     let sig = Sig {
         info: SigInfo {
             gid: rule.gid,
@@ -714,7 +717,7 @@ pub(crate) fn compile(
             ),
             has_payload,
             no_stream,
-            dsize,
+            packet_only,
             anchored || stream_size,
             rule.protocol == Protocol::TcpStream,
         ),

@@ -403,6 +403,32 @@ impl Check {
         }
     }
 
+    /// Suricata's setup of this keyword sets `SIG_FLAG_REQUIRE_PACKET`: a TCP payload rule
+    /// using it inspects the packet payload only, never the reassembled stream.
+    pub(crate) fn requires_packet(&self) -> bool {
+        matches!(
+            self,
+            Check::Flags { .. }
+                | Check::Fragbits { .. }
+                | Check::Fragoffset(_)
+                | Check::Ttl(_)
+                | Check::Tos(_)
+                | Check::Id(_)
+                | Check::Ipopts(_)
+                | Check::IpProto(_)
+                | Check::Itype(_)
+                | Check::Icode(_)
+                | Check::IcmpId(_)
+                | Check::IcmpSeq(_)
+                | Check::Seq(_)
+                | Check::Ack(_)
+                | Check::Window(_)
+                | Check::SameIp
+                | Check::TcpMss(_)
+                | Check::Dsize(_)
+        )
+    }
+
     /// The mask bits this check implies (Suricata's `SignatureCreateMask`).
     pub(crate) fn mask(&self) -> u8 {
         use super::sig::mask;
