@@ -49,7 +49,8 @@ fn run(opts: &str, payload: &[u8], window: &[u8], added: bool) -> (bool, bool) {
 #[test]
 fn stream_and_packet_inspection_table() {
     // (options, packet payload, stream window, packet added to the stream, want)
-    let cases: &[(&str, &[u8], &[u8], bool, (bool, bool))] = &[
+    type Case<'a> = (&'a str, &'a [u8], &'a [u8], bool, (bool, bool));
+    let cases: &[Case] = &[
         // Stream rule: the stream matches; the packet only when not added to a stream.
         ("content:\"abc\";", b"xxabc", b"abc", true, (true, true)),
         ("content:\"abc\";", b"xxabc", b"", true, (false, false)),
