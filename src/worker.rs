@@ -263,6 +263,21 @@ impl Worker {
         }
         let (key, dir) = FlowKey::from_meta(m);
         let tcp = if m.proto == 6 { m.tcp_flags } else { 0 };
+        // TCP session reuse: a SYN starting a new session on a finished one's tuple.
+        let reuse = (tcp & 0x02 != 0)
+            .then(|| self.flows.find(e.hash, &key))
+            .flatten()
+            .filter(|&h| {
+                self.flows.get(h).is_some_and(|f| {
+                    let fdir = if f.to_server(dir) {
+                        Dir::ToServer
+                    } else {
+                        Dir::ToClient
+                    };
+                    let ssn = f.data.ext.as_deref().map(|x| &x.tcp);
+                    self.sess.stream.is_session_reuse(ssn, m, fdir)
+                })
+            });
         let mut end = Ender {
             out: &mut self.out,
             sess: &mut self.sess,
@@ -270,6 +285,9 @@ impl Worker {
             ipv6: self.ipv6,
             detect: self.detect.as_mut(),
         };
+        if let Some(h) = reuse {
+            self.flows.reuse(h, &mut |f, r| end.end(f, r, e.ts));
+        }
         let (h, _created) = self.flows.packet(
             e.hash,
             key,
