@@ -205,6 +205,9 @@ fn eve_alert_options(body: &Value, out: &mut Value) {
                     a[key] = Value::Bool(truthy(v));
                 }
             }
+            if let Some(v) = opts.get("payload-buffer-size") {
+                a["payload-buffer-size"] = v.clone();
+            }
         }
     }
 }

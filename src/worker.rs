@@ -279,6 +279,7 @@ impl Worker {
                             app: None,
                             flow_vars: None,
                             ipv6: self.ipv6,
+                            tcp: None,
                         };
                         log_alerts(d, &mut self.out, &ctx);
                     }
@@ -298,6 +299,7 @@ impl Worker {
                     app: None,
                     flow_vars: None,
                     ipv6: self.ipv6,
+                    tcp: None,
                 };
                 let engine = self.detect.as_ref().map(|d| &*d.engine);
                 let none = StreamEventSet::EMPTY;
@@ -308,6 +310,21 @@ impl Worker {
         }
         let (key, dir) = FlowKey::from_meta(m);
         let tcp = if m.proto == 6 { m.tcp_flags } else { 0 };
+        // TCP session reuse: a SYN starting a new session on a finished one's tuple.
+        let reuse = (tcp & 0x02 != 0)
+            .then(|| self.flows.find(e.hash, &key))
+            .flatten()
+            .filter(|&h| {
+                self.flows.get(h).is_some_and(|f| {
+                    let fdir = if f.to_server(dir) {
+                        Dir::ToServer
+                    } else {
+                        Dir::ToClient
+                    };
+                    let ssn = f.data.ext.as_deref().map(|x| &x.tcp);
+                    self.sess.stream.is_session_reuse(ssn, m, fdir)
+                })
+            });
         let mut end = Ender {
             out: &mut self.out,
             sess: &mut self.sess,
@@ -317,6 +334,9 @@ impl Worker {
             logs: self.logs,
             anomaly: self.anomaly,
         };
+        if let Some(h) = reuse {
+            self.flows.reuse(h, &mut |f, r| end.end(f, r, e.ts));
+        }
         let (h, _created) = self.flows.packet(
             e.hash,
             key,
@@ -426,6 +446,7 @@ impl Worker {
                         added,
                         pseudo: false,
                         events,
+                        sizes: Some(x.tcp.stream_sizes()),
                     };
                     !d.engine
                         .inspect_with_stream(&pkt, Some(input), sd, &mut d.thread)
@@ -455,6 +476,7 @@ impl Worker {
                     app,
                     flow_vars: flow.data.detect.vars(),
                     ipv6: self.ipv6,
+                    tcp: flow.data.ext.as_deref().map(|x| &x.tcp),
                 };
                 log_alerts(d, &mut self.out, &ctx);
             }
@@ -477,6 +499,7 @@ impl Worker {
                 app: None,
                 flow_vars: flow.data.detect.vars(),
                 ipv6: self.ipv6,
+                tcp: None,
             };
             let engine = self.detect.as_ref().map(|d| &*d.engine);
             let (a, out) = (&self.anomaly, &mut self.out);
@@ -652,7 +675,10 @@ impl Ender<'_> {
             if let Some(x) = f.data.ext.as_mut() {
                 if let (Some(d), Some(app)) = (self.detect.as_deref_mut(), x.app.as_deref()) {
                     let st = &f.data.detect;
-                    flow_end_detect(d, self.out, st, app, end_infos, pkts, proto, ts, self.ipv6);
+                    let tcp = (proto == 6).then_some(&x.tcp);
+                    flow_end_detect(
+                        d, self.out, st, app, tcp, end_infos, pkts, proto, ts, self.ipv6,
+                    );
                 }
             }
             if f.key.proto == 6 {
@@ -701,6 +727,7 @@ impl Ender<'_> {
             app: None,
             flow_vars: detect.vars(),
             ipv6: self.ipv6,
+            tcp: None,
         };
         let engine = self.detect.as_deref().map(|d| &*d.engine);
         self.anomaly.app(self.out, &ctx, app, engine);
@@ -750,6 +777,7 @@ impl Ender<'_> {
                 added: true,
                 pseudo: true,
                 events: StreamEventSet::EMPTY,
+                sizes: Some(x.tcp.stream_sizes()),
             };
             let alerted = !d
                 .engine
@@ -766,6 +794,7 @@ impl Ender<'_> {
                     app: x.app.as_deref(),
                     flow_vars: detect.vars(),
                     ipv6: self.ipv6,
+                    tcp: Some(&x.tcp),
                 };
                 log_alerts(d, self.out, &ctx);
             }
@@ -808,6 +837,7 @@ fn flow_end_detect(
     out: &mut EveOutput,
     state: &shrike_detect::engine::FlowDetect,
     app: &AppFlow,
+    tcp: Option<&shrike_detect::stream::TcpSession>,
     infos: [AlertFlowInfo; 2],
     pkts: [u64; 2],
     proto: u8,
@@ -852,6 +882,7 @@ fn flow_end_detect(
             app: Some(app),
             flow_vars: state.vars(),
             ipv6,
+            tcp,
         };
         log_alerts(d, out, &ctx);
     }
@@ -957,11 +988,10 @@ fn write_flow(
             .map(|x| x.tcp.state())
             .filter(|s| *s != TcpState::None)
             .map(TcpState::name),
-        // Suricata's stream buffers start with one region and rarely grow more (sparse
-        // out-of-order data); shrike reports the starting count.
-        ts_max_regions: 1,
-        tc_max_regions: 1,
-        ..TcpFlowInfo::default()
+        ts_gap: ext.is_some_and(|x| x.tcp.has_gap(Dir::ToServer)),
+        tc_gap: ext.is_some_and(|x| x.tcp.has_gap(Dir::ToClient)),
+        ts_max_regions: ext.map_or(1, |x| x.tcp.max_regions(Dir::ToServer)),
+        tc_max_regions: ext.map_or(1, |x| x.tcp.max_regions(Dir::ToClient)),
     });
     let icmp = ext.and_then(|x| x.icmp).map(|(t, c)| FlowIcmp {
         icmp_type: t,

@@ -150,8 +150,20 @@ fn conversation(
     dport: u16,
     segs: &[&[u8]],
 ) -> Vec<u64> {
+    conversation_isn(cap, t, c, sport, dport, segs, (1000, 5000))
+}
+
+/// [`conversation`] with the client and server ISNs `(ci, si)`.
+fn conversation_isn(
+    cap: &mut Pcap,
+    t: &mut u64,
+    c: [u8; 4],
+    sport: u16,
+    dport: u16,
+    segs: &[&[u8]],
+    (ci, si): (u32, u32),
+) -> Vec<u64> {
     let s = [10, 0, 0, 80];
-    let (ci, si) = (1000u32, 5000u32);
     let mut n = cap_len(cap);
     let mut acks = Vec::new();
     let mut push = |cap: &mut Pcap, f: Vec<u8>, n: &mut u64| {
@@ -283,4 +295,95 @@ fn fragmented_datagram_alerts_after_reassembly() {
         a[0]["pcap_cnt"], 3,
         "the datagram completes with the last fragment"
     );
+}
+
+#[test]
+fn stream_size_follows_the_session_sequence_numbers() {
+    // SYN 1, SYN/ACK 2, ACK 3, "hello" 4, ack 5, "world!" 6, ack 7, FIN 8, FIN 9, ACK 10.
+    let mut cap = Pcap::new(1);
+    let mut t = T0;
+    conversation(
+        &mut cap,
+        &mut t,
+        [172, 16, 0, 2],
+        40001,
+        4444,
+        &[b"hello", b"world!"],
+    );
+    // Sizes are `next_seq - isn` per sender: the SYN counts one, the FIN one once acked
+    // (checked against Suricata 7.0.10 on this capture).
+    let rules = "alert tcp any any -> any any (flow:to_server; stream_size:client,=,1; sid:1;)\n\
+                 alert tcp any any -> any any (stream_size:client,=,13; sid:2;)\n\
+                 alert tcp any any -> any any (stream_size:server,=,2; sid:3;)\n\
+                 alert tcp any any -> any any (stream_size:both,=,1; sid:4;)\n\
+                 alert tcp any any -> any any (stream_size:either,=,0; sid:5;)\n\
+                 alert tcp any any -> any any (stream_size:client,=,6; content:\"hello\"; sid:6;)\n\
+                 alert tcp any any -> any any (flow:to_server; stream_size:client,>,6; content:\"hello\"; sid:7;)\n\
+                 alert tcp any any -> any any (stream_size:client,!=,6; prefilter; content:\"hello\"; sid:8;)\n";
+    let o = run("streamsize", &cap, CAPS, Some(rules));
+    let pkts = |sid: u64| -> Vec<u64> {
+        o.alerts(sid)
+            .iter()
+            .map(|a| a["pcap_cnt"].as_u64().unwrap_or(0))
+            .collect()
+    };
+    assert_eq!(pkts(1), [1, 3]);
+    assert_eq!(pkts(2), [9, 10]);
+    assert_eq!(pkts(3), [10]);
+    assert_eq!(pkts(4), [2, 3]);
+    assert_eq!(pkts(5), [1]);
+    // With stream_size the packet payload is inspected too (Suricata's REQUIRE_PACKET).
+    assert_eq!(pkts(6), [4]);
+    // Later the content is found in the reassembled stream.
+    assert_eq!(pkts(7), [8]);
+    assert_eq!(pkts(8), [8]);
+}
+
+#[test]
+fn syn_on_a_closed_session_starts_a_new_flow() {
+    // A closed session, then a SYN with a new ISN on the same tuple (Suricata's TCP
+    // session reuse), then the same again with the old ISN's retransmitted SYN.
+    let mut cap = Pcap::new(1);
+    let mut t = T0;
+    let c = [172, 16, 0, 3];
+    conversation_isn(&mut cap, &mut t, c, 40002, 80, &[b"first"], (1000, 5000));
+    conversation_isn(
+        &mut cap,
+        &mut t,
+        c,
+        40002,
+        80,
+        &[b"second"],
+        (900_000, 7000),
+    );
+    let rules = "alert tcp any any -> any any (msg:\"second\"; content:\"second\"; sid:1;)\n";
+    let o = run("reuse", &cap, CAPS, Some(rules));
+    assert_eq!(o.stat("flow.tcp_reuse"), 1);
+    assert_eq!(o.stat("tcp.sessions"), 2);
+    let flows: Vec<serde_json::Value> = o
+        .eve()
+        .into_iter()
+        .filter(|r| r["event_type"] == "flow")
+        .collect();
+    assert_eq!(flows.len(), 2, "{flows:?}");
+    let mut pkts: Vec<(u64, u64)> = flows
+        .iter()
+        .map(|f| {
+            (
+                f["flow"]["pkts_toserver"].as_u64().unwrap_or(0),
+                f["flow"]["pkts_toclient"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    pkts.sort_unstable();
+    assert_eq!(pkts, [(5, 3), (5, 3)]);
+    assert!(
+        flows.iter().all(|f| f["tcp"]["state"] == "closed"),
+        "{flows:?}"
+    );
+    let ids: std::collections::BTreeSet<u64> =
+        flows.iter().filter_map(|f| f["flow_id"].as_u64()).collect();
+    assert_eq!(ids.len(), 2);
+    let a = o.alerts(1);
+    assert_eq!(a.len(), 1, "{a:?}");
 }

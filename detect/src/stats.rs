@@ -161,6 +161,7 @@ counters! {
         icmpv6 => "flow.icmpv6",
         memcap => "flow.memcap",
         get_used => "flow.get_used",
+        tcp_reuse => "flow.tcp_reuse",
         timeouts => "flow.mgr.flows_timeout",
         checked => "flow.mgr.flows_checked",
         notimeout => "flow.mgr.flows_notimeout",

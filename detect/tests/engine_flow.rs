@@ -338,9 +338,9 @@ fn skipped_rules_have_reasons() {
         &EngineConfig::default(),
     );
     let r = l.engine.report();
-    // Loaded now: only_stream and tcp-stream (stream inspection), 7, and the http and dns
-    // rules (app layer).
-    assert_eq!(r.loaded, 5);
+    // Loaded now: only_stream and tcp-stream (stream inspection), stream_size, 7, and the
+    // http and dns rules (app layer).
+    assert_eq!(r.loaded, 6);
     let reasons: HashMap<u32, String> = r
         .skipped
         .iter()
@@ -348,8 +348,7 @@ fn skipped_rules_have_reasons() {
         .collect();
     assert_eq!(reasons[&1], "needs app-layer parser: `smtp` rule header");
     assert_eq!(reasons[&2], "needs app-layer parser: ssh.proto");
-    assert!(!reasons.contains_key(&3) && !reasons.contains_key(&5));
-    assert_eq!(reasons[&4], "needs stream reassembly: stream_size");
+    assert!(!reasons.contains_key(&3) && !reasons.contains_key(&4) && !reasons.contains_key(&5));
     assert_eq!(reasons[&6], "keyword not supported yet: xbits");
     assert_eq!(
         reasons[&8],

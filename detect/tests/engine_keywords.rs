@@ -116,6 +116,37 @@ fn payload_content_and_modifiers() {
             tcp_plain(b"\x02abZ"),
             true,
         ),
+        // byte_jump with a byte_extract variable as its byte count (Suricata 7).
+        (
+            "content:\"|00 00 00|\"; byte_extract:1,0,n,relative; byte_jump:n,0,relative; content:\"Z\"; within:1;",
+            tcp_plain(b"\x00\x00\x00\x02\x00\x01xZ"),
+            true,
+        ),
+        (
+            "content:\"|00 00 00|\"; byte_extract:1,0,n,relative; byte_jump:n,0,relative; content:\"Z\"; within:1;",
+            tcp_plain(b"\x00\x00\x00\x01\x00\x01xZ"),
+            false,
+        ),
+        // A variable count over 8 never matches.
+        (
+            "content:\"|00 00 00|\"; byte_extract:1,0,n,relative; byte_jump:n,0,relative;",
+            tcp_plain(b"\x00\x00\x00\x09abcdefghijklmnop"),
+            false,
+        ),
+        // A count of 0 reads nothing and jumps by 0 (Suricata 7; sv detect-bytejump-02).
+        (
+            "content:\"|00 00 00|\"; byte_extract:1,0,n,relative; byte_jump:n,0,relative; content:\"a\"; within:1;",
+            tcp_plain(b"\x00\x00\x00\x00abcdefghijklmnop"),
+            true,
+        ),
+        (
+            "content:\"|00 00 00|\"; byte_extract:1,4,n,relative; byte_jump:n,0,relative; isdataat:1,relative;",
+            tcp_plain(b"\x00\x00\x00\x054#\x06\x00!\n"),
+            true,
+        ),
+        // ... but not from past the end of the buffer.
+        ("byte_jump:0,6;", tcp_plain(b"abcde"), false),
+        ("byte_jump:0,5; isdataat:!1,relative;", tcp_plain(b"abcde"), true),
         ("isdataat:10;", tcp_plain(b"short"), false),
         ("isdataat:!10;", tcp_plain(b"short"), true),
         (

@@ -74,6 +74,7 @@ fn render(rules: &str, cfg: &EngineConfig, frame: &[u8], with_flow: bool) -> Vec
         app: None,
         flow_vars: None,
         ipv6: Ipv6Style::Full,
+        tcp: None,
     };
     alerts
         .iter()
@@ -126,6 +127,7 @@ fn metadata_classification_and_options() {
             metadata: true,
             tagged_packets: false,
             ethernet: true,
+            ..AlertOutputConfig::default()
         },
         ..EngineConfig::default()
     };
@@ -244,6 +246,7 @@ fn tagged_packet_record() {
         app: None,
         flow_vars: None,
         ipv6: Ipv6Style::Full,
+        tcp: None,
     };
     let mut w = JsonWriter::new();
     write_eve_tagged_packet(&mut w, &ctx);
@@ -301,6 +304,7 @@ fn target_and_flow_variables() {
         app: None,
         flow_vars: Some(&vars),
         ipv6: Ipv6Style::Full,
+        tcp: None,
     };
     let mut w = JsonWriter::new();
     write_eve_alert(&mut w, &engine, &alerts[0], &ctx);
@@ -317,5 +321,176 @@ fn target_and_flow_variables() {
     if let Some(val) = validator() {
         let errs: Vec<String> = val.iter_errors(&v).map(|x| x.to_string()).collect();
         assert!(errs.is_empty(), "{errs:?}");
+    }
+}
+
+fn payload_cfg(payload: bool, printable: bool) -> EngineConfig {
+    EngineConfig {
+        alert: AlertOutputConfig {
+            payload,
+            payload_printable: printable,
+            ..AlertOutputConfig::default()
+        },
+        ..EngineConfig::default()
+    }
+}
+
+#[test]
+fn payload_keys_follow_the_options() {
+    // (payload, payload-printable, packet payload, expected keys, absent keys), as
+    // Suricata 7.0.10 writes them: `stream` with either option, `payload_printable` even
+    // for an empty payload, the base64 `payload` only when non-empty.
+    type Case<'a> = (bool, bool, &'a [u8], &'a [&'a str], &'a [&'a str]);
+    let cases: &[Case] = &[
+        (
+            true,
+            true,
+            b"GET /",
+            &[
+                "\"payload\":\"R0VUIC8=\"",
+                "\"payload_printable\":\"GET /\"",
+                "\"stream\":0",
+            ],
+            &[],
+        ),
+        (
+            true,
+            true,
+            b"",
+            &["\"payload_printable\":\"\"", "\"stream\":0"],
+            &["\"payload\":"],
+        ),
+        (
+            false,
+            true,
+            b"GET /",
+            &["\"payload_printable\":\"GET /\"", "\"stream\":0"],
+            &["\"payload\":"],
+        ),
+        (
+            true,
+            false,
+            b"GET /",
+            &["\"payload\":\"R0VUIC8=\"", "\"stream\":0"],
+            &["\"payload_printable\""],
+        ),
+        (
+            false,
+            false,
+            b"GET /",
+            &[],
+            &["\"payload\":", "\"payload_printable\"", "\"stream\""],
+        ),
+    ];
+    for (i, &(b64, printable, data, has, lacks)) in cases.iter().enumerate() {
+        let frame = tcp4(C4, S4, 40000, 80, 1, 1, ACK | PSH, data);
+        let out = render(
+            "alert tcp any any -> any any (flags:A+; sid:1;)",
+            &payload_cfg(b64, printable),
+            &frame,
+            true,
+        );
+        let e = &out[0].eve;
+        for k in has {
+            assert!(e.contains(k), "case {i}: {k} missing in {e}");
+        }
+        for k in lacks {
+            assert!(!e.contains(k), "case {i}: {k} present in {e}");
+        }
+    }
+}
+
+#[test]
+fn stream_alert_logs_the_stream_with_gap_markers() {
+    use shrike_detect::app::Dir;
+    use shrike_detect::engine::Alert;
+    use shrike_detect::stream::{HostOsPolicy, OsPolicy, StreamConfig, StreamEngine, TcpSession};
+    // Handshake (client ISN 1), then "GOOD" at seq 6 and "DATA" at seq 10 (4 bytes
+    // missing), both acked: sv eve-payload-06-tcp-data-leading-gap.
+    let mut eng = StreamEngine::new(StreamConfig::default(), HostOsPolicy::new(OsPolicy::Bsd));
+    let mut ssn = TcpSession::new();
+    let pkts: [(bool, u8, u32, u32, &[u8]); 7] = [
+        (true, SYN, 1, 0, b""),
+        (false, SYN | ACK, 1000, 2, b""),
+        (true, ACK, 2, 1001, b""),
+        (false, ACK, 1001, 2, b""),
+        (true, ACK, 6, 1001, b"GOOD"),
+        (true, ACK, 10, 1001, b"DATA"),
+        (false, ACK, 1001, 14, b""),
+    ];
+    for (i, &(ts, f, seq, ack, data)) in pkts.iter().enumerate() {
+        let frame = if ts {
+            tcp4(C4, S4, 12345, 8080, seq, ack, f, data)
+        } else {
+            tcp4(S4, C4, 8080, 12345, seq, ack, f, data)
+        };
+        let m = decode(
+            LinkType::Ethernet,
+            &frame,
+            &DecodeConfig::default(),
+            &mut DecodeStats::default(),
+        );
+        let dir = if ts { Dir::ToServer } else { Dir::ToClient };
+        eng.on_packet(&mut ssn, &m, &frame, dir, i as u32);
+    }
+    let engine = engine_with(
+        "alert tcp any any -> any any (content:\"GOOD\"; sid:2;)",
+        &payload_cfg(true, true),
+    );
+    let frame = tcp4(C4, S4, 12345, 8080, 10, 1001, ACK, b"DATA");
+    let m = decode(
+        LinkType::Ethernet,
+        &frame,
+        &DecodeConfig::default(),
+        &mut DecodeStats::default(),
+    );
+    let info = AlertFlowInfo {
+        flow_id: 1,
+        to_server: true,
+        pkts_toserver: 4,
+        pkts_toclient: 3,
+        bytes_toserver: 0,
+        bytes_toclient: 0,
+        start_ns: 0,
+        client: m.src_addr().expect("ip"),
+        server: m.dst_addr().expect("ip"),
+        ports: Some((12345, 8080)),
+    };
+    // (stream match, session given, pcap_cnt) -> (payload_printable, stream)
+    let cases: &[(bool, bool, u64, Option<&str>, u8)] = &[
+        (true, true, 6, Some("[4 bytes missing]GOODDATA"), 1),
+        (true, true, 0, Some("[4 bytes missing]GOODDATA"), 1),
+        // No stream data: the packet payload, still with stream 1; none on pseudo packets.
+        (true, false, 6, Some("DATA"), 1),
+        (true, false, 0, None, 1),
+        (false, true, 6, Some("DATA"), 0),
+    ];
+    for (i, &(stream, with_ssn, pcap_cnt, want, want_stream)) in cases.iter().enumerate() {
+        let ctx = AlertContext {
+            pkt: Packet {
+                meta: &m,
+                data: &frame,
+                ts: Timestamp(1),
+            },
+            pcap_cnt,
+            linktype: 1,
+            flow: Some(info),
+            app_proto: None,
+            app: None,
+            flow_vars: None,
+            ipv6: Ipv6Style::Full,
+            tcp: with_ssn.then_some(&ssn),
+        };
+        let a = Alert {
+            sig: 0,
+            log: true,
+            tx: None,
+            stream,
+        };
+        let mut w = JsonWriter::new();
+        write_eve_alert(&mut w, &engine, &a, &ctx);
+        let v: serde_json::Value = serde_json::from_slice(&w.into_inner()).expect("json");
+        assert_eq!(v["payload_printable"].as_str(), want, "case {i}: {v}");
+        assert_eq!(v["stream"], want_stream, "case {i}: {v}");
     }
 }

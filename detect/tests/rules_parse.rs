@@ -2,7 +2,7 @@
 //! keyword family, positive and negative.
 
 use shrike_detect::rules::parse::keywords::{
-    BitCmd, BitsModifier, FlowintOp, Keyword, ThresholdType, Track,
+    BitCmd, BitsModifier, FlowintOp, Keyword, StreamSide, ThresholdType, Track,
 };
 use shrike_detect::rules::parse::*;
 
@@ -685,6 +685,15 @@ fn byte_keywords() {
         panic!()
     };
     assert_eq!(j.offset, IntOrVar::Var(1));
+    assert_eq!(j.nbytes, IntOrVar::Lit(2));
+    // The byte count may be a variable too; an unknown name fails.
+    let r = ok("byte_extract:1,4,len,relative; byte_jump:len,0,relative;");
+    let Match::ByteJump(j) = r.sections[0].matches[1].clone() else {
+        panic!()
+    };
+    assert_eq!(j.nbytes, IntOrVar::Var(0));
+    assert!(rule("byte_jump:nosuch,0;").is_err());
+    assert!(rule("byte_jump:9,0;").is_err());
     for op in ["-", "*", "/", "<<", ">>"] {
         ok(&format!(
             "byte_math:bytes 1,offset 0,oper {op},rvalue 2,result x;"
@@ -961,6 +970,59 @@ fn header_field_keywords() {
         panic!()
     };
     assert!(cmp.matches(101));
+    // Suricata 7's stream_size grammar: side, operator, decimal u32; spaces allowed.
+    for (v, side, mode, a) in [
+        ("server,<,6", StreamSide::Server, UintMode::Lt, 6),
+        (" client , > , 8 ", StreamSide::Client, UintMode::Gt, 8),
+        ("both,>=,0", StreamSide::Both, UintMode::Gte, 0),
+        (
+            "either,<=,4294967295",
+            StreamSide::Either,
+            UintMode::Lte,
+            4294967295,
+        ),
+        ("server,=,1", StreamSide::Server, UintMode::Eq, 1),
+        ("server,!=,1", StreamSide::Server, UintMode::Ne, 1),
+        ("server,!,1", StreamSide::Server, UintMode::Ne, 1),
+    ] {
+        let Keyword::StreamSize { side: s, cmp } = kw(&format!("stream_size:{v};")) else {
+            panic!("{v}")
+        };
+        assert_eq!((s, cmp.mode, cmp.a), (side, mode, a), "{v}");
+    }
+    for bad in [
+        "server,<>,6",
+        "server,=<,6",
+        "server,,6",
+        "server,<,-1",
+        "server,<,0x10",
+        "server,<,4294967296",
+        "Server,<,6",
+        "server,<,6,7",
+    ] {
+        assert!(
+            rule(&format!("stream_size:{bad};")).is_err(),
+            "`{bad}` should fail"
+        );
+    }
+    // `prefilter` applies to the last match: a keyword becomes the prefilter, a content
+    // the fast pattern; nothing before it, a pcre or a second prefilter are errors.
+    let r = ok("stream_size:server,<,5; prefilter;");
+    assert_eq!(r.keywords.last(), Some(&Keyword::Prefilter));
+    let r = ok("content:\"a\"; content:\"bb\"; prefilter;");
+    let Match::Content(c) = r.sections[0].matches[1].clone() else {
+        panic!()
+    };
+    assert!(c.fast_pattern.is_some());
+    for bad in [
+        "prefilter;",
+        "pcre:\"/a/\"; prefilter;",
+        "ttl:5; prefilter; prefilter;",
+        "content:!\"a\"; depth:4; prefilter;",
+        "ttl:5; prefilter:x;",
+    ] {
+        assert!(rule(bad).is_err(), "`{bad}` should fail");
+    }
     let r = ok("http.uri; bsize:<=10;");
     let Match::Bsize(b) = first_match(&r) else {
         panic!()

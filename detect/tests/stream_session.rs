@@ -357,7 +357,7 @@ fn session_reuse_detection() {
     c.send(TS, ACK, 1002, 5002, b"");
     assert_eq!(c.ssn.state(), TcpState::Closed);
     let p = tcp4(CLI, SRV, 40000, 80, 77_000, 0, SYN, 1000, &[], b"");
-    assert!(c.eng.is_session_reuse(&c.ssn, &meta_of(&p)));
+    assert!(c.eng.is_session_reuse(Some(&c.ssn), &meta_of(&p), TS));
 }
 
 #[test]
@@ -371,5 +371,123 @@ fn event_names_resolve() {
         "3whs_synack_resend_with_different_ack",
     ] {
         assert!(E::from_name(n).is_some(), "{n}");
+    }
+}
+
+#[test]
+fn stream_sizes_count_syn_data_and_acked_fin() {
+    let mut c = Conn::new(cfg());
+    // (direction, flags, seq, ack, payload, [client, server] sizes after the packet)
+    type Step<'a> = (shrike_detect::app::Dir, u8, u32, u32, &'a [u8], [u32; 2]);
+    let steps: &[Step] = &[
+        (TS, SYN, 1000, 0, b"", [1, 0]),
+        (TC, SYN | ACK, 5000, 1001, b"", [1, 1]),
+        (TS, ACK, 1001, 5001, b"", [1, 1]),
+        (TS, ACK | PSH, 1001, 5001, b"hello", [6, 1]),
+        (TC, ACK | PSH, 5001, 1006, b"hi", [6, 3]),
+        // A FIN counts once the peer acks it.
+        (TS, FIN | ACK, 1006, 5003, b"", [6, 3]),
+        (TC, ACK, 5003, 1007, b"", [7, 3]),
+        (TC, FIN | ACK, 5003, 1007, b"", [7, 3]),
+        (TS, ACK, 1007, 5004, b"", [7, 4]),
+    ];
+    for (i, &(d, f, seq, ack, data, want)) in steps.iter().enumerate() {
+        c.send(d, f, seq, ack, data);
+        assert_eq!(c.ssn.stream_sizes(), want, "step {i}");
+    }
+    // Midstream pickup: the ISN is taken as seq - 1, so the first segment counts one more.
+    let mut c = Conn::new(mid());
+    c.send(TS, ACK | PSH, 7000, 9000, b"abcd");
+    assert_eq!(c.ssn.stream_sizes(), [5, 1]);
+}
+
+#[test]
+fn async_oneside_client_only_session() {
+    // sv stream-async-6063-cli-01/02: SYN, then the client's ACK and data without any
+    // server packet; the FIN lies beyond the first ACK's (unscaled) window.
+    let oneside = |on: bool| StreamConfig {
+        midstream: true,
+        async_oneside: on,
+        ..StreamConfig::default()
+    };
+    // (async-oneside, final state, FIN rejected as out of window)
+    for (on, state, fin_oow) in [
+        (true, TcpState::Established, true),
+        (false, TcpState::SynSent, false),
+    ] {
+        let mut c = Conn::new(oneside(on));
+        c.send(TS, SYN, 1000, 0, b"");
+        c.send_win(TS, ACK, 1001, 7000, 256, b"");
+        let data = vec![b'G'; 396];
+        c.send_win(TS, ACK | PSH, 1001, 7000, 256, &data);
+        c.send_win(TS, ACK, 1397, 7236, 255, b"");
+        let r = c.send_win(TS, FIN | ACK, 1397, 7236, 255, b"");
+        assert_eq!(c.ssn.state(), state, "async-oneside {on}");
+        assert_eq!(r.events.contains(E::FinOutOfWindow), fin_oow, "{on}");
+        // Suricata's flow record: one streaming-buffer region each way, no gap.
+        assert_eq!(c.ssn.max_regions(TS), 1);
+        assert_eq!(c.ssn.max_regions(TC), 1);
+        assert!(!c.ssn.has_gap(TS));
+    }
+}
+
+#[test]
+fn session_reuse_table() {
+    // Packets reaching a session in a given state: does a new session take the tuple?
+    let syn_c = tcp4(CLI, SRV, 40000, 80, 77_000, 0, SYN, 65535, &[], b"");
+    let syn_same_isn = tcp4(CLI, SRV, 40000, 80, 1000, 0, SYN, 65535, &[], b"");
+    let syn_s = tcp4(SRV, CLI, 80, 40000, 88_000, 0, SYN, 65535, &[], b"");
+    let synack_s = tcp4(SRV, CLI, 80, 40000, 99_000, 1, SYN | ACK, 65535, &[], b"");
+    let ack_c = tcp4(CLI, SRV, 40000, 80, 5, 6, ACK, 65535, &[], b"");
+    // Sessions: the client closes (CLOSED), the server closes first and the last ACK is
+    // missing (TIME_WAIT), the client FIN only (CLOSE_WAIT), established, none.
+    let closed = |c: &mut Conn| {
+        c.handshake();
+        c.send(TS, ACK | FIN, 1001, 5001, b"");
+        c.send(TC, ACK | FIN, 5001, 1002, b"");
+        c.send(TS, ACK, 1002, 5002, b"");
+    };
+    let time_wait = |c: &mut Conn| {
+        c.handshake();
+        c.send(TC, ACK | FIN, 5001, 1001, b"");
+        c.send(TS, ACK, 1001, 5002, b"");
+        c.send(TS, ACK | FIN, 1001, 5002, b"");
+    };
+    let close_wait = |c: &mut Conn| {
+        c.handshake();
+        c.send(TS, ACK | FIN, 1001, 5001, b"");
+    };
+    let est = |c: &mut Conn| c.handshake();
+    let none = |_: &mut Conn| {};
+    type Setup = dyn Fn(&mut Conn);
+    // (session, state, packet, its flow direction, midstream, reuse)
+    let cases: &[(&Setup, TcpState, &[u8], _, bool, bool)] = &[
+        (&closed, TcpState::Closed, &syn_c, TS, false, true),
+        // A retransmitted SYN (the old ISN) is no new session.
+        (&closed, TcpState::Closed, &syn_same_isn, TS, false, false),
+        (&closed, TcpState::Closed, &syn_s, TC, false, true),
+        (&closed, TcpState::Closed, &ack_c, TS, false, false),
+        (&time_wait, TcpState::TimeWait, &syn_c, TS, false, false),
+        (&close_wait, TcpState::CloseWait, &syn_c, TS, false, true),
+        (&est, TcpState::Established, &syn_c, TS, false, false),
+        (&none, TcpState::None, &syn_c, TS, false, true),
+        // SYN/ACKs only with midstream (or async-oneside), and not without a session.
+        (&closed, TcpState::Closed, &synack_s, TC, false, false),
+        (&closed, TcpState::Closed, &synack_s, TC, true, true),
+        (&none, TcpState::None, &synack_s, TC, true, false),
+    ];
+    for (i, (setup, state, pkt, dir, midstream, want)) in cases.iter().enumerate() {
+        let mut c = Conn::new(StreamConfig {
+            midstream: *midstream,
+            ..StreamConfig::default()
+        });
+        setup(&mut c);
+        assert_eq!(c.ssn.state(), *state, "case {i}");
+        let m = meta_of(pkt);
+        assert_eq!(
+            c.eng.is_session_reuse(Some(&c.ssn), &m, *dir),
+            *want,
+            "case {i}"
+        );
     }
 }

@@ -30,6 +30,7 @@ fn write_some(buf: &mut EveBuffer, spare: &mut Vec<u8>, n: u64) {
             direction: Some("to_server"),
             flow: None,
             payload: Some(&payload),
+            payload_base64: true,
             payload_printable: true,
             stream: Some(0),
             packet: None,

@@ -290,6 +290,9 @@ pub(crate) fn compile(
     let b64 = BufferId::by_name("base64_data");
     let mut has_payload = false;
     let mut anchored = false;
+    // Suricata inspects the packet payload too for TCP payload rules using `stream_size`
+    // (as for `depth`/`offset` contents).
+    let mut stream_size = false;
     let (mut no_stream, mut dsize) = (false, false);
     let mut flow_capture = false;
     let mut pkt_capture = false;
@@ -526,7 +529,21 @@ pub(crate) fn compile(
                 Some(e) => checks.push(Check::StreamEvent(e)),
                 None => return Err(SkipReason::Keyword(format!("stream-event:{n}"))),
             },
-            Keyword::StreamSize { .. } => return Err(SkipReason::Stream("stream_size".into())),
+            Keyword::StreamSize { side, cmp } => {
+                stream_size = true;
+                checks.push(Check::StreamSize {
+                    side: *side,
+                    cmp: *cmp,
+                    prefilter: false,
+                })
+            }
+            Keyword::Prefilter => {
+                // Only the packet's view changes: prefilter engines skip flow-end pseudo
+                // packets. Other keywords' prefilters change nothing observable.
+                if let Some(Check::StreamSize { prefilter, .. }) = checks.last_mut() {
+                    *prefilter = true;
+                }
+            }
             Keyword::Unknown { name, value, .. } if name == "hostbits" => {
                 use super::hostbits::{self, HostBit, HostCmd};
                 if let Some((cmd, n, dst)) = hostbits::parse(value.as_deref().unwrap_or(""))? {
@@ -658,6 +675,9 @@ pub(crate) fn compile(
         pktvar: var_type(false, pkt_capture),
         hostbits: var_type(!host_checks.is_empty(), !host_post.is_empty()),
     };
+    // dsize and the other packet-header keywords make a TCP payload rule packet-only
+    // (Suricata's SIG_FLAG_REQUIRE_PACKET set before SigValidate would add REQUIRE_STREAM).
+    let packet_only = dsize || checks.iter().any(Check::requires_packet);
     let sig = Sig {
         info: SigInfo {
             gid: rule.gid,
@@ -697,8 +717,8 @@ pub(crate) fn compile(
             ),
             has_payload,
             no_stream,
-            dsize,
-            anchored,
+            packet_only,
+            anchored || stream_size,
             rule.protocol == Protocol::TcpStream,
         ),
         app,

@@ -14,6 +14,7 @@
 //!     metadata: yes
 //!     tagged-packets: no
 //!     ethernet: no                    # Suricata eve-log `ethernet:` (the `ether` object)
+//!     payload-buffer-size: 4kb        # stream data logged with stream/transaction alerts
 //! ```
 
 use serde::{Deserialize, Serialize};
@@ -35,6 +36,10 @@ pub struct AlertOutputConfig {
     /// `ethernet` (an eve-log option in Suricata): the `ether` object with the packet's MAC
     /// addresses.
     pub ethernet: bool,
+    /// `payload-buffer-size`: most bytes of stream data logged as the payload of a stream
+    /// or transaction alert (Suricata's default 4 KiB).
+    #[serde(deserialize_with = "crate::stream::config::de_size")]
+    pub payload_buffer_size: u64,
 }
 
 impl Default for AlertOutputConfig {
@@ -46,6 +51,7 @@ impl Default for AlertOutputConfig {
             metadata: true,
             tagged_packets: false,
             ethernet: false,
+            payload_buffer_size: 4096,
         }
     }
 }
@@ -108,6 +114,10 @@ mod tests {
         .unwrap();
         assert!(c.midstream && c.alert.payload && c.alert.payload_printable && c.alert.packet);
         assert!(!c.alert.metadata);
+        assert_eq!(c.alert.payload_buffer_size, 4096);
+        let c: EngineConfig =
+            serde_json::from_str(r#"{"alert":{"payload-buffer-size":"8kb"}}"#).unwrap();
+        assert_eq!(c.alert.payload_buffer_size, 8192);
         assert!(serde_json::from_str::<EngineConfig>(r#"{"bogus":1}"#).is_err());
     }
 }

@@ -25,10 +25,16 @@ pub struct Alert {
     /// The app-layer transaction the alert comes from (EVE `tx_id`, and the `http`/`dns`/
     /// `tls` object of the alert record).
     pub tx: Option<u64>,
+    /// The match came from the reassembled stream or from a transaction (Suricata's
+    /// `PACKET_ALERT_FLAG_STREAM_MATCH` / `STATE_MATCH`): on TCP, EVE `stream` is 1 and the
+    /// payload is the stream's data.
+    pub stream: bool,
 }
 
 /// Queue entry without a transaction.
 const NO_TX: u64 = u64::MAX;
+/// Queue entry without a transaction, matched on the reassembled stream.
+const STREAM_NO_TX: u64 = u64::MAX - 1;
 
 /// Detection counters of one worker (Suricata's `detect.*` stats).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -226,6 +232,8 @@ impl Engine {
         let groups = self.groups.lookup(&p);
         if let Some(s) = stream {
             p.stream_events = s.events;
+            p.tcp_sizes = s.sizes;
+            p.pseudo = s.pseudo;
         }
         let sv = stream
             .filter(|s| p.is_tcp && !s.window.is_empty())
@@ -242,14 +250,24 @@ impl Engine {
                     continue;
                 };
                 let vars = flow.as_ref().and_then(|f| f.state.vars());
-                if self.sig_matches_stream(s, &p, sv.as_ref(), stream, vars, &mut th.scratch, &env)
-                    && s.host_checks.iter().all(|b| th.hostbits.check(b, &p))
-                {
+                let Some(on_stream) = self.sig_matches_stream(
+                    s,
+                    &p,
+                    sv.as_ref(),
+                    stream,
+                    vars,
+                    &mut th.scratch,
+                    &env,
+                ) else {
+                    continue;
+                };
+                if s.host_checks.iter().all(|b| th.hostbits.check(b, &p)) {
                     if let Some(f) = flow.as_mut() {
                         s.post.iter().for_each(|op| op.apply(f.state));
                     }
                     s.host_post.iter().for_each(|b| th.hostbits.apply(b, &p));
-                    th.queue.push((n, NO_TX));
+                    th.queue
+                        .push((n, if on_stream { STREAM_NO_TX } else { NO_TX }));
                 }
             }
             th.cand = cand;
@@ -477,7 +495,8 @@ impl Engine {
                 th.alerts.push(super::Alert {
                     sig: n,
                     log: !pass,
-                    tx: (tx != NO_TX).then_some(tx),
+                    tx: (tx < STREAM_NO_TX).then_some(tx),
+                    stream: tx != NO_TX,
                 });
                 th.stats.alert += 1;
             } else {

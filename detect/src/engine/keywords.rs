@@ -2,7 +2,7 @@
 //! semantics. Every check is a pure predicate over the packet and its flow.
 
 use crate::decode::{checksum, flags, tcp_flags, DecodeEvent, Ipv4, Tcp};
-use crate::rules::parse::keywords::{BitsModifier, FlowOpts, IpOpt};
+use crate::rules::parse::keywords::{BitsModifier, FlowOpts, IpOpt, StreamSide};
 use crate::rules::parse::UintMatch;
 
 use super::packet::PacketView;
@@ -129,6 +129,26 @@ pub(crate) enum Check {
         which: Csum,
         valid: bool,
     },
+    /// `stream_size` (`prefilter`: used as the rule's prefilter, which skips pseudo
+    /// packets).
+    StreamSize {
+        side: StreamSide,
+        cmp: UintMatch,
+        prefilter: bool,
+    },
+}
+
+/// Suricata's `DetectStreamSizeMatchAux`: `sizes` are `[client, server]` stream sizes
+/// (`next_seq - isn` of each sender, see [`crate::stream::TcpSession::stream_sizes`]).
+pub(crate) fn stream_size_match(side: StreamSide, cmp: &UintMatch, sizes: [u32; 2]) -> bool {
+    let [c, s] = sizes;
+    let m = |v: u32| cmp.matches(u64::from(v));
+    match side {
+        StreamSide::Server => m(s),
+        StreamSide::Client => m(c),
+        StreamSide::Both => m(s) && m(c),
+        StreamSide::Either => m(s) || m(c),
+    }
 }
 
 /// Suricata's `FlagsMatch` (`keep` is the complement of the ignore mask).
@@ -370,7 +390,43 @@ impl Check {
             Check::Event(e) => m.has_event(*e),
             Check::StreamEvent(e) => p.stream_events.contains(*e),
             Check::Csum { which, valid } => csum_match(p, *which, *valid),
+            Check::StreamSize {
+                side,
+                cmp,
+                prefilter,
+            } => {
+                p.is_tcp
+                    && !(*prefilter && p.pseudo)
+                    && p.tcp_sizes
+                        .is_some_and(|sz| stream_size_match(*side, cmp, sz))
+            }
         }
+    }
+
+    /// Suricata's setup of this keyword sets `SIG_FLAG_REQUIRE_PACKET`: a TCP payload rule
+    /// using it inspects the packet payload only, never the reassembled stream.
+    pub(crate) fn requires_packet(&self) -> bool {
+        matches!(
+            self,
+            Check::Flags { .. }
+                | Check::Fragbits { .. }
+                | Check::Fragoffset(_)
+                | Check::Ttl(_)
+                | Check::Tos(_)
+                | Check::Id(_)
+                | Check::Ipopts(_)
+                | Check::IpProto(_)
+                | Check::Itype(_)
+                | Check::Icode(_)
+                | Check::IcmpId(_)
+                | Check::IcmpSeq(_)
+                | Check::Seq(_)
+                | Check::Ack(_)
+                | Check::Window(_)
+                | Check::SameIp
+                | Check::TcpMss(_)
+                | Check::Dsize(_)
+        )
     }
 
     /// The mask bits this check implies (Suricata's `SignatureCreateMask`).
@@ -435,6 +491,43 @@ mod tests {
         ];
         for &(p, m, d, keep, want) in cases {
             assert_eq!(flags_match(p, m, d, keep), want, "{p:#x} {m:?} {d:#x}");
+        }
+    }
+
+    #[test]
+    fn stream_size_table() {
+        use crate::rules::parse::UintMode::*;
+        use StreamSide::*;
+        let cmp = |mode, a| UintMatch { mode, a, b: 0 };
+        // (side, mode, value, [client, server] sizes, match)
+        let cases: &[(
+            StreamSide,
+            crate::rules::parse::UintMode,
+            u64,
+            [u32; 2],
+            bool,
+        )] = &[
+            (Server, Lt, 1111, [200, 1008], true),
+            (Server, Lt, 1111, [200, 1111], false),
+            (Server, Lte, 1111, [200, 1111], true),
+            (Client, Gt, 8, [10, 0], true),
+            (Client, Gt, 8, [8, 100], false),
+            (Client, Gte, 8, [8, 0], true),
+            (Server, Eq, 1, [5, 1], true),
+            (Server, Ne, 1, [5, 1], false),
+            (Both, Gt, 5, [6, 7], true),
+            (Both, Gt, 5, [6, 5], false),
+            (Either, Gt, 5, [6, 5], true),
+            (Either, Gt, 5, [1, 5], false),
+            // Sizes are 32-bit sequence differences (a wrapped ISN still counts up).
+            (Client, Eq, 3, [3, 0], true),
+        ];
+        for &(side, mode, v, sizes, want) in cases {
+            assert_eq!(
+                stream_size_match(side, &cmp(mode, v), sizes),
+                want,
+                "{side:?} {mode:?} {v} {sizes:?}"
+            );
         }
     }
 

@@ -60,6 +60,9 @@ pub struct AlertContext<'a> {
     pub flow_vars: Option<&'a FlowVars>,
     /// IPv6 text form.
     pub ipv6: Ipv6Style,
+    /// The flow's TCP session: stream and transaction alerts on TCP log its data as their
+    /// payload (Suricata's `AlertJsonStreamData`).
+    pub tcp: Option<&'a crate::stream::TcpSession>,
 }
 
 impl AlertContext<'_> {
@@ -248,9 +251,14 @@ pub fn write_eve_alert(w: &mut JsonWriter, engine: &Engine, a: &Alert, ctx: &Ale
     if cfg.ethernet {
         header.ether = ether_of(ctx);
     }
-    let payload = ctx.pkt.meta.payload(ctx.pkt.data);
     let (packet_bytes, packet_linktype) = logged_packet(ctx);
-    let want_payload = (cfg.payload || cfg.payload_printable) && !payload.is_empty();
+    let want_payload = cfg.payload || cfg.payload_printable;
+    let mut log = Vec::new();
+    let (payload, stream) = if want_payload {
+        alert_payload(ctx, a, cfg.payload_buffer_size, &mut log)
+    } else {
+        (None, false)
+    };
     let rec = AlertRecord {
         header,
         action: "allowed",
@@ -284,10 +292,10 @@ pub fn write_eve_alert(w: &mut JsonWriter, engine: &Engine, a: &Alert, ctx: &Ale
             dest_ip: f.server,
             ports: f.ports,
         }),
-        payload: want_payload.then_some(payload),
-        payload_printable: want_payload && cfg.payload_printable,
-        // Flow-end pseudo packets (no packet number) carry stream data.
-        stream: want_payload.then_some(u8::from(ctx.pcap_cnt == 0 && ctx.flow.is_some())),
+        payload,
+        payload_base64: cfg.payload,
+        payload_printable: cfg.payload_printable,
+        stream: want_payload.then_some(u8::from(stream)),
         packet: cfg.packet.then_some(packet_bytes),
         linktype: cfg.packet.then_some(packet_linktype),
     };
@@ -343,6 +351,40 @@ pub fn write_eve_alert(w: &mut JsonWriter, engine: &Engine, a: &Alert, ctx: &Ale
         }
     }
     w.raw(&bytes);
+}
+
+/// The payload of an alert record and its `stream` value, as Suricata's `AlertJson`: a
+/// stream or transaction match on TCP logs the stream data of the packet's direction
+/// (into `log`), falling back to the packet payload when the stream holds none; any other
+/// alert logs the packet payload, even empty.
+fn alert_payload<'a>(
+    ctx: &'a AlertContext<'a>,
+    a: &Alert,
+    max: u64,
+    log: &'a mut Vec<u8>,
+) -> (Option<&'a [u8]>, bool) {
+    let m = ctx.pkt.meta;
+    let packet = m.payload(ctx.pkt.data);
+    let stream = a.stream && ctx.l4() && m.proto == 6 && ctx.flow.is_some();
+    if !stream {
+        return (Some(packet), false);
+    }
+    if let (Some(t), Some(f)) = (ctx.tcp, ctx.flow) {
+        let tdir = if f.to_server != t.is_swapped() {
+            crate::app::Dir::ToServer
+        } else {
+            crate::app::Dir::ToClient
+        };
+        t.log_payload(tdir, usize::try_from(max).unwrap_or(usize::MAX), log);
+    }
+    if !log.is_empty() {
+        (Some(&log[..]), true)
+    } else if !packet.is_empty() && ctx.pcap_cnt != 0 {
+        // Flow-end pseudo packets carry no payload of their own in Suricata.
+        (Some(packet), true)
+    } else {
+        (None, true)
+    }
 }
 
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {

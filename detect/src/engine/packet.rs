@@ -74,6 +74,11 @@ pub(crate) struct PacketView<'a> {
     pub stream_events: crate::stream::StreamEventSet,
     /// The flow's app-layer protocol.
     pub app_proto: crate::app::AppProto,
+    /// `[client, server]` stream sizes of the flow's TCP session (`stream_size`), when
+    /// the packet belongs to one.
+    pub tcp_sizes: Option<[u32; 2]>,
+    /// A flow-end pseudo packet.
+    pub pseudo: bool,
 }
 
 impl<'a> PacketView<'a> {
@@ -134,6 +139,8 @@ impl<'a> PacketView<'a> {
             established: false,
             stream_events: crate::stream::StreamEventSet::EMPTY,
             app_proto: crate::app::AppProto::Unknown,
+            tcp_sizes: None,
+            pseudo: false,
         }
     }
 

@@ -68,6 +68,9 @@ pub struct StreamData<'a> {
     pub pseudo: bool,
     /// Stream events the stream engine raised on this packet.
     pub events: crate::stream::StreamEventSet,
+    /// `[client, server]` stream sizes of the session after this packet
+    /// ([`crate::stream::TcpSession::stream_sizes`]), for `stream_size`.
+    pub sizes: Option<[u32; 2]>,
 }
 
 impl Engine {
@@ -84,7 +87,9 @@ impl Engine {
     }
 
     /// Whether `s` matches the packet, given the stream view `sv` (a copy of `p` whose
-    /// payload is the stream window) and whether the packet's data went into the stream.
+    /// payload is the stream window) and whether the packet's data went into the stream:
+    /// `None` for no match, `Some(true)` for a match on the stream, `Some(false)` on the
+    /// packet.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn sig_matches_stream(
         &self,
@@ -95,24 +100,30 @@ impl Engine {
         vars: Option<&FlowVars>,
         scratch: &mut Scratch,
         env: &MatchEnv,
-    ) -> bool {
+    ) -> Option<bool> {
         let mode = s.stream;
         let (added, pseudo) = stream.map_or((false, false), |d| (d.added, d.pseudo));
         if pseudo && (mode == StreamMode::Packet || sv.is_none()) {
-            return false;
+            return None;
         }
+        let on_packet =
+            |scratch: &mut Scratch| self.sig_matches(s, p, vars, scratch, env).then_some(false);
         if mode == StreamMode::Packet || !p.is_tcp {
-            return mode != StreamMode::StreamOnly && self.sig_matches(s, p, vars, scratch, env);
+            return if mode == StreamMode::StreamOnly {
+                None
+            } else {
+                on_packet(scratch)
+            };
         }
         if let Some(sv) = sv {
             if self.sig_matches(s, sv, vars, scratch, env) {
-                return true;
+                return Some(true);
             }
         }
         match mode {
-            StreamMode::StreamOnly => false,
-            StreamMode::Stream if added || pseudo => false,
-            _ => self.sig_matches(s, p, vars, scratch, env),
+            StreamMode::StreamOnly => None,
+            StreamMode::Stream if added || pseudo => None,
+            _ => on_packet(scratch),
         }
     }
 }

@@ -408,6 +408,16 @@ impl<V> FlowTable<V> {
         (h, created)
     }
 
+    /// Ends flow `h` because a new TCP session reuses its tuple (Suricata's TCP session
+    /// reuse: the old flow times out at once, `flow.tcp_reuse`); the next packet of the
+    /// key creates a new flow.
+    pub fn reuse(&mut self, h: FlowHandle, out: &mut impl FnMut(Flow<V>, EndReason)) {
+        if let Some(f) = self.remove(h) {
+            self.stats.tcp_reuse += 1;
+            out(f, EndReason::Timeout);
+        }
+    }
+
     fn due_ms(&self, f: &Flow<V>) -> u64 {
         f.last_ts.as_millis() + self.timeouts.get(f.key.proto, f.state)
     }

@@ -293,15 +293,49 @@ impl StreamEngine {
         *s = TcpSession::default();
     }
 
-    /// Whether a SYN on a closed (or closing) session starts a new session on the same
-    /// 5-tuple (Suricata's TCP session reuse): the flow table should then end the old
-    /// flow and start a new one with this packet.
-    pub fn is_session_reuse(&self, s: &TcpSession, meta: &PacketMeta) -> bool {
+    /// Suricata's `TcpSessionPacketSsnReuse`: whether `meta` starts a new TCP session on
+    /// the tuple of a flow whose session `s` (`None`: no session) is done enough, so the
+    /// flow table should end the old flow and start a new one with this packet.
+    /// `flow_dir` is the packet's direction in the flow. A SYN starts one when the session
+    /// is absent or in LAST_ACK or later (CLOSE_WAIT, CLOSING, CLOSED; not TIME_WAIT), and
+    /// a client SYN must carry a new ISN; with midstream or async-oneside a SYN/ACK does
+    /// too (a server SYN/ACK needs a new ISN and a session).
+    pub fn is_session_reuse(
+        &self,
+        s: Option<&TcpSession>,
+        meta: &PacketMeta,
+        flow_dir: Dir,
+    ) -> bool {
         let tf = meta.tcp_flags;
-        if tf & (tcp_flags::SYN | tcp_flags::ACK | tcp_flags::RST) != tcp_flags::SYN {
+        if meta.kind != PacketKind::L4 || meta.proto != proto::TCP {
             return false;
         }
-        s.state >= TcpState::TimeWait && s.tracks.first().is_some_and(|c| c.isn != meta.tcp_seq())
+        if tf & (tcp_flags::RST | tcp_flags::FIN) != 0 {
+            return false;
+        }
+        let syn_ack = tcp_flags::SYN | tcp_flags::ACK;
+        let syn = tf & syn_ack == tcp_flags::SYN;
+        let synack = tf & syn_ack == syn_ack && (self.cfg.midstream || self.cfg.async_oneside);
+        if !syn && !synack {
+            return false;
+        }
+        let s = s.filter(|s| s.state != TcpState::None);
+        // The packet's direction in TCP roles (the flow's when there is no session).
+        let to_server = match s {
+            Some(s) if s.is_swapped() => flow_dir == Dir::ToClient,
+            _ => flow_dir == Dir::ToServer,
+        };
+        let Some(s) = s else {
+            // No session: reuse, except for a SYN/ACK from the server.
+            return syn || to_server;
+        };
+        let done = s.state >= TcpState::LastAck;
+        let seq = meta.tcp_seq();
+        match (syn, to_server) {
+            (true, true) => s.tracks.first().is_some_and(|c| c.isn != seq) && done,
+            (false, false) => s.tracks.get(1).is_some_and(|v| v.isn != seq) && done,
+            _ => done,
+        }
     }
 
     /// Releases data every live consumer is done with; ends reassembly of a direction
@@ -408,6 +442,7 @@ impl StreamEngine {
                     && b.gap_reported != q
                 {
                     b.gap_reported = q;
+                    b.flags |= sf::HAS_GAP;
                     res.events.insert(StreamEvent::ReassemblySeqGap);
                     self.stats.reassembly_gap += 1;
                 }

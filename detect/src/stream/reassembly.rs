@@ -36,6 +36,9 @@ impl Region {
 
 /// Regions closer than this are merged (the hole is zero-filled until data arrives).
 const MERGE_GAP: u64 = 4096;
+/// Suricata's streaming-buffer region gap (`STREAMING_BUFFER_REGION_GAP_DEFAULT`): data
+/// this far from everything stored opens a new region there (EVE `tcp.*_max_regions`).
+const SURICATA_REGION_GAP: u64 = 262_144;
 /// Bookkeeping bytes charged per stored segment.
 pub(crate) const SEG_COST: usize = std::mem::size_of::<Seg>();
 
@@ -53,6 +56,8 @@ pub(crate) mod sf {
     pub const TRIGGER_RAW: u8 = 1 << 4;
     /// Data was seen in this direction.
     pub const HAS_DATA: u8 = 1 << 5;
+    /// The app layer met a gap (Suricata `STREAMTCP_STREAM_FLAG_HAS_GAP`).
+    pub const HAS_GAP: u8 = 1 << 6;
 }
 
 /// Outcome of one insert.
@@ -91,6 +96,8 @@ pub(crate) struct StreamBuf {
     pub gap_reported: u64,
     /// [`sf`] bits.
     pub flags: u8,
+    /// Most regions Suricata's streaming buffer would have used (at least 1).
+    pub max_regions: u16,
 }
 
 impl StreamBuf {
@@ -99,6 +106,7 @@ impl StreamBuf {
         StreamBuf {
             base_seq,
             gap_reported: u64::MAX,
+            max_regions: 1,
             ..StreamBuf::default()
         }
     }
@@ -231,6 +239,7 @@ impl StreamBuf {
             self.add_seg(seg);
             self.write(off, data);
             self.add_block(off, end);
+            self.note_regions(off, end);
             out.stored = len;
             return out;
         }
@@ -314,6 +323,31 @@ impl StreamBuf {
             j += 1;
         }
         self.blocks.splice(i..j, std::iter::once((na, nb)));
+    }
+
+    /// Updates `max_regions` after `[a, b)` was stored: only data far from both
+    /// neighbours can add a region, so the full count runs only then.
+    fn note_regions(&mut self, a: u64, b: u64) {
+        let i = self.blocks.partition_point(|bl| bl.1 < a);
+        let (a, b) = self.blocks.get(i).copied().unwrap_or((a, b));
+        let far_before = i == 0
+            || self
+                .blocks
+                .get(i - 1)
+                .is_some_and(|p| a - p.1 > SURICATA_REGION_GAP);
+        let far_after = self
+            .blocks
+            .get(i + 1)
+            .is_none_or(|n| n.0 - b > SURICATA_REGION_GAP);
+        if self.blocks.len() < 2 || !far_before || !far_after {
+            return;
+        }
+        let n = 1 + self
+            .blocks
+            .windows(2)
+            .filter(|w| w[1].0 - w[0].1 > SURICATA_REGION_GAP)
+            .count();
+        self.max_regions = self.max_regions.max(u16::try_from(n).unwrap_or(u16::MAX));
     }
 
     /// Bytes of `[a, b)` from the regions (caller ensures they are stored).
@@ -456,6 +490,45 @@ impl StreamBuf {
         }
     }
 
+    /// Suricata's alert log of this direction (`StreamReassembleLog` from the base offset
+    /// with `AlertJsonStreamDataCallback`): the stored blocks from `base_off` on, cut at the
+    /// right edge `re` the way Suricata cuts them (measured from its progress mark, which
+    /// stays at the start of a block that followed a hole), each hole before a block written
+    /// as `[N bytes missing]`. Stops once `max` bytes are written.
+    pub fn log_into(&self, re: u64, max: usize, out: &mut Vec<u8>) {
+        let mut progress = self.base_off;
+        let mut last_re = self.base_off;
+        let start = self.blocks.partition_point(|bl| bl.1 <= progress);
+        for &(a, b) in self.blocks.get(start..).unwrap_or(&[]) {
+            let off = a.max(progress);
+            if re < progress || b <= off {
+                break;
+            }
+            let len = (b - off).min(re - progress);
+            if len == 0 {
+                break;
+            }
+            if off > last_re {
+                let mut m = format!("[{} bytes missing]", off - last_re).into_bytes();
+                // Suricata's snprintf into the remaining space keeps one byte for the NUL.
+                m.truncate(max.saturating_sub(out.len()).saturating_sub(1));
+                out.extend_from_slice(&m);
+            }
+            let data = self.read(off, off + len);
+            let room = max.saturating_sub(out.len());
+            out.extend_from_slice(data.get(..room.min(data.len())).unwrap_or(&[]));
+            if data.len() > room {
+                return;
+            }
+            last_re = off + len;
+            if off == progress {
+                progress += len;
+            } else if off > progress && off < re {
+                progress = off;
+            }
+        }
+    }
+
     /// Drops all data (no more reassembly in this direction).
     /// Whether any storage is allocated.
     pub fn holds_storage(&self) -> bool {
@@ -530,6 +603,37 @@ mod tests {
     }
 
     #[test]
+    fn log_marks_holes_and_stops_at_the_edge() {
+        let mut b = StreamBuf::new(1000);
+        ins(&mut b, 1004, b"GOOD", OsPolicy::Bsd);
+        ins(&mut b, 1008, b"DATA", OsPolicy::Bsd);
+        // (right edge, max bytes, expected log)
+        let cases: &[(u64, usize, &[u8])] = &[
+            (12, 4096, b"[4 bytes missing]GOODDATA"),
+            // Cut at the edge counted from the progress mark (the base, before the hole).
+            (6, 4096, b"[4 bytes missing]GOODDA"),
+            (0, 4096, b""),
+            (12, 20, b"[4 bytes missing]GOO"),
+            // The marker keeps a byte for snprintf's NUL, which the data then fills.
+            (12, 10, b"[4 bytes G"),
+        ];
+        for &(re, max, want) in cases {
+            let mut out = Vec::new();
+            b.log_into(re, max, &mut out);
+            assert_eq!(out, want, "re {re} max {max}");
+        }
+        ins(&mut b, 1020, b"tail", OsPolicy::Bsd);
+        let mut out = Vec::new();
+        b.log_into(24, 4096, &mut out);
+        assert_eq!(out, b"[4 bytes missing]GOODDATA[8 bytes missing]tail");
+        // After a prune the log starts at the new base.
+        b.prune(8);
+        out.clear();
+        b.log_into(24, 4096, &mut out);
+        assert_eq!(out, b"DATA[8 bytes missing]tail");
+    }
+
+    #[test]
     fn far_segments_use_separate_regions() {
         let mut b = StreamBuf::new(0);
         ins(&mut b, 0, b"a", OsPolicy::Bsd);
@@ -537,6 +641,26 @@ mod tests {
         assert!(b.mem() < 100_000, "{}", b.mem());
         ins(&mut b, 9_999_999, b"y", OsPolicy::Bsd);
         assert_eq!(b.data_at(9_999_999, u64::MAX), b"yz");
+    }
+
+    #[test]
+    fn max_regions_counts_far_apart_data() {
+        let mut b = StreamBuf::new(0);
+        assert_eq!(b.max_regions, 1);
+        // (offset of a 1-byte insert, max regions after it)
+        let steps: &[(u32, u16)] = &[
+            (0, 1),
+            (100_000, 1),
+            (500_000, 2),
+            (2_000_000, 3),
+            // Filling in near existing data adds none.
+            (1_999_000, 3),
+            (250_000, 3),
+        ];
+        for &(off, want) in steps {
+            ins(&mut b, off, b"x", OsPolicy::Bsd);
+            assert_eq!(b.max_regions, want, "after {off}");
+        }
     }
 
     #[test]

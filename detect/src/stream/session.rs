@@ -95,6 +95,8 @@ pub(crate) mod tf {
     pub const RST_RECV: u8 = 1 << 0;
     pub const ZERO_TS: u8 = 1 << 1;
     pub const TS: u8 = 1 << 2;
+    /// This sender's FIN was accepted (its sequence number is in `next_seq`).
+    pub const FIN: u8 = 1 << 3;
 }
 
 /// Sequence tracking of one sender (Suricata's `TcpStream` minus the data).
@@ -346,6 +348,59 @@ impl TcpSession {
     /// Raw inspection progress (stream offset) in direction `dir`.
     pub fn raw_progress(&self, dir: Dir) -> u64 {
         self.buf(dir).map_or(0, |b| b.raw_progress)
+    }
+
+    /// `[client, server]` stream sizes as Suricata's `stream_size` computes them:
+    /// `next_seq - isn` of each sender (so the SYN counts as one byte, and a midstream
+    /// pickup starts at one). Suricata's `next_seq` takes in a FIN only once the peer
+    /// acknowledges it, so a FIN not acked yet is not counted.
+    pub fn stream_sizes(&self) -> [u32; 2] {
+        let size = |t: &TcpTrack| {
+            let fin_unacked = t.flags & tf::FIN != 0 && super::seq::lt(t.last_ack, t.next_seq);
+            t.next_seq
+                .wrapping_sub(t.isn)
+                .wrapping_sub(u32::from(fin_unacked))
+        };
+        [
+            self.tracks.first().map_or(0, size),
+            self.tracks.get(1).map_or(0, size),
+        ]
+    }
+
+    /// Appends Suricata's payload of a stream alert in TCP direction `dir` to `out` (at
+    /// most `max` bytes): the data still held from the buffer base up to what the peer
+    /// acked (`AlertJsonStreamData`), holes written as `[N bytes missing]`.
+    pub fn log_payload(&self, dir: Dir, max: usize, out: &mut Vec<u8>) {
+        let Some(b) = self.buf(dir) else {
+            return;
+        };
+        if b.flags & sf::NOREASSEMBLY != 0 {
+            return;
+        }
+        let re = if self.flags & ssf::ASYNC != 0 {
+            b.limit
+        } else {
+            // Suricata's GetAbsLastAck.
+            let ack = self.tracks.get(idx(dir)).map_or(0, |t| t.last_ack);
+            if super::seq::gt(ack, b.base_seq) {
+                b.base_off + u64::from(ack.wrapping_sub(b.base_seq))
+            } else {
+                b.base_off
+            }
+        };
+        b.log_into(re, max, out);
+    }
+
+    /// Most regions Suricata's streaming buffer of TCP direction `dir` would have used
+    /// (EVE flow `tcp.ts_max_regions` / `tc_max_regions`; 1 without data).
+    pub fn max_regions(&self, dir: Dir) -> u32 {
+        self.buf(dir).map_or(1, |b| u32::from(b.max_regions.max(1)))
+    }
+
+    /// Whether the app layer met a gap in TCP direction `dir` (EVE flow `tcp.ts_gap` /
+    /// `tc_gap`).
+    pub fn has_gap(&self, dir: Dir) -> bool {
+        self.buf(dir).is_some_and(|b| b.flags & sf::HAS_GAP != 0)
     }
 
     /// Whether the end of stream was signalled (all data released to consumers).

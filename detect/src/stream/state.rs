@@ -482,10 +482,17 @@ impl StreamEngine {
                 sv.last_ack = p.ack;
                 sv.next_win = p.ack;
             }
+            let wscale = s.flags & ssf::SERVER_WSCALE != 0;
             {
+                // Suricata: the unscaled window of this packet; the window scale is
+                // assumed to be the maximum when the SYN offered one.
                 let c = tr_mut(s, 0);
-                c.window = p.win << c.wscale;
+                c.window = p.win;
+                c.last_ack = p.seq;
                 c.next_win = c.last_ack.wrapping_add(c.window);
+                if wscale {
+                    c.wscale = 14;
+                }
             }
             Self::sync_base(s);
             self.update_acks(s, p);
@@ -702,10 +709,11 @@ impl StreamEngine {
             return false;
         }
         if p.has(FIN) {
+            // Suricata 7's StreamTcpHandleFin checks the window whatever the session kind
+            // (a one-sided async stream whose FIN lies beyond the first ACK's window is
+            // rejected and the session stays established).
             let snd = tr(s, p.d);
-            if seq::lt(p.seq, snd.next_seq)
-                || seq::gt(p.seq, snd.last_ack.wrapping_add(snd.window))
-                    && s.flags & (ssf::MIDSTREAM | ssf::ASYNC) == 0
+            if seq::lt(p.seq, snd.next_seq) || seq::gt(p.seq, snd.last_ack.wrapping_add(snd.window))
             {
                 ev.insert(E::FinOutOfWindow);
                 return false;
@@ -741,6 +749,7 @@ impl StreamEngine {
         if seq::gt(fin_end, t.next_seq) {
             t.next_seq = fin_end;
         }
+        t.flags |= tf::FIN;
     }
 
     /// Suricata `StreamTcpPacketIsRetransmission` for the closing states.

@@ -131,9 +131,36 @@ impl Conn {
         opts: &[u8],
         payload: &[u8],
     ) -> StreamResult {
+        self.send_full(dir, flags, seq, ack, 65535, opts, payload)
+    }
+
+    /// [`Self::send`] with the advertised window `win`.
+    pub fn send_win(
+        &mut self,
+        dir: Dir,
+        flags: u8,
+        seq: u32,
+        ack: u32,
+        win: u16,
+        payload: &[u8],
+    ) -> StreamResult {
+        self.send_full(dir, flags, seq, ack, win, &[], payload)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn send_full(
+        &mut self,
+        dir: Dir,
+        flags: u8,
+        seq: u32,
+        ack: u32,
+        win: u16,
+        opts: &[u8],
+        payload: &[u8],
+    ) -> StreamResult {
         let p = match dir {
-            Dir::ToServer => tcp4(CLI, SRV, 40000, 80, seq, ack, flags, 65535, opts, payload),
-            Dir::ToClient => tcp4(SRV, CLI, 80, 40000, seq, ack, flags, 65535, opts, payload),
+            Dir::ToServer => tcp4(CLI, SRV, 40000, 80, seq, ack, flags, win, opts, payload),
+            Dir::ToClient => tcp4(SRV, CLI, 80, 40000, seq, ack, flags, win, opts, payload),
         };
         let m = meta_of(&p);
         self.ts += 1;

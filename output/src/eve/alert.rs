@@ -77,9 +77,12 @@ pub struct AlertRecord<'a> {
     pub direction: Option<&'a str>,
     /// The `flow` object.
     pub flow: Option<AlertFlow>,
-    /// Payload bytes: written as base64 `payload` when non-empty.
+    /// Payload bytes: written as base64 `payload` (when `payload_base64` and non-empty)
+    /// and as `payload_printable` (when `payload_printable`).
     pub payload: Option<&'a [u8]>,
-    /// Also write `payload_printable` (non-printable bytes as `.`).
+    /// Write the base64 `payload` (eve-log alert `payload: yes`).
+    pub payload_base64: bool,
+    /// Write `payload_printable` (non-printable bytes as `.`).
     pub payload_printable: bool,
     /// `stream` (1 when the match was on reassembled stream data).
     pub stream: Option<u8>,
@@ -118,7 +121,7 @@ pub fn write_alert_record(w: &mut JsonWriter, a: &AlertRecord<'_>) {
         write_alert_flow(w, f, a.header.ipv6);
     }
     if let Some(p) = a.payload {
-        if !p.is_empty() {
+        if a.payload_base64 && !p.is_empty() {
             w.set_base64("payload", p);
         }
         if a.payload_printable {

@@ -9,6 +9,17 @@ fn var(sc: &Scratch, slot: u8) -> u64 {
     sc.vars.get(usize::from(slot)).copied().unwrap_or(0)
 }
 
+/// A byte count taken from a variable, validated at match time as Suricata does: at most
+/// 8 (23 with `string`), at least `min`; anything else is no match.
+fn var_nbytes(sc: &Scratch, slot: u8, string: bool, min: u64) -> Option<usize> {
+    let max = if string { 23 } else { 8 };
+    let n = var(sc, slot) as u32 as i32;
+    u64::try_from(n)
+        .ok()
+        .filter(|&n| n >= min && n <= max)
+        .map(|n| n as usize)
+}
+
 /// Resolves an offset; variables are truncated to `i32` like Suricata.
 fn offset_of(v: IntOrVar, sc: &Scratch) -> i64 {
     match v {
@@ -144,14 +155,10 @@ pub(crate) fn byte_test(
 ) -> bool {
     let nbytes = match t.nbytes {
         IntOrVar::Lit(n) => usize::try_from(n).unwrap_or(0),
-        IntOrVar::Var(s) => {
-            // A variable byte count must be 1..=8 (1..=23 with `string`), else no match.
-            let max = if t.string.is_some() { 23 } else { 8 };
-            match var(sc, s) {
-                n @ 1..=23 if n <= max => n as usize,
-                _ => return false,
-            }
-        }
+        IntOrVar::Var(s) => match var_nbytes(sc, s, t.string.is_some(), 1) {
+            Some(n) => n,
+            None => return false,
+        },
     };
     let Some(pos) = locate(buf, cursor, offset_of(t.offset, sc), t.relative, nbytes) else {
         return false;
@@ -184,12 +191,31 @@ pub(crate) fn byte_jump(
     sc: &Scratch,
     env: &MatchEnv,
 ) -> Option<usize> {
-    let nbytes = usize::from(j.nbytes);
-    if j.relative && nbytes > 0 && buf.len() as i64 - cursor as i64 - offset_of(j.offset, sc) <= 0 {
+    let nbytes = match j.nbytes {
+        IntOrVar::Lit(n) => usize::try_from(n).unwrap_or(0),
+        IntOrVar::Var(s) => var_nbytes(sc, s, j.string.is_some(), 0)?,
+    };
+    let offset = offset_of(j.offset, sc);
+    if j.relative && nbytes > 0 && buf.len() as i64 - cursor as i64 - offset <= 0 {
         return None;
     }
-    let pos = locate(buf, cursor, offset_of(j.offset, sc), j.relative, nbytes)?;
-    let (v, used) = extract(buf, pos, nbytes, j.string, little(j.endian, env))?;
+    let (pos, v, used) = if nbytes == 0 && j.string.is_none() {
+        // Suricata extracts nothing (value 0) and jumps from the read position, which may
+        // be the end of the buffer.
+        let p = if j.relative {
+            cursor as i64 + offset
+        } else {
+            offset
+        };
+        if buf.is_empty() || p < 0 || p > buf.len() as i64 {
+            return None;
+        }
+        (usize::try_from(p).ok()?, 0, 0)
+    } else {
+        let pos = locate(buf, cursor, offset, j.relative, nbytes)?;
+        let (v, used) = extract(buf, pos, nbytes, j.string, little(j.endian, env))?;
+        (pos, v, used)
+    };
     let mut v = apply_mask(v, j.bitmask).wrapping_mul(u64::from(j.multiplier));
     if j.align && v % 4 != 0 {
         v = v.wrapping_add(4 - v % 4);

@@ -405,8 +405,9 @@ pub struct ByteTest {
 /// `byte_jump`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ByteJump {
-    /// Bytes to read.
-    pub nbytes: u8,
+    /// Bytes to read: a literal, or a `byte_extract`/`byte_math` variable checked at match
+    /// time (1..=8, 1..=23 with `string`).
+    pub nbytes: IntOrVar,
     /// Offset of the read.
     pub offset: IntOrVar,
     /// `relative`

@@ -25,6 +25,19 @@ struct Active {
     used: bool,
 }
 
+/// What the most recent match-creating option was (for `prefilter`).
+#[derive(Default, Clone, Copy, PartialEq, Eq)]
+enum LastSm {
+    #[default]
+    None,
+    /// A `content`.
+    Content,
+    /// Another payload match (`pcre`, `byte_*`, `isdataat` ...).
+    Match,
+    /// A non-payload keyword.
+    Keyword,
+}
+
 #[derive(Default)]
 pub(super) struct Builder {
     sections: Vec<BufferSection>,
@@ -36,6 +49,9 @@ pub(super) struct Builder {
     /// Section of the most recent match of any kind.
     last_match_section: Option<usize>,
     fast_pattern_seen: bool,
+    /// The most recent option that became a match (Suricata's last SigMatch).
+    last_sm: LastSm,
+    prefilter_seen: bool,
     msg: Option<String>,
     sid: Option<u32>,
     rev: Option<u32>,
@@ -114,6 +130,11 @@ impl Builder {
         sec.matches.push(m);
         let loc = (section, sec.matches.len() - 1);
         self.last_match_section = Some(section);
+        self.last_sm = if is_content {
+            LastSm::Content
+        } else {
+            LastSm::Match
+        };
         if is_content {
             self.last_content = Some(loc);
         }
@@ -321,6 +342,7 @@ impl Builder {
                 c.endswith = true;
             }
             "fast_pattern" => self.fast_pattern(value)?,
+            "prefilter" => self.prefilter(value)?,
             "replace" => {
                 let v = super::lexer::require_quotes("replace", need("replace", value)?)?;
                 let bytes = decode_content("replace", v)?;
@@ -464,6 +486,7 @@ impl Builder {
         }
         if let Some(k) = parse_keyword(name, value)? {
             self.keywords.push(k);
+            self.last_sm = LastSm::Keyword;
             return Ok(());
         }
         let known = is_suricata_keyword(name);
@@ -478,7 +501,49 @@ impl Builder {
             value: value.map(str::to_string),
             known,
         });
+        self.last_sm = LastSm::Keyword;
         Ok(())
+    }
+
+    /// `prefilter` (Suricata's `DetectPrefilterSetup`): applies to the last match. After a
+    /// content it acts as `fast_pattern`; after a keyword it makes that keyword the rule's
+    /// prefilter ([`Keyword::Prefilter`]); payload keywords other than content have no
+    /// prefilter engine.
+    fn prefilter(&mut self, value: Option<&str>) -> PResult<()> {
+        no_value("prefilter", value)?;
+        if self.prefilter_seen {
+            return Err(ParseError::bad("prefilter", "already set"));
+        }
+        self.prefilter_seen = true;
+        match self.last_sm {
+            LastSm::None => Err(ParseError::semantic(
+                "prefilter without match",
+                "prefilter needs a preceding match",
+            )),
+            LastSm::Match => Err(ParseError::bad(
+                "prefilter",
+                "not supported for this payload keyword",
+            )),
+            LastSm::Content => {
+                let seen = self.fast_pattern_seen;
+                let c = self.last_content_mut("prefilter")?;
+                if c.negated && (c.is_relative() || c.depth.is_some() || c.offset.is_some()) {
+                    return Err(ParseError::bad(
+                        "prefilter",
+                        "can't be used on a negated content with relative or absolute modifiers",
+                    ));
+                }
+                if !seen && c.fast_pattern.is_none() {
+                    c.fast_pattern = Some(FastPattern::default());
+                    self.fast_pattern_seen = true;
+                }
+                Ok(())
+            }
+            LastSm::Keyword => {
+                self.keywords.push(Keyword::Prefilter);
+                Ok(())
+            }
+        }
     }
 
     fn legacy_modifier(&mut self, name: &str, target: BufferId) -> PResult<()> {

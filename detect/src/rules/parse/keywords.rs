@@ -622,6 +622,10 @@ pub enum Keyword {
         /// Comparison.
         cmp: UintMatch,
     },
+    /// `prefilter` after a non-content keyword: the keyword before it is the rule's
+    /// prefilter (a performance choice in Suricata, except that prefilter engines skip
+    /// flow-end pseudo packets).
+    Prefilter,
     /// A keyword not typed here. `known` says whether Suricata 7 has it.
     Unknown {
         /// Keyword name.
@@ -1160,23 +1164,43 @@ fn parse_tag(v: &str) -> PResult<Tag> {
     Ok(t)
 }
 
+/// `stream_size:<side>,<op>,<n>` with Suricata 7's grammar: `side` is `server`, `client`,
+/// `both` or `either`; `op` one of `>=` `<=` `>` `<` `!=` `!` `=`; `n` decimal digits
+/// fitting 32 bits; spaces around each part.
 fn parse_stream_size(v: &str) -> PResult<Keyword> {
-    let parts: Vec<&str> = v.split(',').map(str::trim).collect();
+    let bad = |d: String| ParseError::bad("stream_size", d);
+    let parts: Vec<&str> = v.split(',').map(|p| p.trim_matches(' ')).collect();
     let [side, op, n] = parts.as_slice() else {
-        return Err(ParseError::bad(
-            "stream_size",
-            format!("expected side,op,value: `{v}`"),
-        ));
+        return Err(bad(format!("expected side,op,value: `{v}`")));
     };
     let side = match *side {
         "server" => StreamSide::Server,
         "client" => StreamSide::Client,
         "both" => StreamSide::Both,
         "either" => StreamSide::Either,
-        _ => return Err(ParseError::bad("stream_size", format!("bad side `{side}`"))),
+        _ => return Err(bad(format!("bad side `{side}`"))),
     };
-    let cmp = UintMatch::parse(&format!("{op}{n}"), u64::from(u32::MAX), "stream_size")?;
-    Ok(Keyword::StreamSize { side, cmp })
+    let mode = match *op {
+        ">=" => UintMode::Gte,
+        "<=" => UintMode::Lte,
+        ">" => UintMode::Gt,
+        "<" => UintMode::Lt,
+        "!=" | "!" => UintMode::Ne,
+        "=" => UintMode::Eq,
+        _ => return Err(bad(format!("bad operator `{op}`"))),
+    };
+    let a = Some(*n)
+        .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|n| n.parse::<u32>().ok())
+        .ok_or_else(|| bad(format!("bad value `{n}`")))?;
+    Ok(Keyword::StreamSize {
+        side,
+        cmp: UintMatch {
+            mode,
+            a: u64::from(a),
+            b: 0,
+        },
+    })
 }
 
 /// `msg`-style quoted, escaped string.

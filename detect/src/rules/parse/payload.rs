@@ -459,8 +459,14 @@ pub fn parse_byte_jump(v: &str, vars: &[String]) -> PResult<ByteJump> {
     if c.align_n.is_some() {
         return Err(ParseError::bad(KW, "`align` takes no value"));
     }
+    // Suricata 7: a count starting with a letter names a variable, checked at match time.
+    let nb = if p[0].starts_with(|c: char| c.is_ascii_alphabetic()) {
+        IntOrVar::Var(lookup_var(KW, p[0], vars)?)
+    } else {
+        IntOrVar::Lit(i64::from(nbytes(KW, p[0], c.string.is_some())?))
+    };
     Ok(ByteJump {
-        nbytes: nbytes(KW, p[0], c.string.is_some())?,
+        nbytes: nb,
         offset: int_or_var(KW, p[1], vars, -65535, 65535)?,
         relative: c.relative,
         multiplier: c.multiplier.unwrap_or(1),
