@@ -75,6 +75,7 @@ fn vxlan_alert_matches_suricata() {
             ports: None,
         }),
         payload: None,
+        payload_base64: false,
         payload_printable: false,
         stream: None,
         packet: None,
