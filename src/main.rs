@@ -135,6 +135,9 @@ fn real_main(cli: Cli) -> Result<u8, (u8, String)> {
         }
         (!loaded.engine.is_empty()).then(|| Arc::new(loaded.engine))
     };
+    // The parse trees and rule texts just freed would stay resident: the workers allocate
+    // from their own malloc arenas.
+    shrike_capture::memory::release_freed_heap();
     let opts = run::RunOptions {
         inputs,
         log_dir,
@@ -316,6 +319,7 @@ fn run_live(cli: &Cli, cfg: &config::SensorConfig, workers: usize) -> Result<u8,
             setup: engine_setup(cfg, cli),
         })
     };
+    shrike_capture::memory::release_freed_heap();
     let result = live::run_live(cfg, ifaces, &log_dir, &signals, detect, &instance)
         .map_err(|e| (EXIT_INPUT, e.to_string()))?;
     if !cli.quiet {

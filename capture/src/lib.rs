@@ -15,6 +15,7 @@ pub mod dpdk;
 mod error;
 mod inputs;
 pub mod live;
+pub mod memory;
 mod pcap;
 mod pcapng;
 pub mod privileges;
