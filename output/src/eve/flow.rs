@@ -195,8 +195,16 @@ pub fn write_tcp_flag_bools(w: &mut JsonWriter, flags: u8) {
     }
 }
 
-/// Write a complete `flow` record (one JSON object, no newline).
-pub fn write_flow_record(w: &mut JsonWriter, f: &FlowRecord<'_>) {
+/// Opens a `flow` or `netflow` record and writes its common head, from `timestamp` to
+/// `proto`, with `src`/`dest` given as (address, port) pairs (a netflow record of the
+/// to-client direction swaps them).
+pub(crate) fn write_flow_head(
+    w: &mut JsonWriter,
+    f: &FlowRecord<'_>,
+    event_type: &str,
+    src: (IpAddr, u16),
+    dest: (IpAddr, u16),
+) {
     w.start_object();
     set_timestamp(w, "timestamp", f.timestamp_ns);
     if f.flow_id != 0 {
@@ -205,18 +213,29 @@ pub fn write_flow_record(w: &mut JsonWriter, f: &FlowRecord<'_>) {
     if let Some(i) = f.in_iface {
         w.set_str("in_iface", i);
     }
-    w.set_str("event_type", "flow");
+    w.set_str("event_type", event_type);
     set_vlan(w, f.vlan);
     let ports = proto_has_ports(f.proto);
-    set_ip(w, "src_ip", f.src_ip, f.ipv6);
+    set_ip(w, "src_ip", src.0, f.ipv6);
     if ports {
-        w.set_u64("src_port", f.src_port.into());
+        w.set_u64("src_port", src.1.into());
     }
-    set_ip(w, "dest_ip", f.dest_ip, f.ipv6);
+    set_ip(w, "dest_ip", dest.0, f.ipv6);
     if ports {
-        w.set_u64("dest_port", f.dest_port.into());
+        w.set_u64("dest_port", dest.1.into());
     }
     set_proto(w, f.proto);
+}
+
+/// Write a complete `flow` record (one JSON object, no newline).
+pub fn write_flow_record(w: &mut JsonWriter, f: &FlowRecord<'_>) {
+    write_flow_head(
+        w,
+        f,
+        "flow",
+        (f.src_ip, f.src_port),
+        (f.dest_ip, f.dest_port),
+    );
     if matches!(f.proto, ipproto::ICMP | ipproto::ICMPV6) {
         if let Some(i) = f.icmp {
             w.set_u64("icmp_type", i.icmp_type.into());

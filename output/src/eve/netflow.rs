@@ -7,9 +7,9 @@
 //! and ICMP type/code of that direction. The record is built from the same [`FlowRecord`]
 //! as the `flow` record plus the per-direction TTLs the flow record has no place for.
 
-use super::addr::{ipproto, proto_has_ports};
-use super::flow::{write_tcp_flag_bools, FlowRecord};
-use super::header::{set_ip, set_proto, set_timestamp, set_vlan};
+use super::addr::ipproto;
+use super::flow::{write_flow_head, write_tcp_flag_bools, FlowRecord};
+use super::header::set_timestamp;
 use crate::json::JsonWriter;
 
 /// The direction a `netflow` record describes.
@@ -60,26 +60,7 @@ pub fn write_netflow_record(
     } else {
         (f.dest_ip, f.src_ip, f.dest_port, f.src_port)
     };
-    w.start_object();
-    set_timestamp(w, "timestamp", f.timestamp_ns);
-    if f.flow_id != 0 {
-        w.set_u64("flow_id", f.flow_id);
-    }
-    if let Some(i) = f.in_iface {
-        w.set_str("in_iface", i);
-    }
-    w.set_str("event_type", "netflow");
-    set_vlan(w, f.vlan);
-    let ports = proto_has_ports(f.proto);
-    set_ip(w, "src_ip", src, f.ipv6);
-    if ports {
-        w.set_u64("src_port", sp.into());
-    }
-    set_ip(w, "dest_ip", dst, f.ipv6);
-    if ports {
-        w.set_u64("dest_port", dp.into());
-    }
-    set_proto(w, f.proto);
+    write_flow_head(w, f, "netflow", (src, sp), (dst, dp));
     match f.proto {
         ipproto::ICMP | ipproto::ICMPV6 => {
             let tc = match (dir, f.icmp) {
