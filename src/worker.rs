@@ -270,37 +270,19 @@ impl Worker {
                     };
                     let alerts = d.engine.inspect(&pkt, None, &mut d.thread);
                     if !alerts.is_empty() {
-                        let ctx = AlertContext {
-                            pkt,
-                            pcap_cnt: e.seq,
-                            linktype: linktype_number(e.link),
-                            flow: None,
-                            app_proto: None,
-                            app: None,
-                            flow_vars: None,
-                            ipv6: self.ipv6,
-                            tcp: None,
-                        };
+                        let ctx =
+                            AlertContext::flowless(pkt, e.seq, linktype_number(e.link), self.ipv6);
                         log_alerts(d, &mut self.out, &ctx);
                     }
                 }
             }
             if !m.events.is_empty() && self.anomaly.wants_packet() {
-                let ctx = AlertContext {
-                    pkt: Packet {
-                        meta: m,
-                        data,
-                        ts: e.ts,
-                    },
-                    pcap_cnt: e.seq,
-                    linktype: linktype_number(e.link),
-                    flow: None,
-                    app_proto: None,
-                    app: None,
-                    flow_vars: None,
-                    ipv6: self.ipv6,
-                    tcp: None,
+                let pkt = Packet {
+                    meta: m,
+                    data,
+                    ts: e.ts,
                 };
+                let ctx = AlertContext::flowless(pkt, e.seq, linktype_number(e.link), self.ipv6);
                 let engine = self.detect.as_ref().map(|d| &*d.engine);
                 let none = StreamEventSet::EMPTY;
                 self.anomaly

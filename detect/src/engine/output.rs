@@ -65,7 +65,22 @@ pub struct AlertContext<'a> {
     pub tcp: Option<&'a crate::stream::TcpSession>,
 }
 
-impl AlertContext<'_> {
+impl<'a> AlertContext<'a> {
+    /// The context of a packet that has no flow (fragments, non-IP packets, tunnel roots).
+    pub fn flowless(pkt: Packet<'a>, pcap_cnt: u64, linktype: u32, ipv6: Ipv6Style) -> Self {
+        AlertContext {
+            pkt,
+            pcap_cnt,
+            linktype,
+            flow: None,
+            app_proto: None,
+            app: None,
+            flow_vars: None,
+            ipv6,
+            tcp: None,
+        }
+    }
+
     fn addrs(&self) -> (Option<IpAddr>, Option<IpAddr>) {
         (self.pkt.meta.src_addr(), self.pkt.meta.dst_addr())
     }
