@@ -6,14 +6,14 @@
 //! app-layer on, decode and stream off). As in Suricata, transaction events are reported only
 //! while the protocol's own records are logged (its transaction logger drives them).
 
-use shrike_detect::app::anomaly::{AppAnomaly, EVENT_NAME_MAX};
-use shrike_detect::app::layer::AppFlow;
-use shrike_detect::decode::{DecodeEvent, EventSet};
-use shrike_detect::engine::output::{packet_header, write_flow_vars, AlertContext};
-use shrike_detect::engine::Engine;
-use shrike_detect::stream::StreamEventSet;
+use shrike_app::anomaly::{AppAnomaly, EVENT_NAME_MAX};
+use shrike_app::layer::AppFlow;
+use shrike_detect::output::{packet_header, write_flow_vars, AlertContext};
+use shrike_detect::Engine;
 use shrike_output::eve::anomaly::{write_anomaly_record, Anomaly, AnomalyRecord};
 use shrike_output::{EveConfig, EveOutput, EventKind, JsonWriter};
+use shrike_packet::decode::{DecodeEvent, EventSet};
+use shrike_stream::StreamEventSet;
 
 /// What a worker reports as `anomaly` records (fixed at start).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

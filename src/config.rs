@@ -16,19 +16,19 @@ pub use shrike_output::config::OutputConfig;
 #[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
 pub struct DetectConfig {
     /// Decoder: checksum validation, VLAN tracking, VXLAN ports, layer limit.
-    pub decoder: shrike_detect::config::DecodeConfig,
+    pub decoder: shrike_packet::config::DecodeConfig,
     /// Flow table size and idle timeouts per protocol and state.
-    pub flow: shrike_detect::config::FlowConfig,
+    pub flow: shrike_flow::config::FlowConfig,
     /// Detection engine: alert options, per-packet alert limit, inspection limits.
-    pub engine: shrike_detect::engine::EngineConfig,
+    pub engine: shrike_detect::EngineConfig,
     /// TCP session tracking and reassembly (Suricata's `stream:`).
-    pub stream: shrike_detect::stream::StreamConfig,
+    pub stream: shrike_stream::StreamConfig,
     /// OS policy per host group for TCP reassembly and defrag (Suricata's `host-os-policy:`).
-    pub host_os_policy: shrike_detect::stream::config::HostOsPolicyConfig,
+    pub host_os_policy: shrike_stream::config::HostOsPolicyConfig,
     /// IP defragmentation on the reader (Suricata's `defrag:`).
-    pub defrag: shrike_detect::defrag::DefragConfig,
+    pub defrag: shrike_packet::defrag::DefragConfig,
     /// Options of the EVE `dns` and `tls` records (Suricata's `eve-log.types` entries).
-    pub app_log: shrike_detect::app::eve_config::AppLogConfig,
+    pub app_log: shrike_app::eve_config::AppLogConfig,
     /// App-layer parser settings (Suricata's `app-layer.protocols.*`).
     pub app_layer: AppLayerSettings,
 }
@@ -39,7 +39,7 @@ pub struct DetectConfig {
 pub struct AppLayerSettings {
     /// HTTP parser (Suricata's `app-layer.protocols.http.libhtp.default-config`): body
     /// limits and inspection sizes, decompression layers, URI decoding, field limits.
-    pub http: shrike_detect::app::http::HttpConfig,
+    pub http: shrike_app::http::HttpConfig,
 }
 
 /// The whole sensor configuration. Every section has built-in defaults, so no file at all works.

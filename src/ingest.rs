@@ -12,10 +12,10 @@
 //! (marked [`decode::tunnel_src::ROOT`], its own flow hash), then the inner one.
 
 use shrike_capture::{LinkType, Timestamp};
-use shrike_detect::config::DecodeConfig;
-use shrike_detect::decode::{self, flags, PacketMeta};
-use shrike_detect::defrag::{Defrag, DefragStatus};
-use shrike_detect::stats::DecodeStats;
+use shrike_packet::config::DecodeConfig;
+use shrike_packet::decode::{self, flags, PacketMeta};
+use shrike_packet::defrag::{Defrag, DefragStatus};
+use shrike_packet::stats::DecodeStats;
 
 use crate::config::SensorConfig;
 use crate::dispatch::Entry;
@@ -63,9 +63,7 @@ impl Ingest {
             decode::decode_tunnel(f.link, f.data, &self.decode_cfg, &mut self.decode_stats);
         if let Some(r) = root {
             let hash = if r.kind == decode::PacketKind::L4 {
-                shrike_detect::flow::FlowKey::from_meta(&r)
-                    .0
-                    .hash(self.seed)
+                shrike_flow::FlowKey::from_meta(&r).0.hash(self.seed)
             } else {
                 0
             };
@@ -96,9 +94,7 @@ impl Ingest {
             return;
         }
         if !meta.has(flags::FRAGMENT) {
-            e.hash = shrike_detect::flow::FlowKey::from_meta(&meta)
-                .0
-                .hash(self.seed);
+            e.hash = shrike_flow::FlowKey::from_meta(&meta).0.hash(self.seed);
             sink(&e, f.data);
             return;
         }
@@ -133,9 +129,7 @@ impl Ingest {
             rm.tunnel_depth = meta.tunnel_depth;
         }
         let hash = if rm.is_ip() && !rm.has(flags::FRAGMENT) {
-            shrike_detect::flow::FlowKey::from_meta(&rm)
-                .0
-                .hash(self.seed)
+            shrike_flow::FlowKey::from_meta(&rm).0.hash(self.seed)
         } else {
             0
         };

@@ -17,8 +17,8 @@ use shrike_capture::afpacket::{self, AfPacketSocket};
 use shrike_capture::config::AfPacketConfig;
 use shrike_capture::live::{LiveError, LiveStats};
 use shrike_capture::{RawPacket, Timestamp};
-use shrike_detect::decode::PacketMeta;
 use shrike_output::{EveOutput, EvePipeline};
+use shrike_packet::decode::PacketMeta;
 
 use crate::config::{InterfaceConfig, Runmode, SensorConfig};
 use crate::dispatch::{self, WorkerQueue};
@@ -269,9 +269,9 @@ impl CaptureCounters {
 /// Detection in a live run: the engine to start with, and what a reload rebuilds it from.
 pub struct LiveDetect {
     /// The engine the workers start with (may have no rules: a reload can add them).
-    pub engine: Arc<shrike_detect::engine::Engine>,
+    pub engine: Arc<shrike_detect::Engine>,
     /// Rule files, variables and config files (re-read from disk on every reload).
-    pub setup: shrike_detect::engine::EngineSetup,
+    pub setup: shrike_detect::EngineSetup,
     /// Rules that failed to load at start-up.
     pub rules_failed: u64,
 }

@@ -22,10 +22,10 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::Parser;
-use shrike_detect::engine::setup::{self, LoadedEngine};
-use shrike_detect::engine::EngineSetup;
-use shrike_detect::rules::parse::ErrorKind;
-use shrike_detect::rules::Vars;
+use shrike_detect::setup::{self, LoadedEngine};
+use shrike_detect::EngineSetup;
+use shrike_rules::parse::ErrorKind;
+use shrike_rules::Vars;
 
 use crate::cli::{ChecksumMode, Cli};
 use crate::config::{Runmode, SensorConfig};
@@ -102,7 +102,7 @@ fn real_main(cli: Cli) -> Result<u8, (u8, String)> {
             return Ok(EXIT_INPUT);
         }
         // Compile and cache the Hyperscan databases now, so the next start loads them.
-        shrike_detect::engine::prefilter::wait_upgrades();
+        shrike_detect::prefilter::wait_upgrades();
         eprintln!("shrike: configuration OK");
         return Ok(0);
     }

@@ -14,7 +14,7 @@
 //!   behind a mutex. Each worker reads the counter once per batch or idle tick (one relaxed
 //!   atomic load; the mutex is only taken when the generation changed, once per reload) and
 //!   swaps its engine, detection context and per-flow state itself (see
-//!   `shrike_detect::engine::reload` for what per-flow state is kept). The reload is
+//!   `shrike_detect::reload` for what per-flow state is kept). The reload is
 //!   complete, and clients get `done`, once every worker reports the new generation.
 //! * The old engine is released on the main thread once every worker has moved on, so no
 //!   worker pays for freeing it.
@@ -25,8 +25,8 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use shrike_detect::engine::setup::{self, LoadedEngine};
-use shrike_detect::engine::{Engine, EngineSetup};
+use shrike_detect::setup::{self, LoadedEngine};
+use shrike_detect::{Engine, EngineSetup};
 
 use crate::ops::{Notifier, Reply, Request};
 use crate::stats::{Snapshot, StatsBoard};

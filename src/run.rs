@@ -8,11 +8,11 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use shrike_capture::{CaptureError, FileSource, PacketSource};
-use shrike_detect::decode::PacketMeta;
 use shrike_output::eve::stats::{write_stats_record, StatsTree};
 use shrike_output::{EveOutput, EvePipeline, EventKind};
+use shrike_packet::decode::PacketMeta;
 
-use shrike_detect::engine::Engine;
+use shrike_detect::Engine;
 
 use crate::config::{Runmode, SensorConfig};
 use crate::dispatch::{self, Entry};

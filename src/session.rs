@@ -3,11 +3,11 @@
 //! (`on_tcp_data` / `on_tcp_gap`), UDP payloads go to `on_udp`, and a flow's end drains
 //! the stream (Suricata's pseudo packets) and closes the app state.
 
-use shrike_detect::app::layer::{AppFlow, AppLayer, FlowCtx};
-use shrike_detect::app::Dir;
-use shrike_detect::decode::PacketMeta;
-use shrike_detect::flow::{Direction, Flow};
-use shrike_detect::stream::{
+use shrike_app::layer::{AppFlow, AppLayer, FlowCtx};
+use shrike_app::Dir;
+use shrike_flow::{Direction, Flow};
+use shrike_packet::decode::PacketMeta;
+use shrike_stream::{
     config::host_os_policy, AppChunk, HostOsPolicy, StreamEngine, StreamResult, TcpSession,
 };
 

@@ -27,8 +27,8 @@ pub fn translate_sections(
 /// `detect.app-layer.http`; the others (and per-server `server-config`) are listed.
 fn app_layer(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) {
     const BASE: &str = "app-layer.protocols.http.libhtp";
-    let known = serde_json::to_value(shrike_detect::app::http::HttpConfig::default())
-        .unwrap_or(Value::Null);
+    let known =
+        serde_json::to_value(shrike_app::http::HttpConfig::default()).unwrap_or(Value::Null);
     if let Some(Value::Object(m)) = get(tree, &format!("{BASE}.default-config")) {
         for (k, v) in m {
             if known.get(k).is_some() {
@@ -661,7 +661,7 @@ outputs:
         let d = cfg.detect.app_log.dns_log();
         assert!(d.requests && !d.responses && d.grouped && !d.detailed);
         assert_eq!(d.types, Some(vec![1, 15]));
-        use shrike_detect::app::tls::eve::TlsField as F;
+        use shrike_app::tls::eve::TlsField as F;
         let t = cfg.detect.app_log.tls_log();
         assert_eq!(
             t.fields,

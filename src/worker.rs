@@ -9,27 +9,27 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use shrike_capture::{LinkType, Timestamp};
-use shrike_detect::decode::{flags, PacketKind, PacketMeta};
-use shrike_detect::engine::output::{
+use shrike_detect::output::{
     write_eve_alert, write_eve_tagged_packet, write_fast_alert, AlertContext, AlertFlowInfo,
 };
-use shrike_detect::engine::{DetectThread, Engine, FlowDetect, FlowInput, Packet, StreamData};
-use shrike_detect::flow::{Direction, EndReason, Flow, FlowKey, FlowState, FlowTable};
+use shrike_detect::{DetectThread, Engine, FlowDetect, FlowInput, Packet, StreamData};
+use shrike_flow::{Direction, EndReason, Flow, FlowKey, FlowState, FlowTable};
 use shrike_output::eve::addr::Ipv6Style;
 use shrike_output::eve::flow::{
     write_flow_record, FlowEndReason, FlowIcmp, FlowRecord, FlowState as EveFlowState, TcpFlowInfo,
 };
 use shrike_output::eve::netflow::{netflow_dirs, write_netflow_record, NetflowDir, TtlRange};
 use shrike_output::{EveOutput, EventKind};
+use shrike_packet::decode::{flags, PacketKind, PacketMeta};
 
 use crate::anomaly::AnomalyLog;
 use crate::config::SensorConfig;
 use crate::dispatch::Entry;
 use crate::session::{flow_ctx, FlowExt, Sessions};
 use crate::stats::{Snapshot, StatsBoard};
-use shrike_detect::app::layer::AppFlow;
-use shrike_detect::app::{AppProto, Dir};
-use shrike_detect::stream::{FlowTimeoutState, StreamEventSet, TcpState};
+use shrike_app::layer::AppFlow;
+use shrike_app::{AppProto, Dir};
+use shrike_stream::{FlowTimeoutState, StreamEventSet, TcpState};
 
 /// Per-flow state the worker keeps beside the table's own fields.
 #[derive(Debug, Default)]
@@ -56,7 +56,7 @@ impl FlowData {
 /// included: must stay within 256.
 #[cfg(test)]
 pub fn flow_footprint() -> usize {
-    shrike_detect::flow::table::flow_footprint() + std::mem::size_of::<Flow<FlowData>>()
+    shrike_flow::table::flow_footprint() + std::mem::size_of::<Flow<FlowData>>()
         - std::mem::size_of::<Flow<()>>()
 }
 
@@ -209,7 +209,7 @@ impl Worker {
 
     /// Live rule reload: when a newer engine was published, switch to it: a new detection
     /// context continuing this one's counters, and every flow's detection state rebound
-    /// (flowbits/flowints by name, IP-only flags cleared; see `shrike_detect::engine::reload`).
+    /// (flowbits/flowints by name, IP-only flags cleared; see `shrike_detect::reload`).
     /// One atomic load when nothing changed.
     pub fn check_engine(&mut self) {
         let Some(w) = self.engine_watch.as_mut() else {
@@ -220,7 +220,7 @@ impl Worker {
         };
         w.gen = gen;
         if let Some(d) = self.detect.as_mut() {
-            let remap = shrike_detect::engine::VarRemap::new(&d.engine, &engine);
+            let remap = shrike_detect::VarRemap::new(&d.engine, &engine);
             let old = std::mem::replace(&mut d.thread, engine.thread());
             d.thread = engine.thread_after_reload(old);
             d.engine = engine;
@@ -817,9 +817,9 @@ fn pseudo_meta(f: &Flow<FlowData>, to_server: bool) -> PacketMeta {
 fn flow_end_detect(
     d: &mut Detect,
     out: &mut EveOutput,
-    state: &shrike_detect::engine::FlowDetect,
+    state: &shrike_detect::FlowDetect,
     app: &AppFlow,
-    tcp: Option<&shrike_detect::stream::TcpSession>,
+    tcp: Option<&shrike_stream::TcpSession>,
     infos: [AlertFlowInfo; 2],
     pkts: [u64; 2],
     proto: u8,
@@ -829,13 +829,8 @@ fn flow_end_detect(
     let mut state = state.clone();
     for info in infos {
         let to_server = info.to_server;
-        let meta = shrike_detect::engine::pseudo_meta(
-            info.client,
-            info.server,
-            info.ports,
-            proto,
-            to_server,
-        );
+        let meta =
+            shrike_detect::pseudo_meta(info.client, info.server, info.ports, proto, to_server);
         let pkt = Packet {
             meta: &meta,
             data: &[],

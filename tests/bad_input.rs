@@ -306,7 +306,7 @@ fn missing_files_are_named() {
 /// The rule loader's message for a missing file (the binary reports the same once it loads
 /// rules).
 fn shrike_detect_rules_missing() -> String {
-    use shrike_detect::rules::{load_rules, LoadOptions, Vars};
+    use shrike_rules::{load_rules, LoadOptions, Vars};
     let set = load_rules(
         &["/nonexistent/x.rules"],
         &Vars::suricata_defaults(),

@@ -2,7 +2,7 @@
 //! skipped with `file:line`, its sid when it has one, and the reason; the good rules still
 //! load.
 //!
-//! * `loader_*` tests run the rule loader (`shrike_detect::rules::load_rules`) on the file.
+//! * `loader_*` tests run the rule loader (`shrike_rules::load_rules`) on the file.
 //! * `binary_*` tests run `shrike -T -S file`. Rule loading is being wired into the binary:
 //!   until `-T -S` reports `file:line` for a bad rule, they print why and pass without
 //!   checking (checked at test time, not `#[ignore]`d, so they start checking by themselves).
@@ -10,7 +10,7 @@
 mod hostile_util;
 
 use hostile_util::TempDir;
-use shrike_detect::rules::{load_rules, LoadOptions, Vars};
+use shrike_rules::{load_rules, LoadOptions, Vars};
 use std::path::Path;
 use std::process::Command;
 
@@ -149,8 +149,8 @@ fn loader_names_file_line_sid_and_reason_and_keeps_the_good_rules() {
 /// such a rule with its `file:line` (Suricata refuses it at load time).
 #[test]
 fn invalid_pcre_is_refused_when_compiled() {
-    use shrike_detect::rules::load_rules_from_str;
-    use shrike_detect::rules::matcher::compile_rule;
+    use shrike_rules::load_rules_from_str;
+    use shrike_rules::matcher::compile_rule;
     let set = load_rules_from_str(
         "alert tcp any any -> any any (msg:\"bad pcre\"; pcre:\"/(unclosed/\"; sid:9000011;)\n",
         "pcre.rules",

@@ -4,7 +4,7 @@
 //! hits. Also the engine build time. Uses `SHRIKE_ET_RULES` or `../shared/corpus/rules/
 //! et-open/*.rules`; falls back to the sample rules when the corpus is absent.
 
-#[path = "../tests/decode_util/mod.rs"]
+#[path = "../../packet/tests/decode_util/mod.rs"]
 mod decode_util;
 
 use std::path::PathBuf;
@@ -13,11 +13,11 @@ use std::sync::Arc;
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use decode_util::*;
 use shrike_capture::{LinkType, Timestamp};
-use shrike_detect::decode::{decode, DecodeConfig, DecodeStats, PacketMeta};
-use shrike_detect::engine::setup::{load_texts, DEFAULT_CLASSIFICATION};
-use shrike_detect::engine::{DetectThread, Engine, EngineConfig, FlowDetect, FlowInput, Packet};
-use shrike_detect::rules::config_files::parse_classification_config;
-use shrike_detect::rules::Vars;
+use shrike_detect::setup::{load_texts, DEFAULT_CLASSIFICATION};
+use shrike_detect::{DetectThread, Engine, EngineConfig, FlowDetect, FlowInput, Packet};
+use shrike_packet::decode::{decode, DecodeConfig, DecodeStats, PacketMeta};
+use shrike_rules::config_files::parse_classification_config;
+use shrike_rules::Vars;
 
 fn rule_texts() -> Vec<(Arc<str>, Result<String, String>)> {
     let dir = std::env::var_os("SHRIKE_ET_RULES")

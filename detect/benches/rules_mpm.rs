@@ -14,10 +14,10 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
-use shrike_detect::engine::prefilter::{build_with, MpmAlgo, HAVE_HYPERSCAN};
-use shrike_detect::rules::loader::{load_rules, LoadOptions};
-use shrike_detect::rules::mpm::select_fast_pattern;
-use shrike_detect::rules::Vars;
+use shrike_detect::prefilter::{build_with, MpmAlgo, HAVE_HYPERSCAN};
+use shrike_rules::loader::{load_rules, LoadOptions};
+use shrike_rules::mpm::select_fast_pattern;
+use shrike_rules::Vars;
 
 fn et_rules() -> Vec<PathBuf> {
     let dir = std::env::var_os("SHRIKE_ET_RULES")

@@ -1,230 +1,99 @@
-//! Configuration of the decoder and the flow table (serde, Suricata YAML key names).
+//! Detection-engine settings (serde, kebab-case keys as in Suricata where they overlap).
 //!
 //! ```yaml
-//! decoder:
-//!   checksum-validation: no      # shrike's switch for Suricata's `-k all` / `-k none`
-//!   max-layers: 16               # Suricata `decoder.max-layers`
-//!   vxlan: { enabled: yes, ports: "[4789]" }
-//!   vlan: { use-for-tracking: yes }   # Suricata's top-level `vlan.use-for-tracking`
-//! flow:
-//!   max-flows: 1000000           # per worker
-//!   timeouts:                    # same shape as Suricata's `flow-timeouts:`
-//!     default: { new: 30, established: 300, closed: 0 }
-//!     tcp: { new: 60, established: 600, closed: 60 }
-//!     udp: { new: 30, established: 300 }
-//!     icmp: { new: 30, established: 300 }
+//! engine:
+//!   packet-alert-max: 15              # Suricata `packet-alert-max`
+//!   inspection-recursion-limit: 3000  # Suricata `detect.inspection-recursion-limit`
+//!   midstream: no                     # Suricata `stream.midstream` (TCP sessions without SYN)
+//!   mpm-algo: auto                    # Suricata `mpm-algo`: auto | ac | hs
+//!   mpm-cache-dir: /var/cache/shrike/mpm   # compiled Hyperscan databases (~: none)
+//!   alert:                            # Suricata eve-log `types: - alert:` options
+//!     payload: no
+//!     payload-printable: no
+//!     packet: no
+//!     metadata: yes
+//!     tagged-packets: no
+//!     ethernet: no                    # Suricata eve-log `ethernet:` (the `ether` object)
+//!     payload-buffer-size: 4kb        # stream data logged with stream/transaction alerts
 //! ```
-//! The flow hash seed is not configuration: it is random per run.
 
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 
-/// Decoder settings.
+/// What an EVE `alert` record carries besides the always-present fields.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
-pub struct DecodeConfig {
-    /// Verify TCP/UDP/ICMP checksums (`-k all`); IPv4 header checksums are always checked.
-    pub checksum_validation: bool,
-    /// Maximum number of decoded layers (Suricata `decoder.max-layers`, default 16).
-    pub max_layers: u16,
-    /// VXLAN decoding.
-    pub vxlan: VxlanConfig,
-    /// VLAN handling.
-    pub vlan: VlanConfig,
+pub struct AlertOutputConfig {
+    /// `payload`: the packet payload, base64.
+    pub payload: bool,
+    /// `payload-printable`: the payload with non-printable bytes as `.`.
+    pub payload_printable: bool,
+    /// `packet`: the whole packet, base64, with `packet_info.linktype`.
+    pub packet: bool,
+    /// `metadata`: the rule's `metadata` keyword as an object of arrays (Suricata's default: on).
+    pub metadata: bool,
+    /// `tagged-packets`: log packets covered by a `tag` as EVE `packet` records.
+    pub tagged_packets: bool,
+    /// `ethernet` (an eve-log option in Suricata): the `ether` object with the packet's MAC
+    /// addresses.
+    pub ethernet: bool,
+    /// `payload-buffer-size`: most bytes of stream data logged as the payload of a stream
+    /// or transaction alert (Suricata's default 4 KiB).
+    #[serde(deserialize_with = "shrike_stream::config::de_size")]
+    pub payload_buffer_size: u64,
 }
 
-impl Default for DecodeConfig {
+impl Default for AlertOutputConfig {
     fn default() -> Self {
-        DecodeConfig {
-            checksum_validation: false,
-            max_layers: 16,
-            vxlan: VxlanConfig::default(),
-            vlan: VlanConfig::default(),
+        AlertOutputConfig {
+            payload: false,
+            payload_printable: false,
+            packet: false,
+            metadata: true,
+            tagged_packets: false,
+            ethernet: false,
+            payload_buffer_size: 4096,
         }
     }
 }
 
-/// `decoder.vxlan`.
+/// Detection-engine settings.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
-pub struct VxlanConfig {
-    /// Decode VXLAN at all.
-    pub enabled: bool,
-    /// UDP destination ports carrying VXLAN: a number, a list, or Suricata's string form
-    /// (`"4789"`, `"[8472, 4789]"`). An unresolved `$VXLAN_PORTS` means the default (4789).
-    #[serde(deserialize_with = "de_ports")]
-    pub ports: Vec<u16>,
+pub struct EngineConfig {
+    /// Alerts kept per packet (Suricata's `packet-alert-max`, default 15); more are counted in
+    /// `detect.alert_queue_overflow`.
+    pub packet_alert_max: usize,
+    /// Payload-inspection step limit per buffer (Suricata's
+    /// `detect.inspection-recursion-limit`, default 3000).
+    pub inspection_recursion_limit: u32,
+    /// Treat TCP sessions picked up without a SYN as established after their first packet
+    /// (Suricata's `stream.midstream`, default off).
+    pub midstream: bool,
+    /// Port groups kept apart per protocol and direction before the rest are merged (the
+    /// role of Suricata's `detect.profile` group limits).
+    pub max_port_groups: usize,
+    /// EVE alert record options.
+    pub alert: AlertOutputConfig,
+    /// Multi-pattern matcher of the prefilter (Suricata's `mpm-algo`): `auto` (= `ac`),
+    /// `ac` (Aho-Corasick) or `hs` (Hyperscan, in builds with the `hyperscan` feature).
+    pub mpm_algo: super::prefilter::MpmAlgo,
+    /// Where compiled Hyperscan databases are kept between runs (`~`: no cache). A cached
+    /// database loads in microseconds instead of compiling for tens of milliseconds.
+    pub mpm_cache_dir: Option<std::path::PathBuf>,
 }
 
-impl Default for VxlanConfig {
+impl Default for EngineConfig {
     fn default() -> Self {
-        VxlanConfig {
-            enabled: true,
-            ports: vec![4789],
-        }
-    }
-}
-
-/// `vlan` (Suricata's top-level key).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
-pub struct VlanConfig {
-    /// Use VLAN ids in the flow key.
-    pub use_for_tracking: bool,
-}
-
-impl Default for VlanConfig {
-    fn default() -> Self {
-        VlanConfig {
-            use_for_tracking: true,
-        }
-    }
-}
-
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum PortsRepr {
-    One(u16),
-    List(Vec<u16>),
-    Text(String),
-}
-
-/// Parses Suricata's port-list strings: `4789`, `[8472, 4789]`, `$VXLAN_PORTS`.
-pub fn parse_port_list(s: &str) -> Result<Vec<u16>, String> {
-    let s = s.trim();
-    if s.starts_with('$') {
-        return Ok(vec![4789]);
-    }
-    let inner = s
-        .strip_prefix('[')
-        .and_then(|r| r.strip_suffix(']'))
-        .unwrap_or(s);
-    inner
-        .split(',')
-        .map(str::trim)
-        .filter(|p| !p.is_empty())
-        .map(|p| p.parse::<u16>().map_err(|e| format!("bad port {p:?}: {e}")))
-        .collect()
-}
-
-fn de_ports<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u16>, D::Error> {
-    match PortsRepr::deserialize(d)? {
-        PortsRepr::One(p) => Ok(vec![p]),
-        PortsRepr::List(v) => Ok(v),
-        PortsRepr::Text(s) => parse_port_list(&s).map_err(serde::de::Error::custom),
-    }
-}
-
-/// Flow table settings.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
-pub struct FlowConfig {
-    /// Maximum number of flows per worker; past it the flow closest to timing out is
-    /// evicted (reason "forced", counted in `flow.memcap`).
-    pub max_flows: usize,
-    /// Idle timeouts (Suricata's `flow-timeouts:` shape).
-    pub timeouts: FlowTimeouts,
-}
-
-impl Default for FlowConfig {
-    fn default() -> Self {
-        FlowConfig {
-            max_flows: 1_000_000,
-            timeouts: FlowTimeouts::default(),
-        }
-    }
-}
-
-/// One `flow-timeouts` section, in seconds. Missing values fall back to Suricata's
-/// built-in defaults of that protocol. The emergency and bypass values are
-/// accepted for compatibility with `suricata.yaml` and not used yet.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
-pub struct TimeoutSection {
-    /// Flow seen in one direction only.
-    pub new: Option<u32>,
-    /// Flow seen in both directions.
-    pub established: Option<u32>,
-    /// Flow closed (TCP FIN/RST both ways).
-    pub closed: Option<u32>,
-    /// Bypassed flows.
-    pub bypassed: Option<u32>,
-    /// Emergency-mode `new`.
-    pub emergency_new: Option<u32>,
-    /// Emergency-mode `established`.
-    pub emergency_established: Option<u32>,
-    /// Emergency-mode `closed`.
-    pub emergency_closed: Option<u32>,
-    /// Emergency-mode `bypassed`.
-    pub emergency_bypassed: Option<u32>,
-}
-
-/// Suricata's `flow-timeouts:` mapping.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
-pub struct FlowTimeouts {
-    /// Protocols without their own section.
-    pub default: TimeoutSection,
-    /// TCP.
-    pub tcp: TimeoutSection,
-    /// UDP.
-    pub udp: TimeoutSection,
-    /// ICMPv4 and ICMPv6.
-    pub icmp: TimeoutSection,
-    /// SCTP (accepted; falls back to `default`).
-    pub sctp: TimeoutSection,
-}
-
-/// Resolved timeouts of one protocol, in seconds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Timeouts {
-    /// `new`.
-    pub new: u32,
-    /// `established`.
-    pub established: u32,
-    /// `closed`.
-    pub closed: u32,
-}
-
-/// Protocol classes with their own timeouts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum TimeoutProto {
-    /// TCP.
-    Tcp,
-    /// UDP.
-    Udp,
-    /// ICMPv4/ICMPv6.
-    Icmp,
-    /// Everything else.
-    Other,
-}
-
-impl TimeoutProto {
-    /// Class of IP protocol `p`.
-    pub fn of(p: u8) -> TimeoutProto {
-        match p {
-            6 => TimeoutProto::Tcp,
-            17 => TimeoutProto::Udp,
-            1 | 58 => TimeoutProto::Icmp,
-            _ => TimeoutProto::Other,
-        }
-    }
-}
-
-impl FlowTimeouts {
-    /// Resolves the timeouts of `p`: the protocol's section, else Suricata 7's built-in
-    /// value for that protocol (default 30/300/0, tcp 60/600/60, udp 30/300, icmp 30/300).
-    /// Protocols without a section use `default`.
-    pub fn resolve(&self, p: TimeoutProto) -> Timeouts {
-        let (s, (n, e, c)) = match p {
-            TimeoutProto::Tcp => (&self.tcp, (60, 600, 60)),
-            TimeoutProto::Udp => (&self.udp, (30, 300, 0)),
-            TimeoutProto::Icmp => (&self.icmp, (30, 300, 0)),
-            TimeoutProto::Other => (&self.default, (30, 300, 0)),
-        };
-        Timeouts {
-            new: s.new.unwrap_or(n),
-            established: s.established.unwrap_or(e),
-            closed: s.closed.unwrap_or(c),
+        EngineConfig {
+            packet_alert_max: 15,
+            inspection_recursion_limit: shrike_rules::matcher::DEFAULT_STEP_LIMIT,
+            midstream: false,
+            max_port_groups: 64,
+            alert: AlertOutputConfig::default(),
+            mpm_algo: super::prefilter::MpmAlgo::Auto,
+            mpm_cache_dir: Some(std::path::PathBuf::from(
+                super::prefilter::DEFAULT_CACHE_DIR,
+            )),
         }
     }
 }
@@ -234,89 +103,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn suricata_defaults() {
-        let t = FlowTimeouts::default();
-        let r = |p| t.resolve(p);
-        assert_eq!(
-            r(TimeoutProto::Tcp),
-            Timeouts {
-                new: 60,
-                established: 600,
-                closed: 60
-            }
-        );
-        assert_eq!(
-            r(TimeoutProto::Udp),
-            Timeouts {
-                new: 30,
-                established: 300,
-                closed: 0
-            }
-        );
-        assert_eq!(
-            r(TimeoutProto::Icmp),
-            Timeouts {
-                new: 30,
-                established: 300,
-                closed: 0
-            }
-        );
-        assert_eq!(
-            r(TimeoutProto::Other),
-            Timeouts {
-                new: 30,
-                established: 300,
-                closed: 0
-            }
-        );
-        let d = DecodeConfig::default();
-        assert_eq!(d.max_layers, 16);
-        assert_eq!(d.vxlan.ports, vec![4789]);
-        assert!(d.vlan.use_for_tracking);
-    }
-
-    #[test]
-    fn overrides() {
-        let mut t = FlowTimeouts::default();
-        t.default.new = Some(5);
-        t.udp.established = Some(7);
-        assert_eq!(
-            t.resolve(TimeoutProto::Udp),
-            Timeouts {
-                new: 30,
-                established: 7,
-                closed: 0
-            }
-        );
-        assert_eq!(t.resolve(TimeoutProto::Other).new, 5);
-        assert_eq!(t.resolve(TimeoutProto::Tcp).new, 60);
-    }
-
-    #[test]
-    fn port_lists() {
-        assert_eq!(parse_port_list("4789"), Ok(vec![4789]));
-        assert_eq!(parse_port_list("[8472, 4789]"), Ok(vec![8472, 4789]));
-        assert_eq!(parse_port_list("$VXLAN_PORTS"), Ok(vec![4789]));
-        assert!(parse_port_list("[x]").is_err());
-    }
-
-    #[test]
-    fn serde_kebab_and_unknown_fields() {
-        let c: DecodeConfig = serde_json::from_str(
-            r#"{"checksum-validation": true, "vxlan": {"ports": "[1, 2]"}, "vlan": {"use-for-tracking": false}}"#,
+    fn defaults_and_keys() {
+        let c: EngineConfig = serde_json::from_str("{}").unwrap();
+        assert_eq!(c, EngineConfig::default());
+        assert_eq!(c.packet_alert_max, 15);
+        assert!(c.alert.metadata);
+        let c: EngineConfig = serde_json::from_str(
+            r#"{"midstream":true,"packet-alert-max":3,"alert":{"payload":true,"payload-printable":true,"packet":true,"metadata":false}}"#,
         )
         .unwrap();
-        assert!(c.checksum_validation && !c.vlan.use_for_tracking);
-        assert_eq!(c.vxlan.ports, vec![1, 2]);
-        assert!(c.vxlan.enabled);
-        assert!(serde_json::from_str::<DecodeConfig>(r#"{"checksum": true}"#).is_err());
-        let f: FlowConfig = serde_json::from_str(
-            r#"{"max-flows": 10, "timeouts": {"tcp": {"new": 1, "emergency-new": 2}}}"#,
-        )
-        .unwrap();
-        assert_eq!(f.max_flows, 10);
-        assert_eq!(f.timeouts.resolve(TimeoutProto::Tcp).new, 1);
-        let v: VxlanConfig = serde_json::from_str(r#"{"ports": 8472}"#).unwrap();
-        assert_eq!(v.ports, vec![8472]);
+        assert!(c.midstream && c.alert.payload && c.alert.payload_printable && c.alert.packet);
+        assert!(!c.alert.metadata);
+        assert_eq!(c.alert.payload_buffer_size, 4096);
+        let c: EngineConfig =
+            serde_json::from_str(r#"{"alert":{"payload-buffer-size":"8kb"}}"#).unwrap();
+        assert_eq!(c.alert.payload_buffer_size, 8192);
+        assert!(serde_json::from_str::<EngineConfig>(r#"{"bogus":1}"#).is_err());
     }
 }

@@ -7,10 +7,10 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use engine_common::*;
-use shrike_detect::engine::setup::{load_texts, DEFAULT_CLASSIFICATION};
-use shrike_detect::engine::EngineConfig;
-use shrike_detect::rules::config_files::{parse_classification_config, parse_threshold_config};
-use shrike_detect::rules::Vars;
+use shrike_detect::setup::{load_texts, DEFAULT_CLASSIFICATION};
+use shrike_detect::EngineConfig;
+use shrike_rules::config_files::{parse_classification_config, parse_threshold_config};
+use shrike_rules::Vars;
 
 fn sids(v: &[Vec<u32>]) -> Vec<u32> {
     v.iter().flatten().copied().collect()
@@ -284,7 +284,7 @@ fn threshold_engine(rules: &str, conf: &str) -> Sim {
     Sim {
         engine,
         th,
-        flows: shrike_detect::flow::FlowTable::new(&Default::default(), 0),
+        flows: shrike_flow::FlowTable::new(&Default::default(), 0),
     }
 }
 
@@ -324,7 +324,7 @@ fn decoder_event_alert_without_flow() {
 
 #[test]
 fn skipped_rules_have_reasons() {
-    let l = shrike_detect::engine::setup::engine_from_str(
+    let l = shrike_detect::setup::engine_from_str(
         "alert smtp any any -> any any (content:\"x\"; sid:1;)\n\
          alert tcp any any -> any any (ssh.proto; content:\"x\"; sid:2;)\n\
          alert tcp any any -> any any (flow:only_stream; content:\"x\"; sid:3;)\n\

@@ -6,7 +6,7 @@ mod engine_common;
 
 use engine_common::*;
 use proptest::prelude::*;
-use shrike_detect::engine::EngineConfig;
+use shrike_detect::EngineConfig;
 
 #[derive(Debug, Clone)]
 struct R {
@@ -154,8 +154,8 @@ proptest! {
         rules in prop::collection::vec((addr_spec(), addr_spec(), any::<bool>()), 1..30),
         pkts in prop::collection::vec((addr_pool(), addr_pool()), 1..10),
     ) {
-        use shrike_detect::rules::parse::IpSet;
-        use shrike_detect::rules::Vars;
+        use shrike_rules::parse::IpSet;
+        use shrike_rules::Vars;
         let text: String = rules
             .iter()
             .enumerate()

@@ -4,13 +4,11 @@ mod engine_common;
 
 use engine_common::*;
 use shrike_capture::{LinkType, Timestamp};
-use shrike_detect::decode::{decode, DecodeConfig, DecodeStats};
-use shrike_detect::engine::output::{
-    write_eve_alert, write_fast_alert, AlertContext, AlertFlowInfo,
-};
-use shrike_detect::engine::{AlertOutputConfig, EngineConfig, Packet};
+use shrike_detect::output::{write_eve_alert, write_fast_alert, AlertContext, AlertFlowInfo};
+use shrike_detect::{AlertOutputConfig, EngineConfig, Packet};
 use shrike_output::eve::addr::Ipv6Style;
 use shrike_output::JsonWriter;
+use shrike_packet::decode::{decode, DecodeConfig, DecodeStats};
 
 fn validator() -> Option<jsonschema::Validator> {
     let p = [
@@ -225,7 +223,7 @@ fn decoder_event_alert_without_addresses() {
 
 #[test]
 fn tagged_packet_record() {
-    use shrike_detect::engine::output::write_eve_tagged_packet;
+    use shrike_detect::output::write_eve_tagged_packet;
     let frame = tcp4(C4, S4, 40000, 22, 1, 1, ACK, b"SSH-2.0");
     let m = decode(
         LinkType::Ethernet,
@@ -263,7 +261,7 @@ fn tagged_packet_record() {
 
 #[test]
 fn target_and_flow_variables() {
-    use shrike_detect::engine::FlowVars;
+    use shrike_detect::FlowVars;
     let engine = engine_with(
         "alert tcp any any -> any 2404 (msg:\"t\"; flowbits:set,ET.TorIP; target:dest_ip; sid:1;)",
         &EngineConfig::default(),
@@ -402,9 +400,9 @@ fn payload_keys_follow_the_options() {
 
 #[test]
 fn stream_alert_logs_the_stream_with_gap_markers() {
-    use shrike_detect::app::Dir;
-    use shrike_detect::engine::Alert;
-    use shrike_detect::stream::{HostOsPolicy, OsPolicy, StreamConfig, StreamEngine, TcpSession};
+    use shrike_app::Dir;
+    use shrike_detect::Alert;
+    use shrike_stream::{HostOsPolicy, OsPolicy, StreamConfig, StreamEngine, TcpSession};
     // Handshake (client ISN 1), then "GOOD" at seq 6 and "DATA" at seq 10 (4 bytes
     // missing), both acked: sv eve-payload-06-tcp-data-leading-gap.
     let mut eng = StreamEngine::new(StreamConfig::default(), HostOsPolicy::new(OsPolicy::Bsd));

@@ -5,8 +5,8 @@ mod engine_common;
 
 use engine_common::*;
 use shrike_capture::{LinkType, Timestamp};
-use shrike_detect::decode::{decode, DecodeConfig, DecodeStats};
-use shrike_detect::engine::{FlowDetect, FlowInput, Packet, StreamData};
+use shrike_detect::{FlowDetect, FlowInput, Packet, StreamData};
+use shrike_packet::decode::{decode, DecodeConfig, DecodeStats};
 
 /// Inspects one established to-server TCP packet carrying `payload` with the stream side
 /// `window` / `added`; returns `(matched, stream match)`.

@@ -4,8 +4,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use shrike_capture::LinkType;
-use shrike_detect::decode::{decode, DecodeConfig, DecodeStats, Ipv4, Ipv6, Tcp, Udp};
-use shrike_detect::flow::FlowKey;
+use shrike_packet::decode::{decode, DecodeConfig, DecodeStats, Ipv4, Ipv6, Tcp, Udp};
+use shrike_flow::FlowKey;
 
 fuzz_target!(|data: &[u8]| {
     let Some((&sel, frame)) = data.split_first() else {

@@ -6,9 +6,9 @@
 
 use libfuzzer_sys::fuzz_target;
 use shrike_capture::LinkType;
-use shrike_detect::decode::{decode, DecodeConfig, DecodeStats};
-use shrike_detect::defrag::{Defrag, DefragConfig, DefragStatus};
-use shrike_detect::stream::{HostOsPolicy, OsPolicy};
+use shrike_packet::decode::{decode, DecodeConfig, DecodeStats};
+use shrike_packet::defrag::{Defrag, DefragConfig, DefragStatus};
+use shrike_stream::{HostOsPolicy, OsPolicy};
 use shrike_fuzz::{ipv4, ipv6_frag, Bytes};
 
 fuzz_target!(|data: &[u8]| {

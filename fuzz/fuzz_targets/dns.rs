@@ -5,9 +5,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use shrike_detect::app::dns::eve::{query_count, write_answer, write_query, DnsLogConfig};
-use shrike_detect::app::dns::{DnsConfig, DnsState};
-use shrike_detect::app::Dir;
+use shrike_app::dns::eve::{query_count, write_answer, write_query, DnsLogConfig};
+use shrike_app::dns::{DnsConfig, DnsState};
+use shrike_app::Dir;
 use shrike_fuzz::{steps, Step};
 use shrike_output::JsonWriter;
 

@@ -4,10 +4,10 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use shrike_detect::app::http::{
+use shrike_app::http::{
     tx_buffer, write_eve_http, EveHttpOptions, HttpBuffer, HttpConfig, HttpState,
 };
-use shrike_detect::app::Dir;
+use shrike_app::Dir;
 use shrike_fuzz::{steps, Step};
 use shrike_output::JsonWriter;
 use std::sync::Arc;

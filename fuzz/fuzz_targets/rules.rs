@@ -3,8 +3,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use shrike_detect::rules::matcher::{compile_rule, MatchEnv, Scratch};
-use shrike_detect::rules::{load_rules_from_str, parse_rule, LoadOptions, Vars};
+use shrike_rules::matcher::{compile_rule, MatchEnv, Scratch};
+use shrike_rules::{load_rules_from_str, parse_rule, LoadOptions, Vars};
 use std::sync::OnceLock;
 
 fn vars() -> &'static Vars {

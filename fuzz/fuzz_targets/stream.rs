@@ -7,9 +7,9 @@
 
 use libfuzzer_sys::fuzz_target;
 use shrike_capture::LinkType;
-use shrike_detect::app::Dir;
-use shrike_detect::decode::{decode, DecodeConfig, DecodeStats};
-use shrike_detect::stream::{
+use shrike_app::Dir;
+use shrike_packet::decode::{decode, DecodeConfig, DecodeStats};
+use shrike_stream::{
     AppChunk, HostOsPolicy, OsPolicy, StreamConfig, StreamEngine, TcpSession,
 };
 use shrike_fuzz::{ipv4, tcp, Bytes};

@@ -4,9 +4,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use shrike_detect::app::tls::eve::{write_tls, TlsLogConfig};
-use shrike_detect::app::tls::{TlsBuffer, TlsConfig, TlsState};
-use shrike_detect::app::Dir;
+use shrike_app::tls::eve::{write_tls, TlsLogConfig};
+use shrike_app::tls::{TlsBuffer, TlsConfig, TlsState};
+use shrike_app::Dir;
 use shrike_fuzz::{steps, Step};
 use shrike_output::JsonWriter;
 

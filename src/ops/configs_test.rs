@@ -80,7 +80,7 @@ fn base_config_has_every_key_at_its_default() {
         p["detect"]["flow"]["timeouts"] = Value::Null;
     }
     assert_eq!(got, exp, "configs/shrike.yaml must hold the defaults");
-    use shrike_detect::config::TimeoutProto as P;
+    use shrike_flow::config::TimeoutProto as P;
     let d = SensorConfig::default().detect.flow.timeouts;
     for proto in [P::Tcp, P::Udp, P::Icmp, P::Other] {
         assert_eq!(

@@ -2,15 +2,15 @@
 //! with the decoder test builders, alerts collected per packet.
 #![allow(dead_code)]
 
-#[path = "../decode_util/mod.rs"]
+#[path = "../../../packet/tests/decode_util/mod.rs"]
 pub mod decode_util;
 
 use shrike_capture::{LinkType, Timestamp};
-use shrike_detect::config::FlowConfig;
-use shrike_detect::decode::{decode, DecodeConfig, DecodeStats};
-use shrike_detect::engine::setup::engine_from_str;
-use shrike_detect::engine::{DetectThread, Engine, EngineConfig, FlowDetect, FlowInput, Packet};
-use shrike_detect::flow::{FlowKey, FlowTable};
+use shrike_detect::setup::engine_from_str;
+use shrike_detect::{DetectThread, Engine, EngineConfig, FlowDetect, FlowInput, Packet};
+use shrike_flow::config::FlowConfig;
+use shrike_flow::{FlowKey, FlowTable};
+use shrike_packet::decode::{decode, DecodeConfig, DecodeStats};
 
 pub use decode_util::*;
 

@@ -214,3 +214,28 @@ mod tests {
         assert!(!String::from_utf8(w.into_inner()).unwrap().contains("ether"));
     }
 }
+
+/// The flow of an alerted packet, as the worker's flow table has it.
+#[derive(Debug, Clone, Copy)]
+pub struct AlertFlowInfo {
+    /// EVE `flow_id`.
+    pub flow_id: u64,
+    /// The packet travels to the server.
+    pub to_server: bool,
+    /// Counters so far, this packet included.
+    pub pkts_toserver: u64,
+    /// Counters so far, this packet included.
+    pub pkts_toclient: u64,
+    /// Counters so far, this packet included.
+    pub bytes_toserver: u64,
+    /// Counters so far, this packet included.
+    pub bytes_toclient: u64,
+    /// First packet time.
+    pub start_ns: u64,
+    /// Client address.
+    pub client: IpAddr,
+    /// Server address.
+    pub server: IpAddr,
+    /// Client and server ports (TCP/UDP/SCTP).
+    pub ports: Option<(u16, u16)>,
+}

@@ -19,7 +19,8 @@ pub use flow::{
     tcp_flags, write_flow_record, FlowEndReason, FlowIcmp, FlowRecord, FlowState, TcpFlowInfo,
 };
 pub use header::{
-    set_ether, set_ip, set_mac, set_timestamp, write_eve_header, EtherMacs, EveHeader,
+    set_ether, set_ip, set_mac, set_timestamp, write_eve_header, AlertFlowInfo, EtherMacs,
+    EveHeader,
 };
 pub use netflow::{netflow_dirs, write_netflow_record, NetflowDir, TtlRange};
 pub use stats::{write_stats_record, StatsTree};

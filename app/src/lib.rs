@@ -1,0 +1,50 @@
+//! shrike-app: the application layer. Protocol detection, the parsers (one folder per
+//! protocol: HTTP/1.x, DNS, TLS), their transactions and the EVE records they write, fed with reassembled stream data (TCP) or
+//! datagrams (UDP), exposing per-transaction buffers to the detection engine and records to EVE.
+//!
+//! Contract shared by every protocol module:
+//! * a per-flow parser state, created when the protocol is detected on the flow, fed with
+//!   `parse(dir, data)` in order per direction (TCP: the reassembled stream; UDP: one datagram),
+//!   and told about gaps with `gap(dir, len)`;
+//! * transactions with a per-direction progress, numbered from 0 per flow;
+//! * sticky buffers read through [`BufferId`]: single buffers return one slice, multi-buffers
+//!   (e.g. `dns.query` with several questions, `tls.certs`) call the visitor once per item;
+//! * memory bounded by configured limits, every limit hit counted; malformed input sets
+//!   app-layer events (Suricata's names) and never panics.
+
+#![forbid(unsafe_code)]
+
+pub mod anomaly;
+pub mod dns;
+pub mod eve_config;
+pub mod http;
+pub mod layer;
+pub mod log;
+pub mod tls;
+
+pub use shrike_flow::Dir;
+
+/// Application protocols shrike parses or recognises (names as Suricata's `app_proto`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum AppProto {
+    #[default]
+    Unknown,
+    Http,
+    Dns,
+    Tls,
+    /// Detection ran and gave up (Suricata logs `failed`).
+    Failed,
+}
+
+impl AppProto {
+    /// The name EVE uses in `app_proto`.
+    pub fn name(self) -> &'static str {
+        match self {
+            AppProto::Unknown => "unknown",
+            AppProto::Http => "http",
+            AppProto::Dns => "dns",
+            AppProto::Tls => "tls",
+            AppProto::Failed => "failed",
+        }
+    }
+}

@@ -1,0 +1,222 @@
+//! EVE records of the app layer: the protocol records (`http`, `dns`, `tls`) written by
+//! [`crate::layer::AppLayer::log_completed`], and the app-layer objects Suricata puts in
+//! an `alert` record that comes from a transaction (`tx_id`, and `http`/`dns`/`tls` beside
+//! `alert`).
+
+use shrike_output::eve::addr::Ipv6Style;
+use shrike_output::eve::header::{write_eve_header, EveHeader};
+use shrike_output::{EventKind, JsonWriter};
+
+use crate::dns::eve::{self as dns_eve, DnsLogConfig};
+use crate::dns::DnsTx;
+use crate::http::{EveHttpOptions, HttpState};
+use crate::layer::AppFlow;
+use crate::tls::eve::{self as tls_eve, TlsLogConfig};
+use crate::tls::TlsState;
+
+use shrike_output::eve::AlertFlowInfo;
+
+/// What every protocol record of one flow shares.
+#[derive(Debug, Clone, Copy)]
+pub struct RecordCtx<'a> {
+    /// The flow.
+    pub info: &'a AlertFlowInfo,
+    /// Record time.
+    pub ts_ns: u64,
+    /// IP protocol of the flow.
+    pub ip_proto: u8,
+    /// EVE `pcap_cnt` (0: left out).
+    pub pcap_cnt: u64,
+}
+
+impl RecordCtx<'_> {
+    fn header<'b>(&'b self, event_type: &'b str, to_server: bool) -> EveHeader<'b> {
+        let f = self.info;
+        let (src, dst, ports) = if to_server {
+            (f.client, f.server, f.ports)
+        } else {
+            (f.server, f.client, f.ports.map(|(a, b)| (b, a)))
+        };
+        EveHeader {
+            timestamp_ns: self.ts_ns,
+            flow_id: f.flow_id,
+            pcap_cnt: self.pcap_cnt,
+            src_ip: Some(src),
+            dest_ip: Some(dst),
+            ports,
+            proto: Some(self.ip_proto),
+            pkt_src: Some("wire/pcap"),
+            ipv6: Ipv6Style::Full,
+            ..EveHeader::new(self.ts_ns, event_type)
+        }
+    }
+
+    /// One EVE `http` record for transaction `id`.
+    pub fn http(
+        &self,
+        out: &mut shrike_output::EveOutput,
+        h: &HttpState,
+        id: u64,
+        opts: &EveHttpOptions,
+    ) {
+        let Some(mut rec) = out.record(EventKind::Protocol) else {
+            return;
+        };
+        write_eve_header(&mut rec, &self.header("http", true));
+        rec.set_u64("tx_id", id);
+        h.write_eve_json(id, opts, &mut rec);
+        rec.close();
+        let _ = rec.commit();
+    }
+
+    /// The EVE `fileinfo` records of HTTP transaction `id`: the response body (and a PUT
+    /// request body) as a file, named by `Content-Disposition` or else the URI path.
+    pub fn http_files(
+        &self,
+        out: &mut shrike_output::EveOutput,
+        h: &HttpState,
+        id: u64,
+        opts: &EveHttpOptions,
+    ) {
+        let Some(tx) = h.tx(id) else {
+            return;
+        };
+        let put = tx.method().is_some_and(|m| m == b"PUT");
+        for (to_server, body, headers) in [
+            (true, tx.request_body(), tx.request_headers()),
+            (false, tx.response_body(), tx.response_headers()),
+        ] {
+            if (to_server && !put) || body.total_len() == 0 {
+                continue;
+            }
+            let name = headers
+                .get(b"content-disposition")
+                .and_then(disposition_filename)
+                .or_else(|| {
+                    tx.uri_raw()
+                        .map(|u| u.split(|&c| c == b'?').next().unwrap_or(u))
+                })
+                .unwrap_or(b"");
+            let Some(mut rec) = out.record(EventKind::Other) else {
+                return;
+            };
+            write_eve_header(&mut rec, &self.header("fileinfo", to_server));
+            h.write_eve_json(id, opts, &mut rec);
+            rec.set_str("app_proto", "http");
+            rec.open_object("fileinfo");
+            rec.set_bytes("filename", name);
+            rec.set_bool("gaps", body.had_gap());
+            let state = if body.had_gap() || !body.is_complete() {
+                "TRUNCATED"
+            } else {
+                "CLOSED"
+            };
+            rec.set_str("state", state);
+            rec.set_bool("stored", false);
+            rec.set_u64("size", body.total_len());
+            rec.set_u64("tx_id", id);
+            rec.close();
+            rec.close();
+            let _ = rec.commit();
+        }
+    }
+
+    /// The EVE `dns` records of one transaction: one per query of a request, one for a
+    /// response.
+    pub fn dns(&self, out: &mut shrike_output::EveOutput, tx: &DnsTx, cfg: &DnsLogConfig) {
+        if tx.request().is_some() && cfg.requests {
+            for i in 0..dns_eve::query_count(tx) {
+                let Some(mut rec) = out.record(EventKind::Protocol) else {
+                    return;
+                };
+                write_eve_header(&mut rec, &self.header("dns", true));
+                rec.open_object("dns");
+                rec.set_u64("version", 2);
+                let ok = dns_eve::write_query(&mut *rec, tx, i, cfg);
+                rec.close();
+                rec.close();
+                if ok {
+                    let _ = rec.commit();
+                } else {
+                    rec.abort();
+                }
+            }
+        }
+        if tx.response().is_some() && cfg.responses && dns_eve::answer_enabled(tx, cfg) {
+            let Some(mut rec) = out.record(EventKind::Protocol) else {
+                return;
+            };
+            // Suricata 7 writes both query and answer records with the flow's direction
+            // (LOG_DIR_FLOW): client as `src`, server as `dest`.
+            write_eve_header(&mut rec, &self.header("dns", true));
+            rec.open_object("dns");
+            let ok = dns_eve::write_answer(&mut *rec, tx, cfg, true);
+            rec.close();
+            rec.close();
+            if ok {
+                let _ = rec.commit();
+            } else {
+                rec.abort();
+            }
+        }
+    }
+
+    /// The EVE `tls` record of the flow.
+    pub fn tls(&self, out: &mut shrike_output::EveOutput, t: &TlsState, cfg: &TlsLogConfig) {
+        let Some(mut rec) = out.record(EventKind::Protocol) else {
+            return;
+        };
+        write_eve_header(&mut rec, &self.header("tls", true));
+        rec.open_object("tls");
+        tls_eve::write_tls(&mut *rec, t, cfg);
+        rec.close();
+        rec.close();
+        let _ = rec.commit();
+    }
+}
+
+/// `filename=` of a `Content-Disposition` value (quotes removed).
+fn disposition_filename(v: &[u8]) -> Option<&[u8]> {
+    let lower = v.to_ascii_lowercase();
+    let at = lower.windows(9).position(|w| w == b"filename=")?;
+    let rest = v.get(at + 9..)?;
+    let rest = rest.strip_prefix(b"\"").map_or(rest, |r| {
+        let end = r.iter().position(|&c| c == b'"').unwrap_or(r.len());
+        r.get(..end).unwrap_or(r)
+    });
+    let end = rest.iter().position(|&c| c == b';').unwrap_or(rest.len());
+    let name = rest.get(..end)?;
+    (!name.is_empty()).then_some(name)
+}
+
+/// The members an alert from transaction `tx` of `app` carries beside `alert`
+/// (`"http":{...}`, `"dns":{...}` or `"tls":{...}`), as JSON text without the enclosing
+/// braces; `None` when there is nothing to log.
+pub fn alert_app_members(app: &AppFlow, tx: u64) -> Option<Vec<u8>> {
+    let mut w = JsonWriter::with_capacity(512);
+    w.start_object();
+    if let Some(h) = app.http() {
+        let opts = EveHttpOptions {
+            extended: true,
+            ..EveHttpOptions::default()
+        };
+        if !h.write_eve_json(tx, &opts, &mut w) {
+            return None;
+        }
+    } else if let Some(d) = app.dns() {
+        let t = d.tx(tx)?;
+        w.open_object("dns");
+        dns_eve::write_alert(&mut w, t);
+        w.close();
+    } else if let Some(t) = app.tls() {
+        w.open_object("tls");
+        tls_eve::write_alert(&mut w, t);
+        w.close();
+    } else {
+        return None;
+    }
+    w.close();
+    let b = w.into_inner();
+    let inner = b.get(1..b.len().saturating_sub(1))?;
+    (!inner.is_empty()).then(|| inner.to_vec())
+}

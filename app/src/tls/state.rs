@@ -1,0 +1,439 @@
+//! Per-flow TLS state: the streaming record layer, handshake reassembly and what the
+//! handshake revealed.
+
+use super::cert::CertInfo;
+use super::hello::{md5_hex, Hello};
+use super::{TlsConfig, TlsEvent, TlsEvents, TlsStats};
+use crate::Dir;
+
+/// Longest legal TLS record payload (2^14 plus the 2,048 bytes of expansion TLS allows).
+const MAX_RECORD_LEN: usize = 16_384 + 2_048;
+/// Records accepted in one `parse` call before Suricata's `too_many_records_in_packet`.
+const MAX_RECORDS_PER_CALL: usize = 255;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum RecKind {
+    #[default]
+    None,
+    Tls(u8),
+    Ssl2,
+}
+
+/// One direction of the connection.
+#[derive(Debug, Default)]
+struct Conn {
+    hdr: [u8; 5],
+    hdr_len: usize,
+    kind: RecKind,
+    remaining: usize,
+    /// Bytes of the current record seen so far (small records like alerts/heartbeats/SSLv2).
+    small: Vec<u8>,
+    hs_buf: Vec<u8>,
+    ccs: bool,
+    app_data: bool,
+    record_version: u16,
+    records: u64,
+    hb_len: Option<usize>,
+    rec_len: usize,
+}
+
+/// Per-flow TLS parser state and the flow's single transaction (Suricata's model).
+#[derive(Debug, Default)]
+pub struct TlsState {
+    conn: [Conn; 2],
+    cfg: TlsConfig,
+    failed: bool,
+    /// The ClientHello, once seen.
+    pub client_hello: Option<Hello>,
+    /// The ServerHello, once seen.
+    pub server_hello: Option<Hello>,
+    /// Server certificate chain (DER), first is the server's own.
+    pub server_certs: Vec<Vec<u8>>,
+    /// Client certificate chain (DER), when the client sent one.
+    pub client_certs: Vec<Vec<u8>>,
+    /// Decoded first server certificate.
+    pub cert0: Option<CertInfo>,
+    /// Decoded first client certificate.
+    pub client_cert0: Option<CertInfo>,
+    /// JA3 string and hash of the ClientHello (when enabled).
+    pub ja3: Option<(String, String)>,
+    /// JA3S string and hash of the ServerHello (when enabled).
+    pub ja3s: Option<(String, String)>,
+    /// JA4 of the ClientHello (when enabled).
+    pub ja4: Option<String>,
+    /// SSLv2 client version, when the client spoke SSLv2.
+    pub sslv2_client_version: Option<u16>,
+    /// The server resumed the client's session (same non-empty session id).
+    pub resumed: bool,
+    /// Alerts seen (level, description) in clear text, most recent last (bounded).
+    pub alerts: Vec<(u8, u8)>,
+    /// Events on the transaction.
+    pub events: TlsEvents,
+    /// Counters.
+    pub stats: TlsStats,
+}
+
+fn di(dir: Dir) -> usize {
+    match dir {
+        Dir::ToServer => 0,
+        Dir::ToClient => 1,
+    }
+}
+
+impl TlsState {
+    /// New state.
+    pub fn new(cfg: TlsConfig) -> Self {
+        TlsState {
+            cfg,
+            ..TlsState::default()
+        }
+    }
+
+    /// Whether the parser gave up on the flow (an invalid record header).
+    pub fn failed(&self) -> bool {
+        self.failed
+    }
+
+    /// The record-layer version the server last used, if it sent a record.
+    pub fn server_record_version(&self) -> Option<u16> {
+        Some(self.conn[1].record_version).filter(|&v| v != 0)
+    }
+
+    /// Whether `dir` is encrypted (ChangeCipherSpec seen, or TLS 1.3 after the ServerHello,
+    /// or application data).
+    pub fn encrypted(&self, dir: Dir) -> bool {
+        let c = &self.conn[di(dir)];
+        c.ccs || c.app_data
+    }
+
+    /// Whether the handshake is over in both directions: from here on only encrypted records
+    /// follow and, as Suricata's default `encryption-handling`, their content needs no
+    /// inspection.
+    pub fn handshake_done(&self) -> bool {
+        self.encrypted(Dir::ToServer) && self.encrypted(Dir::ToClient)
+    }
+
+    fn event(&mut self, e: TlsEvent) {
+        if !self.events.has(e) {
+            self.stats.events += 1;
+        }
+        self.events.set(e);
+    }
+
+    /// A gap in `dir`: record framing is lost, so the parser stops (as Suricata).
+    pub fn gap(&mut self, dir: Dir, len: u32) {
+        if len > 0 {
+            let c = &mut self.conn[di(dir)];
+            c.hs_buf = Vec::new();
+            self.failed = true;
+        }
+    }
+
+    /// Feed the next bytes of the reassembled stream in `dir`. Returns `false` once the parser
+    /// has given up on the flow.
+    pub fn parse(&mut self, dir: Dir, mut data: &[u8]) -> bool {
+        let d = di(dir);
+        let mut records = 0usize;
+        while !data.is_empty() && !self.failed {
+            if self.conn[d].remaining == 0 {
+                // Record header.
+                let c = &mut self.conn[d];
+                if c.hdr_len == 0 {
+                    c.hdr[0] = data[0];
+                    c.hdr_len = 1;
+                    data = &data[1..];
+                }
+                let need: usize = if c.hdr[0] & 0x80 != 0 { 2 } else { 5 };
+                let take = need.saturating_sub(c.hdr_len).min(data.len());
+                let (h, rest) = data.split_at(take);
+                c.hdr[c.hdr_len..c.hdr_len + take].copy_from_slice(h);
+                c.hdr_len += take;
+                data = rest;
+                if c.hdr_len < need {
+                    continue;
+                }
+                records += 1;
+                if records > MAX_RECORDS_PER_CALL {
+                    self.event(TlsEvent::TooManyRecordsInPacket);
+                    self.failed = true;
+                    break;
+                }
+                if !self.record_header(d) {
+                    self.failed = true;
+                    break;
+                }
+                if self.conn[d].remaining == 0 {
+                    self.record_done(d);
+                }
+                continue;
+            }
+            let c = &mut self.conn[d];
+            let take = c.remaining.min(data.len());
+            let (chunk, rest) = data.split_at(take);
+            data = rest;
+            c.remaining -= take;
+            self.record_payload(d, chunk);
+            if self.conn[d].remaining == 0 {
+                self.record_done(d);
+            }
+        }
+        !self.failed
+    }
+
+    /// Validate a complete record header; sets `kind` and `remaining`.
+    fn record_header(&mut self, d: usize) -> bool {
+        let c = &mut self.conn[d];
+        let h = c.hdr;
+        c.hdr_len = 0;
+        c.small.clear();
+        if h[0] & 0x80 != 0 {
+            c.kind = RecKind::Ssl2;
+            c.remaining = (((h[0] & 0x7f) as usize) << 8) | h[1] as usize;
+            self.stats.sslv2_records += 1;
+            if c.remaining == 0 {
+                self.event(TlsEvent::InvalidSslv2Header);
+                return false;
+            }
+            return true;
+        }
+        let (ty, ver, len) = (
+            h[0],
+            u16::from_be_bytes([h[1], h[2]]),
+            u16::from_be_bytes([h[3], h[4]]) as usize,
+        );
+        if !(20..=24).contains(&ty) {
+            self.event(TlsEvent::InvalidRecordType);
+            return false;
+        }
+        if ver >> 8 != 3 {
+            self.event(TlsEvent::InvalidRecordVersion);
+            return false;
+        }
+        if len > MAX_RECORD_LEN {
+            self.event(TlsEvent::InvalidTlsHeader);
+            return false;
+        }
+        c.kind = RecKind::Tls(ty);
+        c.remaining = len;
+        c.rec_len = len;
+        c.record_version = ver;
+        c.records += 1;
+        self.stats.records += 1;
+        if ty == 23 {
+            c.app_data = true;
+        }
+        if ty == 24 {
+            let encrypted = c.ccs;
+            self.event(TlsEvent::HeartbeatMessage);
+            if encrypted {
+                // Encrypted heartbeats: a response longer or shorter than the request leaks.
+                let other = &self.conn[d ^ 1];
+                if d == 1 {
+                    if let Some(req) = other.hb_len {
+                        if req != len {
+                            self.event(TlsEvent::DataleakHeartbeatMismatch);
+                        }
+                    }
+                } else {
+                    self.conn[d].hb_len = Some(len);
+                }
+            }
+        }
+        true
+    }
+
+    fn record_payload(&mut self, d: usize, chunk: &[u8]) {
+        let c = &mut self.conn[d];
+        match c.kind {
+            RecKind::Tls(22) if !c.ccs => {
+                if c.hs_buf.len() + chunk.len() > self.cfg.max_handshake_len {
+                    // Oversized handshake message: drop it, keep framing.
+                    c.hs_buf.clear();
+                    self.event(TlsEvent::HandshakeInvalidLength);
+                    self.stats.handshake_too_long += 1;
+                    return;
+                }
+                c.hs_buf.extend_from_slice(chunk);
+                self.handshake_messages(d);
+            }
+            RecKind::Tls(21) | RecKind::Tls(24) | RecKind::Ssl2 => {
+                let room = 64usize.saturating_sub(c.small.len());
+                c.small.extend_from_slice(&chunk[..chunk.len().min(room)]);
+            }
+            _ => {}
+        }
+    }
+
+    fn record_done(&mut self, d: usize) {
+        let kind = self.conn[d].kind;
+        self.conn[d].kind = RecKind::None;
+        let small = std::mem::take(&mut self.conn[d].small);
+        match kind {
+            RecKind::Tls(20) => self.conn[d].ccs = true,
+            RecKind::Tls(21) if !self.conn[d].ccs => {
+                if let [level, desc, ..] = small[..] {
+                    if self.alerts.len() < 16 {
+                        self.alerts.push((level, desc));
+                    }
+                }
+                self.stats.alerts += 1;
+            }
+            RecKind::Tls(21) => self.stats.alerts += 1,
+            RecKind::Tls(24) if !self.conn[d].ccs => {
+                let rl = self.conn[d].rec_len;
+                self.heartbeat(&small, rl)
+            }
+            RecKind::Ssl2 => self.sslv2(d, &small),
+            _ => {}
+        }
+        self.conn[d].small = small;
+    }
+
+    fn heartbeat(&mut self, p: &[u8], record_len: usize) {
+        // The record length was checked in the header; `small` holds its first bytes.
+        let (Some(&ty), Some(len)) = (p.first(), p.get(1..3)) else {
+            self.event(TlsEvent::InvalidHeartbeatMessage);
+            return;
+        };
+        if ty != 1 && ty != 2 {
+            self.event(TlsEvent::InvalidHeartbeatMessage);
+            return;
+        }
+        let payload_len = u16::from_be_bytes([len[0], len[1]]) as usize;
+        if payload_len + 3 + 16 > record_len {
+            self.event(TlsEvent::OverflowHeartbeatMessage);
+        }
+    }
+
+    fn sslv2(&mut self, d: usize, p: &[u8]) {
+        match p.first() {
+            Some(0) => self.event(TlsEvent::ErrorMessageEncountered),
+            Some(1) if d == 0 => {
+                if let Some(v) = p.get(1..3) {
+                    self.sslv2_client_version = Some(u16::from_be_bytes([v[0], v[1]]));
+                    self.stats.sslv2_client_hellos += 1;
+                }
+            }
+            Some(4) if d == 1 => {
+                if let Some(v) = p.get(3..5) {
+                    self.conn[1].record_version = u16::from_be_bytes([v[0], v[1]]);
+                }
+                self.conn[0].ccs = true;
+                self.conn[1].ccs = true;
+            }
+            _ => {}
+        }
+    }
+
+    /// Process every complete handshake message buffered in direction `d`.
+    fn handshake_messages(&mut self, d: usize) {
+        let mut buf = std::mem::take(&mut self.conn[d].hs_buf);
+        let mut off = 0;
+        while let Some(h) = buf.get(off..off + 4) {
+            let len = (h[1] as usize) << 16 | (h[2] as usize) << 8 | h[3] as usize;
+            if len > self.cfg.max_handshake_len {
+                self.event(TlsEvent::HandshakeInvalidLength);
+                self.stats.handshake_too_long += 1;
+                off = buf.len();
+                break;
+            }
+            let Some(body) = buf.get(off + 4..off + 4 + len) else {
+                break;
+            };
+            self.handshake(d, h[0], body);
+            off += 4 + len;
+        }
+        buf.drain(..off.min(buf.len()));
+        self.conn[d].hs_buf = buf;
+    }
+
+    fn handshake(&mut self, d: usize, ty: u8, body: &[u8]) {
+        self.stats.handshake_messages += 1;
+        match (ty, d) {
+            (1, 0) => {
+                let mut evs = Vec::new();
+                match Hello::parse(body, true, &mut |e| evs.push(e)) {
+                    Some(h) => {
+                        if self.cfg.ja3 {
+                            let s = h.ja3_string();
+                            self.ja3 = Some((md5_hex(&s), s));
+                        }
+                        if self.cfg.ja4 {
+                            self.ja4 = Some(h.ja4(false));
+                        }
+                        self.client_hello = Some(h);
+                    }
+                    None => evs.push(TlsEvent::InvalidHandshakeMessage),
+                }
+                for e in evs {
+                    self.event(e);
+                }
+            }
+            (2, 1) => match Hello::parse(body, false, &mut |_| {}) {
+                Some(h) => {
+                    if self.cfg.ja3 {
+                        let s = h.ja3s_string();
+                        self.ja3s = Some((md5_hex(&s), s));
+                    }
+                    if let Some(ch) = &self.client_hello {
+                        if !h.session_id.is_empty() && h.session_id == ch.session_id {
+                            self.resumed = true;
+                        }
+                    }
+                    if h.selected_version() == 0x0304 || h.selected_version() >> 8 == 0x7f {
+                        // TLS 1.3: everything after the ServerHello is encrypted.
+                        self.conn[1].ccs = true;
+                    }
+                    self.server_hello = Some(h);
+                }
+                None => self.event(TlsEvent::InvalidHandshakeMessage),
+            },
+            (11, _) => self.certificates(d, body),
+            _ => {}
+        }
+    }
+
+    fn certificates(&mut self, d: usize, body: &[u8]) {
+        let Some(l) = body.get(..3) else {
+            self.event(TlsEvent::InvalidCertificate);
+            return;
+        };
+        let total = (l[0] as usize) << 16 | (l[1] as usize) << 8 | l[2] as usize;
+        let Some(list) = body.get(3..3 + total) else {
+            self.event(TlsEvent::CertificateInvalidLength);
+            return;
+        };
+        let mut chain = Vec::new();
+        let mut p = 0;
+        while p < list.len() {
+            let Some(l) = list.get(p..p + 3) else {
+                self.event(TlsEvent::CertificateInvalidLength);
+                break;
+            };
+            let len = (l[0] as usize) << 16 | (l[1] as usize) << 8 | l[2] as usize;
+            let Some(der) = list.get(p + 3..p + 3 + len) else {
+                self.event(TlsEvent::CertificateInvalidLength);
+                break;
+            };
+            if chain.len() < self.cfg.max_chain {
+                chain.push(der.to_vec());
+            }
+            p += 3 + len;
+        }
+        let info = match chain.first().map(|c| CertInfo::parse(c)) {
+            Some(Ok(i)) => Some(i),
+            Some(Err(e)) => {
+                self.event(e);
+                None
+            }
+            None => None,
+        };
+        if d == 1 {
+            self.server_certs = chain;
+            self.cert0 = info;
+        } else {
+            self.client_certs = chain;
+            self.client_cert0 = info;
+        }
+    }
+}

@@ -1,0 +1,264 @@
+//! Transaction buffers for rule inspection: which app-layer buffer a rule's [`BufferId`]
+//! names, fetching it from a flow's transaction, and the Suricata transforms applied before
+//! matching.
+
+use md5::Digest;
+
+use shrike_app::http::{HttpBuffer, Progress};
+use shrike_app::layer::AppFlow;
+use shrike_app::tls::TlsBuffer;
+use shrike_app::{AppProto, Dir};
+use shrike_rules::parse::{BufferId, Transform};
+
+/// An app-layer inspection buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum AppBuf {
+    /// An HTTP buffer.
+    Http(HttpBuffer),
+    /// A TLS buffer.
+    Tls(TlsBuffer),
+    /// `dns.query` (multi-buffer).
+    DnsQuery,
+}
+
+impl AppBuf {
+    /// The app buffer a rule buffer names, if shrike inspects it.
+    pub(crate) fn of(b: BufferId) -> Option<AppBuf> {
+        let n = b.name();
+        if n == "dns.query" {
+            return Some(AppBuf::DnsQuery);
+        }
+        if let Some(h) = HttpBuffer::from_keyword(n) {
+            return Some(AppBuf::Http(h));
+        }
+        TlsBuffer::from_keyword(n).map(AppBuf::Tls)
+    }
+
+    /// The protocol the buffer belongs to.
+    pub(crate) fn proto(self) -> AppProto {
+        match self {
+            AppBuf::Http(_) => AppProto::Http,
+            AppBuf::Tls(_) => AppProto::Tls,
+            AppBuf::DnsQuery => AppProto::Dns,
+        }
+    }
+
+    /// The only direction the buffer is inspected in, if one-sided.
+    pub(crate) fn dir(self) -> Option<Dir> {
+        match self {
+            AppBuf::Http(h) => h.direction(),
+            AppBuf::DnsQuery => Some(Dir::ToServer),
+            AppBuf::Tls(t) => match t {
+                TlsBuffer::Sni | TlsBuffer::Ja3Hash | TlsBuffer::Ja3String | TlsBuffer::Ja4Hash => {
+                    Some(Dir::ToServer)
+                }
+                TlsBuffer::Random | TlsBuffer::RandomTime | TlsBuffer::RandomBytes => None,
+                _ => Some(Dir::ToClient),
+            },
+        }
+    }
+
+    /// Whether the buffer is a message body (inspected before the message completes once
+    /// enough is buffered).
+    fn is_body(self) -> bool {
+        matches!(
+            self,
+            AppBuf::Http(HttpBuffer::RequestBody | HttpBuffer::ResponseBody | HttpBuffer::FileData)
+        )
+    }
+}
+
+/// Whether a buffer of transaction `tx` can be inspected now (`Some(final)`), or not yet
+/// (`None`).
+pub(crate) fn readiness(app: &AppFlow, tx: u64, b: AppBuf, dir: Dir) -> Option<bool> {
+    let closed = app.is_closed();
+    match b {
+        AppBuf::Http(h) => {
+            let st = app.http()?;
+            let t = st.tx(tx)?;
+            let d = h.direction().unwrap_or(dir);
+            let p = t.progress(d);
+            let complete = p == Progress::Complete || closed;
+            if b.is_body() {
+                st.body_ready(tx, h, d, complete).then_some(complete)
+            } else {
+                // A line or header buffer no longer changes once the transaction is past
+                // it (Suricata: an engine "can't match" once progress passed its own).
+                (p >= h.min_progress() || complete).then_some(true)
+            }
+        }
+        AppBuf::DnsQuery => Some(true),
+        AppBuf::Tls(tb) => {
+            let t = app.tls()?;
+            let d = b.dir().unwrap_or(dir);
+            Some(t.handshake_done() || t.failed() || closed || t.buffer_final(d, tb))
+        }
+    }
+}
+
+/// Call `f` with each item of buffer `b` of transaction `tx` (inspected in `dir`) until it
+/// returns true; returns whether it did.
+pub(crate) fn visit(
+    app: &AppFlow,
+    tx: u64,
+    b: AppBuf,
+    dir: Dir,
+    f: &mut dyn FnMut(&[u8]) -> bool,
+) -> bool {
+    let d = b.dir().unwrap_or(dir);
+    match b {
+        AppBuf::Http(h) => app.http().is_some_and(|s| s.for_each_buffer(tx, h, d, f)),
+        AppBuf::DnsQuery => app
+            .dns()
+            .and_then(|s| s.tx(tx))
+            .is_some_and(|t| t.query_names().any(&mut *f)),
+        AppBuf::Tls(t) => {
+            let mut hit = false;
+            if let Some(s) = app.tls() {
+                s.buffer(d, t, &mut |v| {
+                    if !hit {
+                        hit = f(v);
+                    }
+                });
+            }
+            hit
+        }
+    }
+}
+
+/// Whether shrike implements a transform.
+pub(crate) fn transform_supported(t: &Transform) -> bool {
+    !matches!(t, Transform::PcreXform(_))
+}
+
+/// Apply `ts` to `input`; the result is in `out` (left empty when nothing applies).
+pub(crate) fn apply_transforms(
+    ts: &[Transform],
+    input: &[u8],
+    out: &mut Vec<u8>,
+    tmp: &mut Vec<u8>,
+) {
+    out.clear();
+    out.extend_from_slice(input);
+    for t in ts {
+        tmp.clear();
+        match t {
+            Transform::CompressWhitespace => {
+                let mut prev_ws = false;
+                for &c in out.iter() {
+                    let ws = c.is_ascii_whitespace() || c == 0x0b;
+                    if !(ws && prev_ws) {
+                        tmp.push(if ws { b' ' } else { c });
+                    }
+                    prev_ws = ws;
+                }
+            }
+            Transform::StripWhitespace => {
+                tmp.extend(
+                    out.iter()
+                        .copied()
+                        .filter(|c| !(c.is_ascii_whitespace() || *c == 0x0b)),
+                );
+            }
+            Transform::DotPrefix => {
+                tmp.push(b'.');
+                tmp.extend_from_slice(out);
+            }
+            Transform::ToLowercase | Transform::HeaderLowercase => {
+                tmp.extend(out.iter().map(u8::to_ascii_lowercase))
+            }
+            Transform::ToUppercase => tmp.extend(out.iter().map(u8::to_ascii_uppercase)),
+            Transform::UrlDecode => {
+                let mut i = 0;
+                while let Some(&c) = out.get(i) {
+                    if c == b'%' {
+                        let h = out.get(i + 1..i + 3).and_then(|h| {
+                            std::str::from_utf8(h)
+                                .ok()
+                                .and_then(|s| u8::from_str_radix(s, 16).ok())
+                        });
+                        if let Some(v) = h {
+                            tmp.push(v);
+                            i += 3;
+                            continue;
+                        }
+                    }
+                    tmp.push(if c == b'+' { b' ' } else { c });
+                    i += 1;
+                }
+            }
+            Transform::ToMd5 => tmp.extend_from_slice(&md5::Md5::digest(&out[..])),
+            Transform::ToSha1 => tmp.extend_from_slice(&sha1::Sha1::digest(&out[..])),
+            Transform::ToSha256 => tmp.extend_from_slice(&sha2::Sha256::digest(&out[..])),
+            Transform::Xor(key) => {
+                if key.is_empty() {
+                    tmp.extend_from_slice(out);
+                } else {
+                    tmp.extend(out.iter().zip(key.iter().cycle()).map(|(a, k)| a ^ k));
+                }
+            }
+            Transform::StripPseudoHeaders | Transform::PcreXform(_) => tmp.extend_from_slice(out),
+        }
+        std::mem::swap(out, tmp);
+    }
+}
+
+/// Hex of a hash, for tests.
+#[cfg(test)]
+fn hex_of(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn transforms_table() {
+        let cases: &[(&[Transform], &[u8], &[u8])] = &[
+            (&[Transform::DotPrefix], b"a.com", b".a.com"),
+            (&[Transform::StripWhitespace], b" a b\t\r\nc ", b"abc"),
+            (&[Transform::CompressWhitespace], b"a  \t b", b"a b"),
+            (&[Transform::ToLowercase], b"AbC", b"abc"),
+            (&[Transform::UrlDecode], b"%41b+%zz", b"Ab %zz"),
+            (&[Transform::Xor(vec![1])], b"\x00\x01", b"\x01\x00"),
+            (
+                &[Transform::ToLowercase, Transform::DotPrefix],
+                b"X.COM",
+                b".x.com",
+            ),
+        ];
+        let (mut out, mut tmp) = (Vec::new(), Vec::new());
+        for (ts, i, want) in cases {
+            apply_transforms(ts, i, &mut out, &mut tmp);
+            assert_eq!(&out[..], *want, "{ts:?}");
+        }
+        apply_transforms(&[Transform::ToMd5], b"abc", &mut out, &mut tmp);
+        assert_eq!(hex_of(&out), "900150983cd24fb0d6963f7d28e17f72");
+        apply_transforms(&[Transform::ToSha256], b"", &mut out, &mut tmp);
+        assert_eq!(
+            hex_of(&out),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+    }
+
+    #[test]
+    fn buffer_mapping() {
+        let id = |n| BufferId::by_name(n).unwrap();
+        assert_eq!(
+            AppBuf::of(id("http.uri")),
+            Some(AppBuf::Http(HttpBuffer::Uri))
+        );
+        assert_eq!(AppBuf::of(id("dns.query")), Some(AppBuf::DnsQuery));
+        assert_eq!(AppBuf::of(id("tls.sni")), Some(AppBuf::Tls(TlsBuffer::Sni)));
+        assert_eq!(
+            AppBuf::of(id("ja4.hash")),
+            Some(AppBuf::Tls(TlsBuffer::Ja4Hash))
+        );
+        assert_eq!(AppBuf::of(id("ssh.proto")), None);
+        assert_eq!(
+            AppBuf::of(id("file.data")).map(AppBuf::proto),
+            Some(AppProto::Http)
+        );
+    }
+}

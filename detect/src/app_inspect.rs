@@ -1,0 +1,827 @@
+//! Transaction inspection (Suricata's `DetectRunTx`): rules that read app-layer buffers
+//! (`http.uri`, `dns.query`, `tls.sni`, `urilen`, `app-layer-event` ...) are matched against
+//! the flow's transactions, not the packet. Each such rule is evaluated on a transaction once
+//! all the buffers it reads are available at the transaction's progress, alerts at most once
+//! per transaction, and is not evaluated again on a transaction once it matched or failed on
+//! final data. Packet-level parts of the rule (header, `flow`, `flowbits`, payload content)
+//! are checked on the packet that triggers the inspection, as Suricata does.
+//!
+//! Rules are prefiltered per protocol, buffer and direction on their fast pattern
+//! (`fast_pattern` on the rule's buffer, else the engine's choice), the rest are always
+//! candidates.
+
+use std::collections::HashSet;
+
+use shrike_app::dns::DnsEvent;
+use shrike_app::http::HttpEvent;
+use shrike_app::layer::AppFlow;
+use shrike_app::tls::TlsEvent;
+use shrike_app::{AppProto, Dir};
+use shrike_rules::matcher::{CompiledSection, MatchEnv, Scratch};
+use shrike_rules::parse::{Transform, UintMatch};
+
+use super::app_buffers::{apply_transforms, readiness, visit, AppBuf};
+use super::prefilter::{self, Prefilter};
+use super::sig::Sig;
+
+/// A compiled section reading an app-layer buffer.
+#[derive(Debug)]
+pub(crate) struct AppSection {
+    pub buf: AppBuf,
+    pub matcher: CompiledSection,
+}
+
+/// An `app-layer-event` check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AppEvent {
+    Http(HttpEvent),
+    Dns(DnsEvent),
+    Tls(TlsEvent),
+}
+
+impl AppEvent {
+    /// Parse `proto.event`.
+    pub(crate) fn parse(v: &str) -> Option<AppEvent> {
+        let (p, e) = v.trim().split_once('.')?;
+        match p {
+            "http" => HttpEvent::from_name(e).map(AppEvent::Http),
+            "dns" => DnsEvent::from_name(e).map(AppEvent::Dns),
+            "tls" => TlsEvent::from_name(e).map(AppEvent::Tls),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn proto(self) -> AppProto {
+        match self {
+            AppEvent::Http(_) => AppProto::Http,
+            AppEvent::Dns(_) => AppProto::Dns,
+            AppEvent::Tls(_) => AppProto::Tls,
+        }
+    }
+}
+
+/// A legacy TLS keyword (`tls.subject`, `tls.issuerdn`, `tls.fingerprint`, `tls.version`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum TlsCheck {
+    /// Substring of the server certificate's subject (negated).
+    Subject(Box<str>, bool),
+    /// Substring of the server certificate's issuer (negated).
+    Issuer(Box<str>, bool),
+    /// Substring of the server certificate's SHA-1 fingerprint (negated).
+    Fingerprint(Box<str>, bool),
+    /// The negotiated version (`None`: any).
+    Version(Option<u16>),
+}
+
+impl TlsCheck {
+    /// Parse a legacy TLS keyword; `None` when it is not one (or its value is bad).
+    pub(crate) fn parse(name: &str, value: Option<&str>) -> Option<TlsCheck> {
+        let v = value.unwrap_or("").trim();
+        let (neg, v) = match v.strip_prefix('!') {
+            Some(r) => (true, r.trim()),
+            None => (false, v),
+        };
+        let v = v
+            .strip_prefix('"')
+            .and_then(|r| r.strip_suffix('"'))
+            .unwrap_or(v);
+        Some(match name {
+            "tls.subject" => TlsCheck::Subject(v.into(), neg),
+            "tls.issuerdn" => TlsCheck::Issuer(v.into(), neg),
+            "tls.fingerprint" => TlsCheck::Fingerprint(v.to_ascii_lowercase().into(), neg),
+            "tls.version" => TlsCheck::Version(match v {
+                "any" => None,
+                "1.0" => Some(0x0301),
+                "1.1" => Some(0x0302),
+                "1.2" => Some(0x0303),
+                "1.3" => Some(0x0304),
+                "sslv3" | "3.0" => Some(0x0300),
+                _ => {
+                    let h = v.strip_prefix("0x")?;
+                    Some(u16::from_str_radix(h, 16).ok()?)
+                }
+            }),
+            _ => return None,
+        })
+    }
+
+    /// `Some(result)` when decidable on `t` now.
+    fn eval(&self, t: &shrike_app::tls::TlsState) -> Option<bool> {
+        let cert = |f: &dyn Fn(&shrike_app::tls::cert::CertInfo) -> &str, pat: &str, neg: bool| {
+            t.cert0.as_ref().map(|c| f(c).contains(pat) != neg)
+        };
+        match self {
+            TlsCheck::Subject(p, n) => cert(&|c| &c.subject, p, *n),
+            TlsCheck::Issuer(p, n) => cert(&|c| &c.issuer, p, *n),
+            TlsCheck::Fingerprint(p, n) => cert(&|c| &c.fingerprint, p, *n),
+            TlsCheck::Version(v) => t
+                .server_hello
+                .as_ref()
+                .map(|_| v.is_none_or(|want| t.version() == want)),
+        }
+    }
+}
+
+/// The fast pattern of an app rule: buffer with the transforms of the rule's section on it
+/// (Suricata prefilters the transformed buffer), lowercased bytes, exact bytes when case
+/// matters.
+pub(crate) type AppFastPat = Option<(BufKey, Vec<u8>, Option<Vec<u8>>)>;
+
+/// A payload fast pattern: lowercased bytes, exact bytes when case matters.
+pub(crate) type PktFastPat = Option<(Vec<u8>, Option<Vec<u8>>)>;
+
+/// A prefilter buffer: an app buffer and the transforms applied to it.
+pub(crate) type BufKey = (AppBuf, Box<[Transform]>);
+
+/// The app-layer part of a signature.
+#[derive(Debug, Default)]
+pub(crate) struct AppSig {
+    /// Protocol the flow must have (rule header, buffers).
+    pub proto: Option<AppProto>,
+    /// `app-layer-protocol` checks: (protocol name, negated).
+    pub protocol_checks: Box<[(Box<str>, bool)]>,
+    /// Transaction buffer sections, in rule order.
+    pub sections: Box<[AppSection]>,
+    /// `urilen` (comparison, raw).
+    pub urilen: Option<(UintMatch, bool)>,
+    /// `app-layer-event` checks.
+    pub events: Box<[AppEvent]>,
+    /// Legacy TLS keywords.
+    pub tls_checks: Box<[TlsCheck]>,
+    /// Direction the transaction is inspected in (`None`: both).
+    pub dir: Option<Dir>,
+    /// Prefilter pattern.
+    pub fp: AppFastPat,
+    /// The rule's fast pattern is packet payload content (lowercased bytes, exact bytes
+    /// when case matters): the rule is a transaction candidate only on packets whose
+    /// payload holds it (Suricata merges the packet prefilter's hits into the tx candidates).
+    pub pkt_fp: PktFastPat,
+}
+
+impl AppSig {
+    /// Whether the rule is inspected per transaction (rather than per packet).
+    pub(crate) fn is_tx(&self) -> bool {
+        !self.sections.is_empty()
+            || self.urilen.is_some()
+            || !self.events.is_empty()
+            || !self.tls_checks.is_empty()
+    }
+
+    /// The flow's protocol fits the rule's header and `app-layer-protocol` checks.
+    pub(crate) fn proto_ok(&self, p: AppProto) -> bool {
+        if self.proto.is_some_and(|want| want != p) {
+            return false;
+        }
+        self.protocol_checks.iter().all(|(n, neg)| {
+            let is = match &**n {
+                "http" | "http1" => p == AppProto::Http,
+                "tls" | "ssl" => p == AppProto::Tls,
+                "dns" => p == AppProto::Dns,
+                "failed" => p == AppProto::Failed,
+                "unknown" => p == AppProto::Unknown,
+                _ => false,
+            };
+            is != *neg
+        })
+    }
+}
+
+/// Result of evaluating a rule on one transaction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TxResult {
+    Match,
+    /// No match; `true` when the data was final (no need to look again).
+    NoMatch(bool),
+    /// Some buffer is not available yet.
+    NotReady,
+}
+
+/// A prefilter pattern's exact bytes (when case-sensitive) and signature.
+type PatSig = (Option<Box<[u8]>>, u32);
+
+#[derive(Debug)]
+struct BufMpm {
+    buf: AppBuf,
+    /// Transforms applied to the buffer before the scan.
+    transforms: Box<[Transform]>,
+    pf: Box<dyn Prefilter>,
+    /// Per pattern: (exact bytes when case-sensitive, signature).
+    pats: Box<[Box<[PatSig]>]>,
+}
+
+#[derive(Debug)]
+struct PayMpm {
+    pf: Box<dyn Prefilter>,
+    pats: Box<[Box<[PatSig]>]>,
+}
+
+#[derive(Debug, Default)]
+struct ProtoIndex {
+    /// Per packet direction (0 to server, 1 to client): rules without a prefilter pattern.
+    nonmpm: [Vec<u32>; 2],
+    /// Per packet direction: prefilters.
+    mpms: [Vec<BufMpm>; 2],
+    /// Per packet direction: the prefilter of rules whose fast pattern is payload content.
+    pay: [Option<PayMpm>; 2],
+}
+
+type Pats = Vec<(Vec<u8>, Vec<PatSig>)>;
+
+/// A prefilter and, per pattern, its rules.
+type CompiledPats = (Box<dyn Prefilter>, Box<[Box<[PatSig]>]>);
+
+fn add_pat(pats: &mut Pats, lower: &[u8], exact: &Option<Vec<u8>>, n: u32) {
+    let ex = exact.clone().map(Vec::into_boxed_slice);
+    match pats.iter_mut().find(|(l, _)| l == lower) {
+        Some((_, v)) => v.push((ex, n)),
+        None => pats.push((lower.to_vec(), vec![(ex, n)])),
+    }
+}
+
+/// A prefilter over the patterns of `pats` with, per pattern, its rules; or, when no
+/// prefilter can be built, the rules (sorted) to inspect without one.
+fn compile_pats(pats: Pats) -> Result<CompiledPats, Vec<u32>> {
+    let refs: Vec<&[u8]> = pats.iter().map(|(l, _)| l.as_slice()).collect();
+    match prefilter::build(&refs) {
+        Some(pf) => Ok((pf, pats.into_iter().map(|(_, v)| v.into()).collect())),
+        None => {
+            let mut sigs: Vec<u32> = pats
+                .into_iter()
+                .flat_map(|(_, v)| v.into_iter().map(|x| x.1))
+                .collect();
+            sigs.sort_unstable();
+            Err(sigs)
+        }
+    }
+}
+
+/// Calls `hit(sig)` for each rule of `pats` whose pattern the prefilter found in `hay`.
+fn scan_pats(pf: &dyn Prefilter, pats: &[Box<[PatSig]>], hay: &[u8], hit: &mut dyn FnMut(u32)) {
+    pf.scan(hay, &mut |i, s, e| {
+        for (exact, n) in pats.get(i as usize).map(|v| &v[..]).unwrap_or(&[]) {
+            if let Some(ex) = exact {
+                if hay.get(s..e) != Some(&ex[..]) {
+                    continue;
+                }
+            }
+            hit(*n);
+        }
+    });
+}
+
+/// Transaction rules by protocol, direction and buffer.
+#[derive(Debug, Default)]
+pub(crate) struct AppIndex {
+    per: [ProtoIndex; 3],
+    /// Number of transaction rules.
+    pub tx_rules: usize,
+}
+
+fn pi(p: AppProto) -> Option<usize> {
+    match p {
+        AppProto::Http => Some(0),
+        AppProto::Dns => Some(1),
+        AppProto::Tls => Some(2),
+        _ => None,
+    }
+}
+
+fn di(d: Dir) -> usize {
+    match d {
+        Dir::ToServer => 0,
+        Dir::ToClient => 1,
+    }
+}
+
+impl AppIndex {
+    /// Index the transaction rules of `sigs`.
+    pub(crate) fn build(sigs: &[Sig]) -> AppIndex {
+        let mut idx = AppIndex::default();
+        let mut bufs: Vec<[Vec<(BufKey, Pats)>; 2]> =
+            (0..3).map(|_| [Vec::new(), Vec::new()]).collect();
+        let mut pay: Vec<[Option<Pats>; 2]> = (0..3).map(|_| [None, None]).collect();
+        for (n, s) in sigs.iter().enumerate() {
+            let Some(a) = s.app.as_deref().filter(|a| a.is_tx()) else {
+                continue;
+            };
+            let Some(p) = a.proto.and_then(pi) else {
+                continue;
+            };
+            idx.tx_rules += 1;
+            let dirs: &[usize] = match a.dir {
+                Some(d) => &[di(d)][..],
+                None => &[0, 1][..],
+            };
+            for &d in dirs {
+                match &a.fp {
+                    Some((buf, lower, exact)) => {
+                        let list = &mut bufs[p][d];
+                        let bi = match list.iter().position(|(b, _)| b == buf) {
+                            Some(i) => i,
+                            None => {
+                                list.push((buf.clone(), Vec::new()));
+                                list.len() - 1
+                            }
+                        };
+                        add_pat(&mut list[bi].1, lower, exact, n as u32);
+                    }
+                    None => match &a.pkt_fp {
+                        Some((lower, exact)) => add_pat(
+                            pay[p][d].get_or_insert_with(Vec::new),
+                            lower,
+                            exact,
+                            n as u32,
+                        ),
+                        None => idx.per[p].nonmpm[d].push(n as u32),
+                    },
+                }
+            }
+        }
+        for (p, per_dir) in bufs.into_iter().enumerate() {
+            for (d, list) in per_dir.into_iter().enumerate() {
+                let per = &mut idx.per[p];
+                for ((buf, transforms), pats) in list {
+                    match compile_pats(pats) {
+                        Ok((pf, pats)) => per.mpms[d].push(BufMpm {
+                            buf,
+                            transforms,
+                            pf,
+                            pats,
+                        }),
+                        Err(sigs) => per.nonmpm[d].extend(sigs),
+                    }
+                }
+                if let Some(pats) = pay[p][d].take().filter(|v| !v.is_empty()) {
+                    match compile_pats(pats) {
+                        Ok((pf, pats)) => per.pay[d] = Some(PayMpm { pf, pats }),
+                        Err(sigs) => per.nonmpm[d].extend(sigs),
+                    }
+                }
+                per.nonmpm[d].sort_unstable();
+            }
+        }
+        idx
+    }
+
+    /// No transaction rule at all.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.tx_rules == 0
+    }
+}
+
+/// Per-worker scratch of transaction inspection.
+#[derive(Debug, Default)]
+pub(crate) struct AppScratch {
+    cand: Vec<u32>,
+    /// This packet's payload prefilter hits (rules with a payload fast pattern).
+    pay: Vec<u32>,
+    stamp: Vec<u32>,
+    gen: u32,
+    txs: Vec<u64>,
+    out: Vec<u8>,
+    tmp: Vec<u8>,
+}
+
+impl AppScratch {
+    pub(crate) fn new(sigs: usize) -> AppScratch {
+        AppScratch {
+            stamp: vec![0; sigs],
+            ..AppScratch::default()
+        }
+    }
+
+    fn next_gen(&mut self) -> u32 {
+        self.gen = self.gen.wrapping_add(1);
+        if self.gen == 0 {
+            self.stamp.iter_mut().for_each(|s| *s = 0);
+            self.gen = 1;
+        }
+        self.gen
+    }
+}
+
+/// Per-flow transaction detection state: the (transaction, rule, direction) triples that
+/// are decided (a match decides both directions: one alert per transaction), and each
+/// live transaction's inspection progress.
+#[derive(Debug, Clone, Default)]
+pub struct AppDetect {
+    done: HashSet<(u64, u32, u8), std::hash::BuildHasherDefault<TxKeyHasher>>,
+    /// Per direction: the app generation (+1) last inspected.
+    seen_gen: [u64; 2],
+    /// Inspection progress per (transaction, direction).
+    progs: Vec<TxProg>,
+}
+
+/// How far one transaction has been inspected in one direction (Suricata keeps the same
+/// in a transaction's detect state): which prefilters already ran on buffers that can no
+/// longer change, and the candidates they (and the non-prefilter rules) produced that are
+/// not decided yet. A transaction's buffers are prefiltered once, not on every packet.
+#[derive(Debug, Clone, Default)]
+struct TxProg {
+    tx: u64,
+    dir: u8,
+    /// Bit `j`: prefilter `j` of the direction's list ran on stable data.
+    scanned: u64,
+    /// The non-prefilter rules were added to the candidates.
+    base: bool,
+    /// Candidates not decided yet (a buffer not ready, data not final, or the packet-level
+    /// part failed on the packet that inspected them).
+    pending: Vec<u32>,
+}
+
+impl AppDetect {
+    /// Nothing reached the app layer since this direction's last inspection.
+    pub(crate) fn unchanged(&self, app: &AppFlow, to_server: bool) -> bool {
+        self.seen_gen[usize::from(!to_server)] == app.gen.wrapping_add(1)
+    }
+}
+
+/// Multiply-rotate hasher for the small integer keys of [`AppDetect::done`] (looked up for
+/// every candidate of every live transaction: SipHash showed up at 5% of a profile). The
+/// keys are transaction and signature numbers, not attacker-chosen bytes.
+#[derive(Default)]
+pub(crate) struct TxKeyHasher(u64);
+
+impl std::hash::Hasher for TxKeyHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    #[inline]
+    fn write_u8(&mut self, n: u8) {
+        self.write_u64(u64::from(n));
+    }
+    #[inline]
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(u64::from(n));
+    }
+    #[inline]
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+impl AppDetect {
+    fn prune(&mut self, min_tx: u64) {
+        if self.done.len() > 64 {
+            self.done.retain(|(t, _, _)| *t >= min_tx);
+        }
+        self.progs.retain(|p| p.tx >= min_tx);
+    }
+
+    /// Take the progress of (`tx`, `d`) out (a fresh one when there is none yet).
+    fn take_prog(&mut self, tx: u64, d: u8) -> TxProg {
+        match self.progs.iter().position(|p| p.tx == tx && p.dir == d) {
+            Some(i) => self.progs.swap_remove(i),
+            None => TxProg {
+                tx,
+                dir: d,
+                ..TxProg::default()
+            },
+        }
+    }
+}
+
+/// The live transactions of `app` to inspect on a packet going `d`.
+fn live_txs(app: &AppFlow, d: Dir, out: &mut Vec<u64>) {
+    out.clear();
+    if let Some(h) = app.http() {
+        out.extend(h.txs().map(|t| t.id()));
+    } else if let Some(s) = app.dns() {
+        out.extend(s.txs().filter(|t| t.dir == Some(d)).map(|t| t.id));
+    } else if app.tls().is_some() {
+        out.push(0);
+    }
+}
+
+/// Add rule `n` to `cand` unless this generation already has it.
+fn push_once(cand: &mut Vec<u32>, stamp: &mut [u32], gen: u32, n: u32) {
+    if let Some(st) = stamp.get_mut(n as usize) {
+        if *st != gen {
+            *st = gen;
+            cand.push(n);
+        }
+    }
+}
+
+/// Candidates for transaction `tx`: what `prog` left pending, the non-prefilter rules on
+/// the first inspection, and the hits of the prefilters whose buffer is ready and not yet
+/// scanned on stable data. A buffer that is not ready is not scanned: no rule reading it
+/// can be evaluated yet.
+fn candidates(
+    pidx: &ProtoIndex,
+    app: &AppFlow,
+    tx: u64,
+    d: Dir,
+    prog: &mut TxProg,
+    sc: &mut AppScratch,
+) {
+    let gen = sc.next_gen();
+    sc.cand.clear();
+    {
+        let (cand, stamp, pay) = (&mut sc.cand, &mut sc.stamp, &sc.pay);
+        let mut add = |n: u32| push_once(cand, stamp, gen, n);
+        prog.pending.drain(..).for_each(&mut add);
+        pay.iter().copied().for_each(&mut add);
+        if !prog.base {
+            prog.base = true;
+            pidx.nonmpm[di(d)].iter().copied().for_each(&mut add);
+        }
+    }
+    for (j, m) in pidx.mpms[di(d)].iter().enumerate() {
+        let bit = 1u64.checked_shl(j as u32).unwrap_or(0);
+        if prog.scanned & bit != 0 {
+            continue;
+        }
+        let Some(stable) = readiness(app, tx, m.buf, d) else {
+            continue;
+        };
+        if stable {
+            prog.scanned |= bit;
+        }
+        let (cand, stamp, out, tmp) = (&mut sc.cand, &mut sc.stamp, &mut sc.out, &mut sc.tmp);
+        visit(app, tx, m.buf, d, &mut |hay| {
+            let hay = if m.transforms.is_empty() {
+                hay
+            } else {
+                apply_transforms(&m.transforms, hay, out, tmp);
+                &out[..]
+            };
+            scan_pats(&*m.pf, &m.pats, hay, &mut |n| {
+                push_once(cand, stamp, gen, n)
+            });
+            false
+        });
+    }
+    sc.cand.sort_unstable();
+}
+
+fn events_hit(app: &AppFlow, tx: u64, e: AppEvent) -> bool {
+    match e {
+        AppEvent::Http(ev) => app
+            .http()
+            .and_then(|h| h.tx(tx))
+            .is_some_and(|t| t.events().contains(ev)),
+        AppEvent::Dns(ev) => app
+            .dns()
+            .and_then(|d| d.tx(tx))
+            .is_some_and(|t| t.events.has(ev)),
+        AppEvent::Tls(ev) => app.tls().is_some_and(|t| t.events.has(ev)),
+    }
+}
+
+/// Evaluate the transaction part of `a` on transaction `tx`.
+fn eval_tx(
+    a: &AppSig,
+    app: &AppFlow,
+    tx: u64,
+    d: Dir,
+    sc: &mut AppScratch,
+    scratch: &mut Scratch,
+    env: &MatchEnv,
+) -> TxResult {
+    let mut fin = true;
+    for s in a.sections.iter() {
+        match readiness(app, tx, s.buf, d) {
+            None => return TxResult::NotReady,
+            Some(f) => fin &= f,
+        }
+    }
+    if a.urilen.is_some() {
+        let b = AppBuf::Http(shrike_app::http::HttpBuffer::Uri);
+        match readiness(app, tx, b, d) {
+            None => return TxResult::NotReady,
+            Some(f) => fin &= f,
+        }
+    }
+    if !a.events.is_empty() && a.sections.is_empty() {
+        fin = match app.tls() {
+            Some(t) => t.handshake_done() || app.is_closed(),
+            None => app
+                .http()
+                .and_then(|h| h.tx(tx))
+                .is_none_or(|t| t.is_complete() || app.is_closed()),
+        };
+    }
+    if !a.tls_checks.is_empty() {
+        let Some(t) = app.tls() else {
+            return TxResult::NoMatch(true);
+        };
+        let end = t.handshake_done() || t.failed() || app.is_closed();
+        for c in a.tls_checks.iter() {
+            match c.eval(t) {
+                Some(true) => {}
+                Some(false) => return TxResult::NoMatch(true),
+                None if end => return TxResult::NoMatch(true),
+                None => return TxResult::NotReady,
+            }
+        }
+    }
+    for &e in a.events.iter() {
+        if e.proto() != a.proto.unwrap_or(e.proto()) || !events_hit(app, tx, e) {
+            return TxResult::NoMatch(fin);
+        }
+    }
+    if let Some((m, raw)) = &a.urilen {
+        use shrike_app::http::HttpBuffer;
+        let which = if *raw {
+            HttpBuffer::UriRaw
+        } else {
+            HttpBuffer::Uri
+        };
+        let len = app.http().and_then(|h| h.buffer(tx, which, Dir::ToServer));
+        if !len.is_some_and(|u| m.matches(u.len() as u64)) {
+            return TxResult::NoMatch(fin);
+        }
+    }
+    for s in a.sections.iter() {
+        let (out, tmp) = (&mut sc.out, &mut sc.tmp);
+        let t = &s.matcher.transforms;
+        let hit = visit(app, tx, s.buf, d, &mut |v| {
+            if t.is_empty() {
+                s.matcher.matches(v, scratch, env)
+            } else {
+                apply_transforms(t, v, out, tmp);
+                s.matcher.matches(out, scratch, env)
+            }
+        });
+        if !hit {
+            return TxResult::NoMatch(fin);
+        }
+    }
+    TxResult::Match
+}
+
+impl super::Engine {
+    /// Inspect the transactions of the packet's flow; matching rules go to `queue` with
+    /// their transaction id. `pkt_ok(n)` runs the packet-level part of rule `n` (header,
+    /// keywords, payload) and applies nothing.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn inspect_txs(
+        &self,
+        app: &AppFlow,
+        payload: &[u8],
+        to_server: bool,
+        state: &mut super::FlowDetect,
+        sc: &mut AppScratch,
+        scratch: &mut Scratch,
+        pkt_ok: &mut dyn FnMut(u32, &super::FlowDetect, &mut Scratch) -> bool,
+        queue: &mut Vec<(u32, u64)>,
+    ) {
+        let Some(pidx) = pi(app.proto).and_then(|p| self.app.per.get(p)) else {
+            return;
+        };
+        let d = if to_server {
+            Dir::ToServer
+        } else {
+            Dir::ToClient
+        };
+        let env = MatchEnv::default();
+        let mut txs = std::mem::take(&mut sc.txs);
+        live_txs(app, d, &mut txs);
+        sc.pay.clear();
+        if let Some(pm) = pidx.pay[di(d)].as_ref().filter(|_| !payload.is_empty()) {
+            let out = &mut sc.pay;
+            scan_pats(&*pm.pf, &pm.pats, payload, &mut |n| out.push(n));
+            out.sort_unstable();
+            out.dedup();
+        }
+        for &tx in &txs {
+            let dn = di(d) as u8;
+            let mut prog = state.app.get_or_insert_with(Box::default).take_prog(tx, dn);
+            candidates(pidx, app, tx, d, &mut prog, sc);
+            let cand = std::mem::take(&mut sc.cand);
+            for &n in &cand {
+                let Some(s) = self.sigs.get(n as usize) else {
+                    continue;
+                };
+                let Some(a) = s.app.as_deref() else {
+                    continue;
+                };
+                if state
+                    .app
+                    .as_ref()
+                    .is_some_and(|ad| ad.done.contains(&(tx, n, dn)))
+                {
+                    continue;
+                }
+                if !a.proto_ok(app.proto) {
+                    continue;
+                }
+                if !pkt_ok(n, state, scratch) {
+                    // A rule found by its payload fast pattern comes back when a packet
+                    // holds the pattern again; the others are retried on the next packet.
+                    if a.pkt_fp.is_none() {
+                        prog.pending.push(n);
+                    }
+                    continue;
+                }
+                match eval_tx(a, app, tx, d, sc, scratch, &env) {
+                    TxResult::Match => {
+                        let ad = state.app.get_or_insert_with(Box::default);
+                        ad.done.insert((tx, n, 0));
+                        ad.done.insert((tx, n, 1));
+                        s.post.iter().for_each(|op| op.apply(state));
+                        queue.push((n, tx));
+                    }
+                    TxResult::NoMatch(true) => {
+                        let ad = state.app.get_or_insert_with(Box::default);
+                        ad.done.insert((tx, n, dn));
+                    }
+                    TxResult::NoMatch(false) | TxResult::NotReady => prog.pending.push(n),
+                }
+            }
+            sc.cand = cand;
+            state.app.get_or_insert_with(Box::default).progs.push(prog);
+            if let Some(h) = app.http() {
+                h.note_body_inspected(tx, d);
+            }
+        }
+        if let (Some(ad), Some(&min)) = (state.app.as_deref_mut(), txs.first()) {
+            ad.prune(min);
+        }
+        if !txs.is_empty() {
+            state.app.get_or_insert_with(Box::default).seen_gen[usize::from(!to_server)] =
+                app.gen.wrapping_add(1);
+        }
+        if let Some(h) = app.http() {
+            let upto = h
+                .txs()
+                .find(|t| !t.is_complete())
+                .map_or(h.tx_count(), |t| t.id());
+            app.note_inspected(d, upto);
+        }
+        sc.txs = txs;
+    }
+}
+
+/// The packet Suricata's flow-end pseudo packets look like to detection: the flow's
+/// addresses and ports in direction `to_server`, no payload, no flags.
+pub fn pseudo_meta(
+    client: std::net::IpAddr,
+    server: std::net::IpAddr,
+    ports: Option<(u16, u16)>,
+    ip_proto: u8,
+    to_server: bool,
+) -> shrike_packet::decode::PacketMeta {
+    use shrike_packet::decode::{flags, PacketKind, PacketMeta};
+    let bytes = |a: std::net::IpAddr| -> [u8; 16] {
+        match a {
+            std::net::IpAddr::V4(v) => {
+                let mut b = [0u8; 16];
+                b[..4].copy_from_slice(&v.octets());
+                b
+            }
+            std::net::IpAddr::V6(v) => v.octets(),
+        }
+    };
+    let (cp, sp) = ports.unwrap_or((0, 0));
+    let (src, dst, sport, dport) = if to_server {
+        (client, server, cp, sp)
+    } else {
+        (server, client, sp, cp)
+    };
+    let mut m = PacketMeta::EMPTY;
+    m.src = bytes(src);
+    m.dst = bytes(dst);
+    m.sport = sport;
+    m.dport = dport;
+    m.proto = ip_proto;
+    m.kind = PacketKind::L4;
+    if src.is_ipv6() {
+        m.flags |= flags::IPV6;
+    }
+    m
+}
+
+impl super::Engine {
+    /// Transaction inspection only, for a flow-end pseudo packet (Suricata inspects the
+    /// transactions of both directions once more when a flow ends, so data released by
+    /// the final stream flush is not missed). Build `pkt` with [`pseudo_meta`] and empty data.
+    pub fn inspect_flow_end<'t>(
+        &self,
+        pkt: &super::Packet<'_>,
+        mut flow: super::FlowInput<'_>,
+        th: &'t mut super::DetectThread,
+    ) -> &'t [super::Alert] {
+        th.begin();
+        let mut p = super::packet::PacketView::new(pkt);
+        p.has_flow = true;
+        p.to_server = flow.to_server;
+        p.established = true;
+        p.mask |= super::sig::mask::FLOW;
+        p.app_proto = flow.app.map_or(AppProto::Unknown, |a| a.proto);
+        if flow.state.inspection_stopped() {
+            return th.alerts();
+        }
+        self.run_txs(&p, &mut flow, th);
+        self.finish_packet(&p, Some(&mut flow), th);
+        th.alerts()
+    }
+}

@@ -1,0 +1,813 @@
+//! Turning a parsed [`Rule`] into a [`Sig`], or saying why it cannot be enforced yet.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use shrike_packet::decode::DecodeEvent;
+use shrike_rules::matcher::compile_rule;
+use shrike_rules::parse::keywords::{
+    BitCmd, FlowintOp, FlowintValue, Keyword, ThresholdType, Track,
+};
+use shrike_rules::parse::{Action, BufferId, Direction, Match, Protocol, Rule};
+
+use shrike_app::{AppProto, Dir};
+use shrike_rules::mpm::fast_pattern::select_fast_pattern;
+
+use super::app_buffers::{transform_supported, AppBuf};
+use super::app_inspect::{AppEvent, AppFastPat, AppSection, AppSig, PktFastPat, TlsCheck};
+use super::keywords::{Check, Csum, FlowReq, IntCmp};
+use super::sig::{mask, Header, PacketBuffer, ProtoSet, Section, Sig, SigInfo, SigKind};
+use super::threshold::ThresholdSpec;
+use super::vars::{IntOperand, PostOp};
+
+/// Why a loaded rule is not enforced.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SkipReason {
+    /// Needs an application-layer parser (buffer, keyword or header protocol named).
+    AppLayer(String),
+    /// Needs TCP stream reassembly (keyword named).
+    Stream(String),
+    /// A keyword Suricata knows but shrike does not enforce yet.
+    Keyword(String),
+    /// A transform on a packet buffer.
+    Transform(String),
+    /// Something Suricata would reject too (detail given).
+    Invalid(String),
+}
+
+impl std::fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SkipReason::AppLayer(n) => write!(f, "needs app-layer parser: {n}"),
+            SkipReason::Stream(n) => write!(f, "needs stream reassembly: {n}"),
+            SkipReason::Keyword(n) => write!(f, "keyword not supported yet: {n}"),
+            SkipReason::Transform(n) => write!(f, "transform not supported on packet buffers: {n}"),
+            SkipReason::Invalid(n) => write!(f, "invalid rule: {n}"),
+        }
+    }
+}
+
+/// Name → id tables for flow variables, shared by all rules of an engine.
+#[derive(Debug, Default)]
+pub(crate) struct VarNames {
+    pub bits: HashMap<String, u32>,
+    pub ints: HashMap<String, u32>,
+    pub hosts: HashMap<String, u32>,
+}
+
+impl VarNames {
+    fn bit(&mut self, n: &str) -> u32 {
+        let next = self.bits.len() as u32;
+        *self.bits.entry(n.to_string()).or_insert(next)
+    }
+    fn int(&mut self, n: &str) -> u32 {
+        let next = self.ints.len() as u32;
+        *self.ints.entry(n.to_string()).or_insert(next)
+    }
+    fn host(&mut self, n: &str) -> u32 {
+        let next = self.hosts.len() as u32;
+        *self.hosts.entry(n.to_string()).or_insert(next)
+    }
+}
+
+/// Facts used to order signatures like Suricata (`detect-engine-sigorder.c`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct OrderKeys {
+    /// 1 not used, 2 read, 3 set and read, 4 set (Suricata's values).
+    pub flowbits: u8,
+    pub flowint: u8,
+    pub flowvar: u8,
+    pub pktvar: u8,
+    pub hostbits: u8,
+}
+
+fn var_type(read: bool, write: bool) -> u8 {
+    match (read, write) {
+        (false, false) => 1,
+        (true, false) => 2,
+        (true, true) => 3,
+        (false, true) => 4,
+    }
+}
+
+/// The result of compiling one rule.
+#[derive(Debug)]
+pub(crate) struct Compiled {
+    pub sig: Sig,
+    pub order: OrderKeys,
+    /// The rule's own threshold / detection_filter.
+    pub threshold: Option<ThresholdSpec>,
+}
+
+/// Classification lookups for `classtype`.
+pub(crate) type Classes = HashMap<String, (Arc<str>, u8)>;
+
+fn app_keyword(name: &str) -> bool {
+    const PREFIXES: &[&str] = &[
+        "http",
+        "dns",
+        "tls",
+        "ssl",
+        "ja3",
+        "ja4",
+        "ssh",
+        "smb",
+        "dce",
+        "krb5",
+        "snmp",
+        "sip",
+        "mqtt",
+        "modbus",
+        "dnp3",
+        "enip",
+        "cip",
+        "ike",
+        "nfs",
+        "ftp",
+        "rfb",
+        "quic",
+        "dhcp",
+        "file",
+        "pgsql",
+        "rdp",
+        "bittorrent",
+        "websocket",
+        "template",
+        "uricontent",
+        "urilen",
+        "frame",
+        "app-layer",
+        "ldap",
+        "smtp",
+        "pop3",
+        "imap",
+        "telnet",
+    ];
+    PREFIXES.iter().any(|p| name.starts_with(p))
+}
+
+fn csum_keyword(name: &str) -> Option<Csum> {
+    Some(match name {
+        "ipv4-csum" => Csum::Ipv4,
+        "tcpv4-csum" => Csum::Tcpv4,
+        "tcpv6-csum" => Csum::Tcpv6,
+        "udpv4-csum" => Csum::Udpv4,
+        "udpv6-csum" => Csum::Udpv6,
+        "icmpv4-csum" => Csum::Icmpv4,
+        "icmpv6-csum" => Csum::Icmpv6,
+        _ => return None,
+    })
+}
+
+fn packet_buffer(b: BufferId) -> Option<PacketBuffer> {
+    Some(match b.name() {
+        "pkt_data" => PacketBuffer::Payload,
+        "ipv4.hdr" => PacketBuffer::Ipv4Hdr,
+        "ipv6.hdr" => PacketBuffer::Ipv6Hdr,
+        "tcp.hdr" => PacketBuffer::TcpHdr,
+        "udp.hdr" => PacketBuffer::UdpHdr,
+        "icmpv4.hdr" => PacketBuffer::Icmpv4Hdr,
+        "icmpv6.hdr" => PacketBuffer::Icmpv6Hdr,
+        _ => return None,
+    })
+}
+
+fn header(rule: &Rule) -> Result<(ProtoSet, Option<AppProto>), SkipReason> {
+    if let Protocol::App(_) = rule.protocol {
+        let name = app_proto_name(rule);
+        return match name.as_str() {
+            "http" | "http1" => Ok((ProtoSet::of(&[6]), Some(AppProto::Http))),
+            "tls" | "ssl" => Ok((ProtoSet::of(&[6]), Some(AppProto::Tls))),
+            "dns" => Ok((ProtoSet::of(&[6, 17]), Some(AppProto::Dns))),
+            _ => Err(SkipReason::AppLayer(format!("`{name}` rule header"))),
+        };
+    }
+    Ok((
+        match rule.protocol {
+            Protocol::Ip | Protocol::Pkthdr => ProtoSet::any(),
+            Protocol::Ipv4 => ProtoSet {
+                v4_only: true,
+                ..ProtoSet::any()
+            },
+            Protocol::Ipv6 => ProtoSet {
+                v6_only: true,
+                ..ProtoSet::any()
+            },
+            Protocol::Tcp | Protocol::TcpPkt => ProtoSet::of(&[6]),
+            Protocol::TcpStream => ProtoSet::of(&[6]),
+            Protocol::Udp => ProtoSet::of(&[17]),
+            Protocol::Icmp => ProtoSet::of(&[1, 58]),
+            Protocol::Icmpv4 => ProtoSet::of(&[1]),
+            Protocol::Icmpv6 => ProtoSet::of(&[58]),
+            Protocol::Sctp => ProtoSet::of(&[132]),
+            Protocol::App(_) => {
+                return Err(SkipReason::AppLayer(format!(
+                    "`{}` rule header",
+                    app_proto_name(rule)
+                )))
+            }
+        },
+        None,
+    ))
+}
+
+fn app_proto_name(rule: &Rule) -> String {
+    let n = format!("{:?}", rule.protocol);
+    let n = n.trim_start_matches("App(").trim_end_matches(')');
+    // CamelCase variant names back to Suricata's spelling (FtpData -> ftp-data).
+    let mut out = String::with_capacity(n.len() + 2);
+    for (i, c) in n.chars().enumerate() {
+        if c.is_ascii_uppercase() && i > 0 {
+            out.push('-');
+        }
+        out.push(c.to_ascii_lowercase());
+    }
+    out
+}
+
+fn metadata_json(rule: &Rule) -> Option<Box<[u8]>> {
+    // Suricata 7 writes the keys sorted and each key's values in reverse order of the rule
+    // text (its list is built by prepending; checked against 7.0.10 on ET rules).
+    let pairs: Vec<(&str, &str)> = rule.metadata_pairs().collect();
+    let mut keys: Vec<(&str, Vec<&str>)> = Vec::new();
+    for &(k, v) in pairs.iter().rev() {
+        if v.is_empty() {
+            continue;
+        }
+        match keys.iter_mut().find(|(kk, _)| *kk == k) {
+            Some((_, vals)) => vals.push(v),
+            None => keys.push((k, vec![v])),
+        }
+    }
+    keys.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    if keys.is_empty() {
+        return None;
+    }
+    let mut w = shrike_output::JsonWriter::new();
+    w.start_object();
+    for (k, vals) in &keys {
+        w.open_array(k);
+        for v in vals {
+            w.str(v);
+        }
+        w.close();
+    }
+    w.close();
+    Some(w.into_inner().into_boxed_slice())
+}
+
+fn uint_cmp(op: FlowintOp) -> Option<IntCmp> {
+    Some(match op {
+        FlowintOp::Eq => IntCmp::Eq,
+        FlowintOp::Ne => IntCmp::Ne,
+        FlowintOp::Lt => IntCmp::Lt,
+        FlowintOp::Le => IntCmp::Le,
+        FlowintOp::Gt => IntCmp::Gt,
+        FlowintOp::Ge => IntCmp::Ge,
+        _ => return None,
+    })
+}
+
+/// Compile one rule.
+pub(crate) fn compile(
+    rule: &Rule,
+    source: Arc<str>,
+    line: u32,
+    negated_addr: bool,
+    classes: &Classes,
+    names: &mut VarNames,
+) -> Result<Compiled, SkipReason> {
+    let (proto, header_app) = header(rule)?;
+    let mut app = AppSig {
+        proto: header_app,
+        ..AppSig::default()
+    };
+    let mut app_sections = Vec::new();
+    let mut app_keyword_seen = header_app.is_some();
+
+    // Buffers.
+    let mut sections = Vec::with_capacity(rule.sections.len());
+    let b64 = BufferId::by_name("base64_data");
+    let mut has_payload = false;
+    let mut anchored = false;
+    // Suricata inspects the packet payload too for TCP payload rules using `stream_size`
+    // (as for `depth`/`offset` contents).
+    let mut stream_size = false;
+    let (mut no_stream, mut dsize) = (false, false);
+    let mut flow_capture = false;
+    let mut pkt_capture = false;
+    for s in &rule.sections {
+        if Some(s.buffer) == b64 {
+            continue;
+        }
+        let Some(pb) = packet_buffer(s.buffer) else {
+            let Some(ab) = AppBuf::of(s.buffer) else {
+                return Err(SkipReason::AppLayer(s.buffer.name().to_string()));
+            };
+            if let Some(t) = s.transforms.iter().find(|t| !transform_supported(t)) {
+                return Err(SkipReason::Transform(format!("{t:?}").to_ascii_lowercase()));
+            }
+            set_app_proto(&mut app, ab.proto())?;
+            app_keyword_seen = true;
+            continue;
+        };
+        if let Some(t) = s.transforms.first() {
+            return Err(SkipReason::Transform(format!("{t:?}").to_ascii_lowercase()));
+        }
+        has_payload |= pb == PacketBuffer::Payload;
+        for m in &s.matches {
+            if let Match::Content(c) = m {
+                anchored |= pb == PacketBuffer::Payload
+                    && (c.depth.is_some() || c.offset.is_some() || c.startswith);
+            }
+            if let Match::Pcre(p) = m {
+                for (k, _) in &p.captures {
+                    use shrike_rules::parse::CaptureKind;
+                    match k {
+                        CaptureKind::Flow => flow_capture = true,
+                        CaptureKind::Pkt => pkt_capture = true,
+                        CaptureKind::Alert => {}
+                    }
+                }
+            }
+        }
+    }
+    let compiled = compile_rule(rule).map_err(|e| SkipReason::Invalid(e.to_string()))?;
+    for c in compiled {
+        if Some(c.buffer) == b64 {
+            continue;
+        }
+        let Some(pb) = packet_buffer(c.buffer) else {
+            let ab = AppBuf::of(c.buffer)
+                .ok_or_else(|| SkipReason::AppLayer(c.buffer.name().to_string()))?;
+            app_sections.push(AppSection {
+                buf: ab,
+                matcher: c,
+            });
+            continue;
+        };
+        sections.push(Section {
+            buffer: pb,
+            matcher: c,
+        });
+    }
+
+    // Keywords.
+    let mut checks = Vec::new();
+    let mut post = Vec::new();
+    let mut noalert = rule.noalert;
+    let mut has_flow_kw = false;
+    let mut threshold: Option<ThresholdSpec> = None;
+    let (mut bits_read, mut bits_write, mut int_read, mut int_write) = (false, false, false, false);
+    let mut require_flowvar = false;
+    let mut host_checks = Vec::new();
+    let mut host_post = Vec::new();
+    let mut tags = Vec::new();
+    for k in &rule.keywords {
+        match k {
+            Keyword::Flow(o) => {
+                no_stream |= o.no_stream;
+                has_flow_kw = true;
+                checks.push(Check::Flow(FlowReq::from_opts(o)));
+            }
+            Keyword::Flowbits(fb) => {
+                // Suricata 7.0 only splits `isset`/`isnotset` on `|` (any of them); every
+                // other list (`set,a|b`, `isset,a&b`) is one flowbit whose name holds the
+                // operator (checked against 7.0.10).
+                let split = fb.any && matches!(fb.cmd, BitCmd::IsSet | BitCmd::IsNotSet);
+                let ids: Box<[u32]> = if split || fb.names.len() <= 1 {
+                    fb.names.iter().map(|n| names.bit(n)).collect()
+                } else {
+                    let joined = fb.names.join(if fb.any { "|" } else { "&" });
+                    Box::new([names.bit(&joined)])
+                };
+                let fb_any = split;
+                match fb.cmd {
+                    BitCmd::NoAlert => noalert = true,
+                    BitCmd::IsSet => {
+                        bits_read = true;
+                        require_flowvar = true;
+                        checks.push(Check::BitsIsSet { ids, any: fb_any })
+                    }
+                    BitCmd::IsNotSet => {
+                        bits_read = true;
+                        checks.push(Check::BitsIsNotSet { ids, any: fb_any })
+                    }
+                    BitCmd::Set => {
+                        bits_write = true;
+                        post.push(PostOp::BitsSet(ids))
+                    }
+                    BitCmd::Unset => {
+                        bits_write = true;
+                        post.push(PostOp::BitsUnset(ids))
+                    }
+                    BitCmd::Toggle => {
+                        bits_write = true;
+                        post.push(PostOp::BitsToggle(ids))
+                    }
+                }
+            }
+            Keyword::Flowint(fi) => {
+                let id = names.int(&fi.name);
+                let rhs = match &fi.value {
+                    Some(FlowintValue::Num(n)) => IntOperand::Lit(*n),
+                    Some(FlowintValue::Var(v)) => IntOperand::Var(names.int(v)),
+                    None => IntOperand::Lit(0),
+                };
+                match fi.op {
+                    FlowintOp::Set => {
+                        int_write = true;
+                        post.push(PostOp::IntSet(id, rhs))
+                    }
+                    FlowintOp::Add => {
+                        int_write = true;
+                        post.push(PostOp::IntAdd(id, rhs))
+                    }
+                    FlowintOp::Sub => {
+                        int_write = true;
+                        post.push(PostOp::IntSub(id, rhs))
+                    }
+                    FlowintOp::IsSet => {
+                        int_read = true;
+                        checks.push(Check::IntIsSet(id))
+                    }
+                    FlowintOp::NotSet => {
+                        int_read = true;
+                        checks.push(Check::IntNotSet(id))
+                    }
+                    op => {
+                        int_read = true;
+                        if let Some(op) = uint_cmp(op) {
+                            checks.push(Check::IntCmp { id, op, rhs })
+                        }
+                    }
+                }
+            }
+            Keyword::Xbits(_) => return Err(SkipReason::Keyword("xbits".into())),
+            Keyword::Flags(f) => checks.push(Check::Flags {
+                modifier: f.modifier,
+                flags: f.flags,
+                keep: !f.ignore,
+            }),
+            Keyword::Fragbits(f) => checks.push(Check::Fragbits {
+                modifier: f.modifier,
+                bits: f.bits,
+            }),
+            Keyword::Fragoffset(u) => checks.push(Check::Fragoffset(*u)),
+            Keyword::Ttl(u) => checks.push(Check::Ttl(*u)),
+            Keyword::Tos(u) => checks.push(Check::Tos(*u)),
+            Keyword::Id(u) => checks.push(Check::Id(*u)),
+            Keyword::Ipopts(o) => checks.push(Check::Ipopts(*o)),
+            Keyword::IpProto(u) => checks.push(Check::IpProto(*u)),
+            Keyword::Itype(u) => checks.push(Check::Itype(*u)),
+            Keyword::Icode(u) => checks.push(Check::Icode(*u)),
+            Keyword::IcmpId(u) => checks.push(Check::IcmpId(*u)),
+            Keyword::IcmpSeq(u) => checks.push(Check::IcmpSeq(*u)),
+            Keyword::Seq(s) => checks.push(Check::Seq(*s)),
+            Keyword::Ack(a) => checks.push(Check::Ack(*a)),
+            Keyword::Window(u) => checks.push(Check::Window(*u)),
+            Keyword::SameIp => checks.push(Check::SameIp),
+            Keyword::TcpMss(u) => checks.push(Check::TcpMss(*u)),
+            Keyword::Dsize(u) => {
+                dsize = true;
+                checks.push(Check::Dsize(*u))
+            }
+            Keyword::Urilen { len, raw } => {
+                set_app_proto(&mut app, AppProto::Http)?;
+                app_keyword_seen = true;
+                app.urilen = Some((*len, *raw));
+            }
+            Keyword::Threshold(t) | Keyword::DetectionFilter(t) => {
+                if threshold.is_some() {
+                    return Err(SkipReason::Invalid(
+                        "more than one threshold/detection_filter".into(),
+                    ));
+                }
+                // Suricata 7.0 rejects both (they came with 8.0).
+                if t.track == Track::ByFlow {
+                    return Err(SkipReason::Invalid(
+                        "threshold track by_flow (Suricata 8)".into(),
+                    ));
+                }
+                if t.kind == ThresholdType::Backoff {
+                    return Err(SkipReason::Invalid(
+                        "threshold type backoff (Suricata 8)".into(),
+                    ));
+                }
+                threshold = Some(ThresholdSpec::from_keyword(t));
+            }
+            Keyword::Tag(t) => tags.push(*t),
+            Keyword::AppLayerProtocol { negated, name } => {
+                app_keyword_seen = true;
+                let mut list = std::mem::take(&mut app.protocol_checks).into_vec();
+                list.push((name.as_str().into(), *negated));
+                app.protocol_checks = list.into_boxed_slice();
+            }
+            Keyword::AppLayerEvent(v) => {
+                let Some(e) = AppEvent::parse(v) else {
+                    return Err(SkipReason::AppLayer(format!("app-layer-event:{v}")));
+                };
+                set_app_proto(&mut app, e.proto())?;
+                app_keyword_seen = true;
+                let mut list = std::mem::take(&mut app.events).into_vec();
+                list.push(e);
+                app.events = list.into_boxed_slice();
+            }
+            Keyword::DecodeEvent(n) | Keyword::EngineEvent(n) => match DecodeEvent::from_name(n) {
+                Some(e) => checks.push(Check::Event(e)),
+                None if n.starts_with("stream.") => {
+                    match shrike_stream::StreamEvent::from_name(n) {
+                        Some(e) => checks.push(Check::StreamEvent(e)),
+                        None => return Err(SkipReason::Keyword(format!("stream-event:{n}"))),
+                    }
+                }
+                None => {
+                    return Err(SkipReason::Keyword(format!("decode-event:{n}")));
+                }
+            },
+            Keyword::StreamEvent(n) => match shrike_stream::StreamEvent::from_name(n) {
+                Some(e) => checks.push(Check::StreamEvent(e)),
+                None => return Err(SkipReason::Keyword(format!("stream-event:{n}"))),
+            },
+            Keyword::StreamSize { side, cmp } => {
+                stream_size = true;
+                checks.push(Check::StreamSize {
+                    side: *side,
+                    cmp: *cmp,
+                    prefilter: false,
+                })
+            }
+            Keyword::Prefilter => {
+                // Only the packet's view changes: prefilter engines skip flow-end pseudo
+                // packets. Other keywords' prefilters change nothing observable.
+                if let Some(Check::StreamSize { prefilter, .. }) = checks.last_mut() {
+                    *prefilter = true;
+                }
+            }
+            Keyword::Unknown { name, value, .. } if name == "hostbits" => {
+                use super::hostbits::{self, HostBit, HostCmd};
+                if let Some((cmd, n, dst)) = hostbits::parse(value.as_deref().unwrap_or(""))? {
+                    let b = HostBit {
+                        cmd,
+                        id: names.host(&n),
+                        dst,
+                    };
+                    match cmd {
+                        HostCmd::IsSet | HostCmd::IsNotSet => host_checks.push(b),
+                        _ => host_post.push(b),
+                    }
+                } else {
+                    noalert = true;
+                }
+            }
+            Keyword::Unknown { name, value, .. }
+                if TlsCheck::parse(name, value.as_deref()).is_some() =>
+            {
+                set_app_proto(&mut app, AppProto::Tls)?;
+                app_keyword_seen = true;
+                let mut list = std::mem::take(&mut app.tls_checks).into_vec();
+                list.extend(TlsCheck::parse(name, value.as_deref()));
+                app.tls_checks = list.into_boxed_slice();
+            }
+            Keyword::Unknown { name, .. } if name == "tls.store" || name == "tls_store" => {
+                set_app_proto(&mut app, AppProto::Tls)?;
+                app_keyword_seen = true;
+            }
+            Keyword::Unknown { name, value, .. } => {
+                if let Some(which) = csum_keyword(name) {
+                    let v = value.as_deref().map(str::trim).unwrap_or("");
+                    let valid = match v {
+                        "valid" => true,
+                        "invalid" => false,
+                        _ => return Err(SkipReason::Invalid(format!("{name}:{v}"))),
+                    };
+                    checks.push(Check::Csum { which, valid });
+                } else if app_keyword(name) {
+                    return Err(SkipReason::AppLayer(name.clone()));
+                } else {
+                    return Err(SkipReason::Keyword(name.clone()));
+                }
+            }
+        }
+    }
+
+    // App layer.
+    let app = if app_keyword_seen {
+        app.sections = app_sections.into_boxed_slice();
+        app.dir = app_dir(&app, &checks);
+        (app.fp, app.pkt_fp) = fast_patterns(rule, &app);
+        Some(Box::new(app))
+    } else {
+        None
+    };
+    let app_tx = app.as_ref().is_some_and(|a| a.is_tx());
+
+    // Type and mask.
+    let only_event_checks =
+        !checks.is_empty() && checks.iter().all(|c| matches!(c, Check::Event(_)));
+    // hostbits are IP-only compatible, flowbits only with `set` (Suricata 7).
+    let iponly_compat = app.is_none()
+        && sections.is_empty()
+        && !has_flow_kw
+        && checks.is_empty()
+        && post.iter().all(|p| matches!(p, PostOp::BitsSet(_)));
+    let kind = if app_tx {
+        SigKind::App
+    } else if iponly_compat {
+        if negated_addr {
+            SigKind::LikeIpOnly
+        } else {
+            SigKind::IpOnly
+        }
+    } else if sections.is_empty()
+        && only_event_checks
+        && post.is_empty()
+        && host_checks.is_empty()
+        && host_post.is_empty()
+    {
+        SigKind::DecoderEvent
+    } else {
+        SigKind::Packet
+    };
+    let mut m = 0u8;
+    if has_payload {
+        m |= mask::PAYLOAD;
+    }
+    if has_flow_kw || !post.is_empty() {
+        m |= mask::FLOW;
+    }
+    for c in &checks {
+        m |= c.mask();
+    }
+    if m & mask::PAYLOAD != 0 {
+        m &= !mask::NO_PAYLOAD;
+    }
+    if checks.iter().any(|c| matches!(c, Check::Event(_))) {
+        m |= mask::ENGINE_EVENT;
+    }
+
+    // Classification and priority.
+    let (class_msg, class_prio) = match rule.classtype.as_deref() {
+        Some(ct) => match classes.get(ct) {
+            Some((msg, prio)) => (Some(Arc::clone(msg)), Some(u32::from(*prio))),
+            None => (None, None),
+        },
+        None => (None, None),
+    };
+    let priority = rule.priority.map(u32::from).or(class_prio).unwrap_or(3);
+
+    let header = Header {
+        proto,
+        src_any: rule.src_addr.is_any(),
+        dst_any: rule.dst_addr.is_any(),
+        sp_any: rule.src_ports.is_any(),
+        dp_any: rule.dst_ports.is_any(),
+        src: Arc::clone(&rule.src_addr),
+        dst: Arc::clone(&rule.dst_addr),
+        sp: Arc::clone(&rule.src_ports),
+        dp: Arc::clone(&rule.dst_ports),
+        bidir: rule.direction == Direction::Both,
+    };
+    let order = OrderKeys {
+        flowbits: var_type(bits_read, bits_write),
+        flowint: var_type(int_read, int_write),
+        flowvar: var_type(false, flow_capture),
+        pktvar: var_type(false, pkt_capture),
+        hostbits: var_type(!host_checks.is_empty(), !host_post.is_empty()),
+    };
+    // dsize and the other packet-header keywords make a TCP payload rule packet-only
+    // (Suricata's SIG_FLAG_REQUIRE_PACKET set before SigValidate would add REQUIRE_STREAM).
+    let packet_only = dsize || checks.iter().any(Check::requires_packet);
+    let sig = Sig {
+        info: SigInfo {
+            gid: rule.gid,
+            sid: rule.sid,
+            rev: rule.rev,
+            msg: rule.msg.clone().into_boxed_str(),
+            action: rule.action,
+            class_msg,
+            priority,
+            metadata_json: metadata_json(rule),
+            source,
+            line,
+            target: rule.target,
+        },
+        kind,
+        header,
+        mask: m,
+        checks: checks.into_boxed_slice(),
+        sections: sections.into_boxed_slice(),
+        post: post.into_boxed_slice(),
+        threshold: None,
+        suppress: Box::new([]),
+        noalert,
+        require_flowvar,
+        host_checks: host_checks.into_boxed_slice(),
+        host_post: host_post.into_boxed_slice(),
+        tags: tags.into_boxed_slice(),
+        stream: super::stream_inspect::StreamMode::of(
+            matches!(
+                rule.protocol,
+                Protocol::Tcp
+                    | Protocol::TcpStream
+                    | Protocol::Ip
+                    | Protocol::Ipv4
+                    | Protocol::Ipv6
+                    | Protocol::Pkthdr
+            ),
+            has_payload,
+            no_stream,
+            packet_only,
+            anchored || stream_size,
+            rule.protocol == Protocol::TcpStream,
+        ),
+        app,
+    };
+    Ok(Compiled {
+        sig,
+        order,
+        threshold,
+    })
+}
+
+/// Record the protocol an app keyword belongs to; a rule mixing protocols is rejected.
+fn set_app_proto(app: &mut AppSig, p: AppProto) -> Result<(), SkipReason> {
+    match app.proto {
+        None => {
+            app.proto = Some(p);
+            Ok(())
+        }
+        Some(q) if q == p => Ok(()),
+        Some(q) => Err(SkipReason::Invalid(format!(
+            "keywords of {} in a {} rule",
+            p.name(),
+            q.name()
+        ))),
+    }
+}
+
+/// The direction a transaction rule is inspected in: the `flow` keyword's, else the
+/// one-sided buffers' (to-client ones win, as Suricata's mixed rules are to-client), else
+/// both.
+fn app_dir(app: &AppSig, checks: &[Check]) -> Option<Dir> {
+    for c in checks {
+        if let Check::Flow(f) = c {
+            if f.to_server {
+                return Some(Dir::ToServer);
+            }
+            if f.to_client {
+                return Some(Dir::ToClient);
+            }
+        }
+    }
+    let dirs = app.sections.iter().filter_map(|s| s.buf.dir());
+    let mut out = None;
+    for d in dirs {
+        if d == Dir::ToClient {
+            return Some(Dir::ToClient);
+        }
+        out = Some(d);
+    }
+    if app.urilen.is_some() {
+        out = out.or(Some(Dir::ToServer));
+    }
+    if !app.tls_checks.is_empty() {
+        return Some(Dir::ToClient);
+    }
+    out
+}
+
+/// The rule's fast pattern, selected once: as an app-buffer prefilter pattern (the buffer
+/// with its section's transforms, lowercased bytes, exact bytes when case matters), or as
+/// packet payload content (lowercased, exact). Negated or empty patterns are neither.
+/// Unsupported transforms never get here: the rule was skipped.
+fn fast_patterns(rule: &Rule, app: &AppSig) -> (AppFastPat, PktFastPat) {
+    let Some(c) = select_fast_pattern(rule).filter(|c| !c.negated && !c.pattern.is_empty()) else {
+        return (None, None);
+    };
+    let lower = c.pattern.to_ascii_lowercase();
+    let exact = (!c.nocase).then(|| c.pattern.clone());
+    if c.buffer == BufferId::PAYLOAD {
+        return (None, Some((lower, exact)));
+    }
+    // The fast pattern's own section (a buffer can appear in several, with different
+    // transforms).
+    let key = AppBuf::of(c.buffer).and_then(|buf| {
+        let want = &rule.sections.get(c.section)?.transforms;
+        app.sections
+            .iter()
+            .find(|s| s.buf == buf && &s.matcher.transforms == want)
+            .map(|s| (buf, s.matcher.transforms.clone().into()))
+    });
+    (key.map(|k| (k, lower, exact)), None)
+}
+
+/// Suricata's `ActionOrderVal` with the default action order (pass, drop, reject, alert).
+pub(crate) fn action_order(a: Action) -> u8 {
+    match a {
+        Action::Pass => 0,
+        Action::Drop => 1,
+        Action::Reject | Action::RejectSrc | Action::RejectDst | Action::RejectBoth => 2,
+        Action::Alert => 3,
+    }
+}

@@ -1,0 +1,529 @@
+//! Per-packet inspection ([`Engine::inspect`]) and the per-worker [`DetectThread`].
+
+use shrike_rules::matcher::{MatchEnv, Scratch};
+use shrike_rules::parse::Action;
+
+use super::group::Group;
+use super::hostbits::HostBits;
+use super::packet::{FlowInput, Packet, PacketView};
+use super::sig::{mask, Sig};
+use super::stream_inspect::{stream_view, StreamData};
+use super::tag::{self, HostTags};
+use super::threshold::{ThresholdState, Verdict};
+use super::vars::{fflag, FlowVars};
+use super::Engine;
+use shrike_rules::parse::keywords::TagKind;
+
+/// One alert of a packet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Alert {
+    /// Signature number: look it up with [`Engine::sig_info`].
+    pub sig: u32,
+    /// Write it to EVE and fast.log. `pass` matches are kept (they count in
+    /// `detect.alert`, as in Suricata) but are not logged.
+    pub log: bool,
+    /// The app-layer transaction the alert comes from (EVE `tx_id`, and the `http`/`dns`/
+    /// `tls` object of the alert record).
+    pub tx: Option<u64>,
+    /// The match came from the reassembled stream or from a transaction (Suricata's
+    /// `PACKET_ALERT_FLAG_STREAM_MATCH` / `STATE_MATCH`): on TCP, EVE `stream` is 1 and the
+    /// payload is the stream's data.
+    pub stream: bool,
+}
+
+/// Queue entry without a transaction.
+const NO_TX: u64 = u64::MAX;
+/// Queue entry without a transaction, matched on the reassembled stream.
+const STREAM_NO_TX: u64 = u64::MAX - 1;
+
+/// Detection counters of one worker (Suricata's `detect.*` stats).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DetectStats {
+    /// `detect.alert`: alerts kept on packets (including `pass` matches).
+    pub alert: u64,
+    /// `detect.alert_queue_overflow`: alerts beyond `packet-alert-max`.
+    pub alert_queue_overflow: u64,
+    /// `detect.alerts_suppressed`: matches not logged (noalert, suppress, threshold).
+    pub alerts_suppressed: u64,
+}
+
+impl DetectStats {
+    /// Visit every counter with its Suricata name.
+    pub fn visit(&self, f: &mut dyn FnMut(&str, u64)) {
+        f("detect.alert", self.alert);
+        f("detect.alert_queue_overflow", self.alert_queue_overflow);
+        f("detect.alerts_suppressed", self.alerts_suppressed);
+    }
+
+    /// Add another worker's counters.
+    pub fn merge(&mut self, o: &Self) {
+        self.alert += o.alert;
+        self.alert_queue_overflow += o.alert_queue_overflow;
+        self.alerts_suppressed += o.alerts_suppressed;
+    }
+}
+
+/// A worker's detection context: scratch space, threshold counters and stats. Create one
+/// per worker with [`Engine::thread`]; it allocates nothing per packet.
+#[derive(Debug)]
+pub struct DetectThread {
+    scratch: Scratch,
+    cand: Vec<u32>,
+    ipcand: Vec<u32>,
+    stamp: Vec<u32>,
+    vstamp: Vec<u32>,
+    gen: u32,
+    queue: Vec<(u32, u64)>,
+    alerts: Vec<Alert>,
+    app_sc: super::app_inspect::AppScratch,
+    /// Threshold and detection_filter counters of this worker.
+    pub thresholds: ThresholdState,
+    /// Host bits of this worker.
+    pub hostbits: HostBits,
+    /// Host tags of this worker.
+    pub host_tags: HostTags,
+    tagged: bool,
+    /// Counters.
+    pub stats: DetectStats,
+}
+
+impl DetectThread {
+    /// Start a packet: no alerts queued yet.
+    pub(crate) fn begin(&mut self) {
+        self.alerts.clear();
+        self.queue.clear();
+        self.tagged = false;
+    }
+
+    fn next_gen(&mut self) -> u32 {
+        self.gen = self.gen.wrapping_add(1);
+        if self.gen == 0 {
+            self.stamp.iter_mut().for_each(|s| *s = 0);
+            self.vstamp.iter_mut().for_each(|s| *s = 0);
+            self.gen = 1;
+        }
+        self.gen
+    }
+
+    /// The alerts of the last inspected packet.
+    pub fn alerts(&self) -> &[Alert] {
+        &self.alerts
+    }
+
+    /// The last inspected packet is covered by a `tag` (log it as an EVE `packet` record
+    /// when `tagged-packets` is on).
+    pub fn tagged(&self) -> bool {
+        self.tagged
+    }
+}
+
+impl Engine {
+    /// A detection context for one worker.
+    pub fn thread(&self) -> DetectThread {
+        DetectThread {
+            scratch: Scratch::with_limit(self.cfg.inspection_recursion_limit),
+            cand: Vec::with_capacity(256),
+            ipcand: Vec::with_capacity(64),
+            stamp: vec![0; self.sigs.len()],
+            vstamp: vec![0; self.groups.variants as usize],
+            gen: 0,
+            queue: Vec::with_capacity(32),
+            alerts: Vec::with_capacity(self.cfg.packet_alert_max.max(1)),
+            app_sc: super::app_inspect::AppScratch::new(self.sigs.len()),
+            thresholds: ThresholdState::default(),
+            hostbits: HostBits::default(),
+            host_tags: HostTags::default(),
+            tagged: false,
+            stats: DetectStats::default(),
+        }
+    }
+
+    /// Inspect one packet. `flow` is the packet's flow, if it has one; its detection state
+    /// is updated (TCP handshake, flow variables, IP-only flags). Returns the packet's
+    /// alerts in Suricata's order.
+    pub fn inspect<'t>(
+        &self,
+        pkt: &Packet<'_>,
+        flow: Option<FlowInput<'_>>,
+        th: &'t mut DetectThread,
+    ) -> &'t [Alert] {
+        self.inspect_impl(pkt, flow, None, th)
+    }
+
+    /// [`Self::inspect`], with the packet's stream side for TCP sessions.
+    pub(crate) fn inspect_impl<'t>(
+        &self,
+        pkt: &Packet<'_>,
+        mut flow: Option<FlowInput<'_>>,
+        stream: Option<StreamData<'_>>,
+        th: &'t mut DetectThread,
+    ) -> &'t [Alert] {
+        th.alerts.clear();
+        th.queue.clear();
+        th.tagged = false;
+        let mut p = PacketView::new(pkt);
+        if let Some(f) = flow.as_mut() {
+            p.has_flow = true;
+            p.app_proto = f.app.map_or(shrike_app::AppProto::Unknown, |a| a.proto);
+            p.to_server = f.to_server;
+            p.mask |= mask::FLOW;
+            let tracked = if p.is_tcp {
+                Some(f.state.tcp_packet(
+                    p.tcp_flags,
+                    p.meta.tcp_seq(),
+                    p.meta.tcp_ack(),
+                    f.to_server,
+                    self.cfg.midstream,
+                ))
+            } else {
+                None
+            };
+            p.established = if let Some(e) = f.tcp_established.filter(|_| p.ip_proto == 6) {
+                e
+            } else if let Some(t) = tracked {
+                t
+            } else if p.ip_proto == 6 {
+                f.state.tcp >= super::TcpTrack::Established
+            } else {
+                f.pkts_toserver > 0 && f.pkts_toclient > 0
+            };
+            if f.state.flags & fflag::NO_INSPECT != 0 {
+                return &th.alerts;
+            }
+        }
+
+        // IP-only rules: once per flow direction (every packet without a flow).
+        if p.ip_version != 0 && !self.iponly.is_empty() {
+            let due = match flow.as_mut() {
+                Some(f) => {
+                    let bit = if f.to_server {
+                        fflag::IPONLY_TS
+                    } else {
+                        fflag::IPONLY_TC
+                    };
+                    let due = f.state.flags & bit == 0;
+                    f.state.flags |= bit;
+                    due
+                }
+                None => true,
+            };
+            if due {
+                self.iponly.candidates(&p, &mut th.ipcand);
+                let ipcand = std::mem::take(&mut th.ipcand);
+                for &n in &ipcand {
+                    let Some(s) = self.sigs.get(n as usize) else {
+                        continue;
+                    };
+                    if s.header.matches(&p)
+                        && s.host_checks.iter().all(|b| th.hostbits.check(b, &p))
+                    {
+                        if let Some(f) = flow.as_mut() {
+                            s.post.iter().for_each(|op| op.apply(f.state));
+                        }
+                        s.host_post.iter().for_each(|b| th.hostbits.apply(b, &p));
+                        th.queue.push((n, NO_TX));
+                    }
+                }
+                th.ipcand = ipcand;
+            }
+        }
+
+        // The packet's groups.
+        let groups = self.groups.lookup(&p);
+        if let Some(s) = stream {
+            p.stream_events = s.events;
+            p.tcp_sizes = s.sizes;
+            p.pseudo = s.pseudo;
+        }
+        let sv = stream
+            .filter(|s| p.is_tcp && !s.window.is_empty())
+            .map(|s| stream_view(&p, s.window));
+        if groups.iter().any(Option::is_some) {
+            self.collect(groups, &p, th);
+            if let Some(sv) = &sv {
+                self.collect_more(groups, sv, th);
+            }
+            let env = MatchEnv::default();
+            let cand = std::mem::take(&mut th.cand);
+            for &n in &cand {
+                let Some(s) = self.sigs.get(n as usize) else {
+                    continue;
+                };
+                let vars = flow.as_ref().and_then(|f| f.state.vars());
+                let Some(on_stream) = self.sig_matches_stream(
+                    s,
+                    &p,
+                    sv.as_ref(),
+                    stream,
+                    vars,
+                    &mut th.scratch,
+                    &env,
+                ) else {
+                    continue;
+                };
+                if s.host_checks.iter().all(|b| th.hostbits.check(b, &p)) {
+                    if let Some(f) = flow.as_mut() {
+                        s.post.iter().for_each(|op| op.apply(f.state));
+                    }
+                    s.host_post.iter().for_each(|b| th.hostbits.apply(b, &p));
+                    th.queue
+                        .push((n, if on_stream { STREAM_NO_TX } else { NO_TX }));
+                }
+            }
+            th.cand = cand;
+        }
+
+        // Transactions of the flow's app layer.
+        if let Some(f) = flow.as_mut() {
+            self.run_txs(&p, f, th);
+        }
+
+        self.finalize(&p, flow.as_mut(), th);
+        &th.alerts
+    }
+
+    /// Transaction inspection of the packet's flow.
+    pub(crate) fn run_txs(&self, p: &PacketView<'_>, f: &mut FlowInput<'_>, th: &mut DetectThread) {
+        let Some(app) = f.app.filter(|_| !self.app.is_empty()) else {
+            return;
+        };
+        // A packet without payload that brought nothing to the app layer (a bare ACK)
+        // cannot change what the transactions hold: skip their inspection.
+        if p.payload.is_empty()
+            && f.state
+                .app
+                .as_deref()
+                .is_some_and(|a| a.unchanged(app, f.to_server))
+        {
+            return;
+        }
+        let env = MatchEnv::default();
+        let hostbits = &th.hostbits;
+        let mut pkt_ok = |n: u32, st: &super::FlowDetect, sc: &mut Scratch| {
+            self.sigs.get(n as usize).is_some_and(|s| {
+                self.sig_matches(s, p, st.vars(), sc, &env)
+                    && s.host_checks.iter().all(|b| hostbits.check(b, p))
+            })
+        };
+        self.inspect_txs(
+            app,
+            p.payload,
+            f.to_server,
+            f.state,
+            &mut th.app_sc,
+            &mut th.scratch,
+            &mut pkt_ok,
+            &mut th.queue,
+        );
+    }
+
+    /// Finish a packet: thresholds, suppressions, order, tags.
+    pub(crate) fn finish_packet(
+        &self,
+        p: &PacketView<'_>,
+        flow: Option<&mut FlowInput<'_>>,
+        th: &mut DetectThread,
+    ) {
+        self.finalize(p, flow, th);
+    }
+}
+
+impl Engine {
+    /// Candidates of the packet's groups: their non-prefilter lists plus prefilter hits,
+    /// sorted.
+    fn collect(&self, groups: [Option<&Group>; 2], p: &PacketView<'_>, th: &mut DetectThread) {
+        th.cand.clear();
+        let gen = th.next_gen();
+        for g in groups.into_iter().flatten() {
+            th.cand.extend_from_slice(&g.nonmpm);
+            if let Some(mpm) = &g.mpm {
+                if !p.payload.is_empty() {
+                    Self::scan(mpm, p.payload, gen, th);
+                }
+            }
+        }
+        th.cand.sort_unstable();
+    }
+
+    /// More prefilter hits from a second buffer (the stream window), same generation.
+    fn collect_more(&self, groups: [Option<&Group>; 2], p: &PacketView<'_>, th: &mut DetectThread) {
+        let gen = th.gen;
+        for g in groups.into_iter().flatten() {
+            if let Some(mpm) = &g.mpm {
+                Self::scan(mpm, p.payload, gen, th);
+            }
+        }
+        th.cand.sort_unstable();
+        th.cand.dedup();
+    }
+
+    fn scan(mpm: &super::group::Mpm, hay: &[u8], gen: u32, th: &mut DetectThread) {
+        let (cand, stamp, vstamp) = (&mut th.cand, &mut th.stamp, &mut th.vstamp);
+        mpm.pf.scan(hay, &mut |pi, s, e| {
+            let Some(&(a, b)) = mpm.ranges.get(pi as usize) else {
+                return;
+            };
+            for v in mpm.variants.get(a as usize..b as usize).unwrap_or(&[]) {
+                let Some(vs) = vstamp.get_mut(v.id as usize) else {
+                    continue;
+                };
+                if *vs == gen {
+                    continue;
+                }
+                if let Some(exact) = &v.exact {
+                    if hay.get(s..e) != Some(&exact[..]) {
+                        continue;
+                    }
+                }
+                *vs = gen;
+                for &n in v.sigs.iter() {
+                    if let Some(st) = stamp.get_mut(n as usize) {
+                        if *st != gen {
+                            *st = gen;
+                            cand.push(n);
+                        }
+                    }
+                }
+            }
+        });
+    }
+
+    #[inline]
+    pub(crate) fn sig_matches(
+        &self,
+        s: &Sig,
+        p: &PacketView<'_>,
+        vars: Option<&FlowVars>,
+        scratch: &mut Scratch,
+        env: &MatchEnv,
+    ) -> bool {
+        if s.mask & p.mask != s.mask {
+            return false;
+        }
+        if s.app.as_ref().is_some_and(|a| !a.proto_ok(p.app_proto)) {
+            return false;
+        }
+        if s.require_flowvar && p.has_flow && vars.is_none_or(FlowVars::is_empty) {
+            return false;
+        }
+        if !s.header.matches(p) {
+            return false;
+        }
+        if !s.checks.iter().all(|c| c.matches(p, vars)) {
+            return false;
+        }
+        for sec in s.sections.iter() {
+            let buf = p.buffer(sec.buffer);
+            if buf.is_empty() || !sec.matcher.matches(buf, scratch, env) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Suricata's `PacketAlertFinalize`: order, thresholds, suppressions, actions, `pass`,
+    /// then tag accounting.
+    fn finalize(
+        &self,
+        p: &PacketView<'_>,
+        mut flow: Option<&mut FlowInput<'_>>,
+        th: &mut DetectThread,
+    ) {
+        self.alert_queue(p, flow.as_deref_mut(), th);
+        if self.has_tags {
+            let now = p.ts_ns / 1_000_000_000;
+            let len = p.data.len() as u64;
+            let mut tagged = false;
+            if let Some(v) = flow.and_then(|f| f.state.vars.as_deref_mut()) {
+                if !v.tags.is_empty() {
+                    tagged |= tag::handle(&mut v.tags, len, now);
+                }
+            }
+            tagged |= th.host_tags.handle(p);
+            th.tagged = tagged;
+        }
+    }
+
+    fn alert_queue(
+        &self,
+        p: &PacketView<'_>,
+        mut flow: Option<&mut FlowInput<'_>>,
+        th: &mut DetectThread,
+    ) {
+        if th.queue.is_empty() {
+            return;
+        }
+        th.queue.sort_unstable();
+        let max = self.cfg.packet_alert_max;
+        for i in 0..th.queue.len() {
+            let (n, tx) = th.queue[i];
+            let Some(s) = self.sigs.get(n as usize) else {
+                continue;
+            };
+            let verdict = self.alert_verdict(s, p, &mut th.thresholds);
+            if verdict == Verdict::Drop {
+                continue;
+            }
+            if !s.tags.is_empty() {
+                let now = p.ts_ns / 1_000_000_000;
+                for t in s.tags.iter() {
+                    match t.kind {
+                        TagKind::Session => {
+                            if let Some(f) = flow.as_deref_mut() {
+                                tag::add(
+                                    &mut f.state.vars_mut().tags,
+                                    t,
+                                    s.info.sid,
+                                    s.info.gid,
+                                    now,
+                                );
+                            }
+                        }
+                        TagKind::Host => th.host_tags.add(t, s.info.sid, s.info.gid, p),
+                    }
+                }
+            }
+            let pass = s.info.action == Action::Pass;
+            if pass && s.kind.action_applies_to_flow() {
+                if let Some(f) = flow.as_deref_mut() {
+                    f.state.flags |= fflag::NO_INSPECT;
+                }
+            }
+            if verdict == Verdict::Silent || s.noalert {
+                th.stats.alerts_suppressed += 1;
+            } else if th.alerts.len() < max {
+                th.alerts.push(super::Alert {
+                    sig: n,
+                    log: !pass,
+                    tx: (tx < STREAM_NO_TX).then_some(tx),
+                    stream: tx != NO_TX,
+                });
+                th.stats.alert += 1;
+            } else {
+                th.stats.alert_queue_overflow += 1;
+            }
+            if pass {
+                break;
+            }
+        }
+    }
+
+    /// Suricata's `PacketAlertHandle`: suppressions first, then the threshold.
+    fn alert_verdict(&self, s: &Sig, p: &PacketView<'_>, st: &mut ThresholdState) -> Verdict {
+        if p.ip_version == 0 {
+            return Verdict::Alert;
+        }
+        for &i in s.suppress.iter() {
+            if self.suppress.get(i as usize).is_some_and(|sp| sp.hits(p)) {
+                return Verdict::Silent;
+            }
+        }
+        match s.threshold {
+            Some(t) => match self.thresholds.get(t as usize) {
+                Some(spec) => st.handle(t, spec, p),
+                None => Verdict::Alert,
+            },
+            None => Verdict::Alert,
+        }
+    }
+}

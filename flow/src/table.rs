@@ -1,0 +1,592 @@
+//! The per-worker flow table: a slab of [`Flow`]s, a hash index keyed by the precomputed
+//! 64-bit hash and the [`FlowKey`], a bounded capacity, and idle timeouts driven by a
+//! [`TimerWheel`] with lazy expiry.
+//!
+//! A packet never touches the wheel: each flow has one timer, set at
+//! `last_seen + timeout(state)`. When it fires the flow is checked again; if it saw
+//! traffic since, the timer is re-armed at the new due time, otherwise the flow is handed
+//! out with reason "timeout".
+
+use hashbrown::HashTable;
+use shrike_capture::Timestamp;
+
+use super::key::{Direction, FlowKey};
+use super::wheel::{TimerId, TimerWheel};
+use crate::config::{FlowConfig, TimeoutProto, Timeouts};
+use crate::stats::FlowStats;
+use shrike_packet::decode::tcp_flags;
+
+/// Flow state (Suricata's `flow.state` in EVE: new, established, closed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FlowState {
+    /// Seen in one direction only (or TCP handshake not complete).
+    New,
+    /// Seen in both directions (TCP: handshake done or both sides talking).
+    Established,
+    /// TCP: FIN seen from both sides, or a RST.
+    Closed,
+}
+
+impl FlowState {
+    /// EVE name.
+    pub fn name(self) -> &'static str {
+        match self {
+            FlowState::New => "new",
+            FlowState::Established => "established",
+            FlowState::Closed => "closed",
+        }
+    }
+}
+
+/// Why a flow left the table (EVE `flow.reason`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EndReason {
+    /// Idle timeout.
+    Timeout,
+    /// Evicted because the table was full.
+    Forced,
+    /// Engine shutdown.
+    Shutdown,
+}
+
+impl EndReason {
+    /// EVE name.
+    pub fn name(self) -> &'static str {
+        match self {
+            EndReason::Timeout => "timeout",
+            EndReason::Forced => "forced",
+            EndReason::Shutdown => "shutdown",
+        }
+    }
+}
+
+/// Handle of a flow in its table (slab index + generation); stale handles find nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FlowHandle {
+    idx: u32,
+    gen: u32,
+}
+
+/// One tracked flow.
+#[derive(Clone, Debug)]
+pub struct Flow<V> {
+    /// Normalised key.
+    pub key: FlowKey,
+    /// Unique id (> 0, < 2^53), EVE `flow_id`.
+    pub id: u64,
+    /// First packet time.
+    pub first_ts: Timestamp,
+    /// Last packet time.
+    pub last_ts: Timestamp,
+    /// Packets to server / to client.
+    pub pkts: [u64; 2],
+    /// Bytes to server / to client.
+    pub bytes: [u64; 2],
+    /// Which key side is the client: the sender of the first packet (TCP: of the SYN).
+    pub client: Direction,
+    /// State.
+    pub state: FlowState,
+    /// TCP flags seen to server / to client.
+    pub tcp_flags: [u8; 2],
+    /// Lowest and highest TTL (IPv6 hop limit) to server, then to client; 0 until a packet
+    /// went that way (see [`Flow::note_ttl`]).
+    pub ttl: [u8; 4],
+    hash: u64,
+    timer: Option<TimerId>,
+    /// The engine's per-flow state (stream, flowbits, app layer …).
+    pub data: V,
+}
+
+impl<V> Flow<V> {
+    /// Whether a packet in `dir` goes to the server.
+    #[inline]
+    pub fn to_server(&self, dir: Direction) -> bool {
+        dir == self.client
+    }
+
+    /// Index into `pkts`/`bytes`/`tcp_flags` for a packet in `dir` (0 to server).
+    #[inline]
+    pub fn side(&self, dir: Direction) -> usize {
+        usize::from(!self.to_server(dir))
+    }
+
+    /// Widens the TTL range of `dir` with a packet's TTL (Suricata's `FlowUpdateTtl`).
+    #[inline]
+    pub fn note_ttl(&mut self, dir: Direction, ttl: u8) {
+        let i = self.side(dir) * 2;
+        if let Some([min, max]) = self
+            .ttl
+            .get_mut(i..i + 2)
+            .and_then(|s| <&mut [u8; 2]>::try_from(s).ok())
+        {
+            if *min == 0 || ttl < *min {
+                *min = ttl;
+            }
+            *max = (*max).max(ttl);
+        }
+    }
+
+    /// `(min, max)` TTL seen to server (`to_server`) or to client; `(0, 0)` when none.
+    pub fn ttl_range(&self, to_server: bool) -> (u8, u8) {
+        let i = usize::from(!to_server) * 2;
+        match self.ttl.get(i..i + 2) {
+            Some(&[min, max]) => (min, max),
+            _ => (0, 0),
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Slot<V> {
+    gen: u32,
+    flow: Option<Flow<V>>,
+}
+
+/// Resolved timeouts per protocol class, in milliseconds.
+#[derive(Clone, Copy, Debug)]
+struct TimeoutsMs {
+    tcp: Timeouts,
+    udp: Timeouts,
+    icmp: Timeouts,
+    other: Timeouts,
+}
+
+impl TimeoutsMs {
+    fn get(&self, proto: u8, state: FlowState) -> u64 {
+        let t = match TimeoutProto::of(proto) {
+            TimeoutProto::Tcp => &self.tcp,
+            TimeoutProto::Udp => &self.udp,
+            TimeoutProto::Icmp => &self.icmp,
+            TimeoutProto::Other => &self.other,
+        };
+        let s = match state {
+            FlowState::New => t.new,
+            FlowState::Established => t.established,
+            FlowState::Closed => t.closed,
+        };
+        u64::from(s) * 1000
+    }
+}
+
+/// What a timer of the worker's wheel stands for: a flow's idle timeout, or one of the
+/// worker's own periodic jobs (EVE flush, stats), identified by a tag the worker chooses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Timer {
+    Flow(FlowHandle),
+    Aux(u32),
+}
+
+/// Per-worker flow table holding engine state `V` per flow. Its timer wheel is the worker's
+/// only wheel: it drives the flow timeouts and, through [`Self::schedule_aux`], the worker's
+/// periodic jobs.
+pub struct FlowTable<V> {
+    slab: Vec<Slot<V>>,
+    free: Vec<u32>,
+    index: HashTable<u32>,
+    wheel: TimerWheel<Timer>,
+    max_flows: usize,
+    timeouts: TimeoutsMs,
+    worker: u8,
+    next_id: u64,
+    fired: Vec<FlowHandle>,
+    aux_fired: Vec<u32>,
+    /// Counters (`stats.flow`).
+    pub stats: FlowStats,
+}
+
+const FORCED_TRIES: usize = 8;
+
+impl<V> FlowTable<V> {
+    /// A table for worker `worker` (part of every flow id, keeping ids unique across
+    /// workers), with `cfg.max_flows` capacity. Nothing is allocated up front.
+    pub fn new(cfg: &FlowConfig, worker: u8) -> Self {
+        let t = &cfg.timeouts;
+        FlowTable {
+            slab: Vec::new(),
+            free: Vec::new(),
+            index: HashTable::new(),
+            wheel: TimerWheel::new(0),
+            max_flows: cfg.max_flows.max(1),
+            timeouts: TimeoutsMs {
+                tcp: t.resolve(TimeoutProto::Tcp),
+                udp: t.resolve(TimeoutProto::Udp),
+                icmp: t.resolve(TimeoutProto::Icmp),
+                other: t.resolve(TimeoutProto::Other),
+            },
+            worker,
+            next_id: 0,
+            fired: Vec::new(),
+            aux_fired: Vec::new(),
+            stats: FlowStats::default(),
+        }
+    }
+
+    /// Number of flows in the table.
+    pub fn len(&self) -> usize {
+        self.index.len()
+    }
+
+    /// Whether the table is empty.
+    pub fn is_empty(&self) -> bool {
+        self.index.is_empty()
+    }
+
+    /// The flow behind `h`, if it is still in the table.
+    #[inline]
+    pub fn get(&self, h: FlowHandle) -> Option<&Flow<V>> {
+        self.slab
+            .get(h.idx as usize)
+            .filter(|s| s.gen == h.gen)
+            .and_then(|s| s.flow.as_ref())
+    }
+
+    /// Mutable access to the flow behind `h`.
+    #[inline]
+    pub fn get_mut(&mut self, h: FlowHandle) -> Option<&mut Flow<V>> {
+        self.slab
+            .get_mut(h.idx as usize)
+            .filter(|s| s.gen == h.gen)
+            .and_then(|s| s.flow.as_mut())
+    }
+
+    /// Looks a flow up without creating it.
+    #[inline]
+    pub fn find(&self, hash: u64, key: &FlowKey) -> Option<FlowHandle> {
+        let slab = &self.slab;
+        self.index
+            .find(hash, |&i| {
+                slab.get(i as usize)
+                    .and_then(|s| s.flow.as_ref())
+                    .is_some_and(|f| f.key == *key)
+            })
+            .and_then(|&i| {
+                slab.get(i as usize)
+                    .map(|s| FlowHandle { idx: i, gen: s.gen })
+            })
+    }
+
+    /// Finds the flow of `key` or creates it (evicting one when the table is full, handed
+    /// to `evicted` with [`EndReason::Forced`]). `dir` and `tcp_flags` of the packet decide
+    /// the client side of a new flow. Per-packet accounting is [`Self::update`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn get_or_insert(
+        &mut self,
+        hash: u64,
+        key: FlowKey,
+        dir: Direction,
+        ts: Timestamp,
+        tcp: u8,
+        init: impl FnOnce() -> V,
+        evicted: &mut impl FnMut(Flow<V>, EndReason),
+    ) -> (FlowHandle, bool) {
+        if let Some(h) = self.find(hash, &key) {
+            return (h, false);
+        }
+        if self.index.len() >= self.max_flows {
+            self.stats.memcap += 1;
+            self.evict_one(evicted);
+        }
+        // The SYN sender is the client; a SYN-ACK comes from the server.
+        let syn_ack = tcp_flags::SYN | tcp_flags::ACK;
+        let client = if key.proto == 6 && tcp & syn_ack == syn_ack {
+            dir.reverse()
+        } else {
+            dir
+        };
+        self.next_id += 1;
+        let id = ((self.next_id << 8) | u64::from(self.worker)) & ((1 << 53) - 1);
+        let flow = Flow {
+            key,
+            id,
+            first_ts: ts,
+            last_ts: ts,
+            pkts: [0; 2],
+            bytes: [0; 2],
+            client,
+            state: FlowState::New,
+            tcp_flags: [0; 2],
+            ttl: [0; 4],
+            hash,
+            timer: None,
+            data: init(),
+        };
+        let h = match self
+            .free
+            .pop()
+            .and_then(|i| Some((i, self.slab.get_mut(i as usize)?)))
+        {
+            Some((idx, slot)) => {
+                slot.flow = Some(flow);
+                FlowHandle { idx, gen: slot.gen }
+            }
+            None => {
+                self.slab.push(Slot {
+                    gen: 0,
+                    flow: Some(flow),
+                });
+                FlowHandle {
+                    idx: (self.slab.len() - 1) as u32,
+                    gen: 0,
+                }
+            }
+        };
+        let idx = h.idx;
+        let slab = &self.slab;
+        self.index.insert_unique(hash, idx, |&i| {
+            slab.get(i as usize)
+                .and_then(|s| s.flow.as_ref())
+                .map_or(0, |f| f.hash)
+        });
+        let due = ts.as_millis() + self.timeouts.get(key.proto, FlowState::New);
+        let timer = self.wheel.schedule(due, Timer::Flow(h));
+        if let Some(f) = self.get_mut(h) {
+            f.timer = Some(timer);
+        }
+        self.stats.total += 1;
+        match key.proto {
+            6 => self.stats.tcp += 1,
+            17 => self.stats.udp += 1,
+            1 => self.stats.icmpv4 += 1,
+            58 => self.stats.icmpv6 += 1,
+            _ => {}
+        }
+        self.stats.active = self.index.len() as u64;
+        (h, true)
+    }
+
+    /// Accounts one packet of `bytes` bytes in `dir` at `ts` with TCP flags `tcp`: counters,
+    /// last-seen time, flags seen and state. Touches no timer.
+    #[inline]
+    pub fn update(&mut self, h: FlowHandle, dir: Direction, ts: Timestamp, bytes: u32, tcp: u8) {
+        let Some(f) = self.get_mut(h) else { return };
+        let side = f.side(dir);
+        if let (Some(p), Some(b), Some(fl)) = (
+            f.pkts.get_mut(side),
+            f.bytes.get_mut(side),
+            f.tcp_flags.get_mut(side),
+        ) {
+            *p += 1;
+            *b += u64::from(bytes);
+            *fl |= tcp;
+        }
+        if ts > f.last_ts {
+            f.last_ts = ts;
+        }
+        let both = f.pkts[0] > 0 && f.pkts[1] > 0;
+        f.state = match (f.key.proto, f.state) {
+            (_, FlowState::Closed) => FlowState::Closed,
+            (6, _) => {
+                let [a, b] = f.tcp_flags;
+                if (a | b) & tcp_flags::RST != 0 || (a & b & tcp_flags::FIN != 0) {
+                    FlowState::Closed
+                } else if both && tcp & tcp_flags::SYN == 0 {
+                    FlowState::Established
+                } else {
+                    f.state
+                }
+            }
+            _ if both => FlowState::Established,
+            (_, s) => s,
+        };
+    }
+
+    /// Convenience for the packet path: [`Self::get_or_insert`] then [`Self::update`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn packet(
+        &mut self,
+        hash: u64,
+        key: FlowKey,
+        dir: Direction,
+        ts: Timestamp,
+        bytes: u32,
+        tcp: u8,
+        init: impl FnOnce() -> V,
+        evicted: &mut impl FnMut(Flow<V>, EndReason),
+    ) -> (FlowHandle, bool) {
+        let (h, created) = self.get_or_insert(hash, key, dir, ts, tcp, init, evicted);
+        self.update(h, dir, ts, bytes, tcp);
+        (h, created)
+    }
+
+    /// Ends flow `h` because a new TCP session reuses its tuple (Suricata's TCP session
+    /// reuse: the old flow times out at once, `flow.tcp_reuse`); the next packet of the
+    /// key creates a new flow.
+    pub fn reuse(&mut self, h: FlowHandle, out: &mut impl FnMut(Flow<V>, EndReason)) {
+        if let Some(f) = self.remove(h) {
+            self.stats.tcp_reuse += 1;
+            out(f, EndReason::Timeout);
+        }
+    }
+
+    fn due_ms(&self, f: &Flow<V>) -> u64 {
+        f.last_ts.as_millis() + self.timeouts.get(f.key.proto, f.state)
+    }
+
+    /// Takes the flow out of the table and the index (its timer is cancelled).
+    fn remove(&mut self, h: FlowHandle) -> Option<Flow<V>> {
+        let slot = self
+            .slab
+            .get_mut(h.idx as usize)
+            .filter(|s| s.gen == h.gen)?;
+        let f = slot.flow.take()?;
+        slot.gen = slot.gen.wrapping_add(1);
+        self.free.push(h.idx);
+        if let Ok(e) = self.index.find_entry(f.hash, |&i| i == h.idx) {
+            e.remove();
+        }
+        if let Some(t) = f.timer {
+            self.wheel.cancel(t);
+        }
+        match f.state {
+            FlowState::New => self.stats.end_new += 1,
+            FlowState::Established => self.stats.end_established += 1,
+            FlowState::Closed => self.stats.end_closed += 1,
+        }
+        self.stats.active = self.index.len() as u64;
+        Some(f)
+    }
+
+    /// Evicts the flow closest to timing out (re-arming a few stale timers on the way).
+    fn evict_one(&mut self, evicted: &mut impl FnMut(Flow<V>, EndReason)) {
+        let mut aux: [(u64, u32); 4] = [(0, 0); 4];
+        let mut n_aux = 0;
+        for attempt in 0..FORCED_TRIES {
+            let Some((tid, deadline)) = self.wheel.peek_earliest() else {
+                break;
+            };
+            let h = match self.wheel.cancel(tid) {
+                Some(Timer::Flow(h)) => h,
+                Some(Timer::Aux(tag)) => {
+                    // Not a flow: put it back once the search is over.
+                    if n_aux < aux.len() {
+                        aux[n_aux] = (deadline, tag);
+                        n_aux += 1;
+                    } else {
+                        self.wheel.schedule(deadline, Timer::Aux(tag));
+                    }
+                    continue;
+                }
+                None => break,
+            };
+            let Some(due) = self.get(h).map(|f| self.due_ms(f)) else {
+                continue;
+            };
+            if due > deadline && attempt + 1 < FORCED_TRIES {
+                // Saw traffic since the timer was set: re-arm and look again.
+                let t = self.wheel.schedule(due, Timer::Flow(h));
+                if let Some(f) = self.get_mut(h) {
+                    f.timer = Some(t);
+                }
+                continue;
+            }
+            if let Some(f) = self.get_mut(h) {
+                f.timer = None;
+            }
+            if let Some(f) = self.remove(h) {
+                self.stats.get_used += 1;
+                evicted(f, EndReason::Forced);
+                break;
+            }
+        }
+        for &(deadline, tag) in &aux[..n_aux] {
+            self.wheel.schedule(deadline, Timer::Aux(tag));
+        }
+    }
+
+    /// Schedules one of the worker's own jobs (`tag`) at `deadline_ms` on the flow wheel; it
+    /// comes back from [`Self::take_aux`] after the [`Self::expire`] call that reaches it.
+    pub fn schedule_aux(&mut self, deadline_ms: u64, tag: u32) {
+        self.wheel.schedule(deadline_ms, Timer::Aux(tag));
+    }
+
+    /// The tags of the worker jobs that fired in the last [`Self::expire`] calls (drained).
+    pub fn take_aux(&mut self) -> impl Iterator<Item = u32> + '_ {
+        self.aux_fired.drain(..)
+    }
+
+    /// Hands out every flow idle past its timeout at `now` (reason "timeout").
+    pub fn expire(&mut self, now: Timestamp, out: &mut impl FnMut(Flow<V>, EndReason)) {
+        let now_ms = now.as_millis();
+        let mut fired = std::mem::take(&mut self.fired);
+        let aux = &mut self.aux_fired;
+        self.wheel.advance(now_ms, &mut |_, t| match t {
+            Timer::Flow(h) => fired.push(h),
+            Timer::Aux(tag) => aux.push(tag),
+        });
+        for h in fired.drain(..) {
+            self.stats.checked += 1;
+            let Some(due) = self.get(h).map(|f| self.due_ms(f)) else {
+                continue;
+            };
+            if due <= now_ms {
+                if let Some(f) = self.get_mut(h) {
+                    f.timer = None;
+                }
+                if let Some(f) = self.remove(h) {
+                    self.stats.timeouts += 1;
+                    out(f, EndReason::Timeout);
+                }
+            } else {
+                self.stats.notimeout += 1;
+                let t = self.wheel.schedule(due, Timer::Flow(h));
+                if let Some(f) = self.get_mut(h) {
+                    f.timer = Some(t);
+                }
+            }
+        }
+        self.fired = fired;
+    }
+
+    /// Earliest time (ms) at which [`Self::expire`] may have work.
+    pub fn next_deadline_ms(&self) -> Option<u64> {
+        self.wheel.next_deadline()
+    }
+
+    /// Hands out every flow (reason "shutdown") and empties the table.
+    pub fn drain(&mut self, out: &mut impl FnMut(Flow<V>, EndReason)) {
+        for i in 0..self.slab.len() {
+            let h = match self.slab.get(i) {
+                Some(s) if s.flow.is_some() => FlowHandle {
+                    idx: i as u32,
+                    gen: s.gen,
+                },
+                _ => continue,
+            };
+            if let Some(f) = self.remove(h) {
+                out(f, EndReason::Shutdown);
+            }
+        }
+    }
+
+    /// Visit every flow in the table (e.g. to rebind per-flow state after a rule reload).
+    /// Keys, timers and the index are untouched.
+    pub fn for_each_mut(&mut self, f: &mut impl FnMut(&mut Flow<V>)) {
+        for s in self.slab.iter_mut() {
+            if let Some(flow) = s.flow.as_mut() {
+                f(flow);
+            }
+        }
+    }
+
+    /// Approximate bytes held by the table (slab, index, wheel entries); also published
+    /// as `flow.memuse`.
+    pub fn memuse(&mut self) -> usize {
+        let m = self.slab.capacity() * std::mem::size_of::<Slot<V>>()
+            + self.index.capacity() * (std::mem::size_of::<u32>() + 1)
+            + self.wheel.len() * WHEEL_BYTES_PER_TIMER;
+        self.stats.memuse = m as u64;
+        m
+    }
+}
+
+/// Wheel bytes per live timer: slab entry plus its slot reference.
+pub const WHEEL_BYTES_PER_TIMER: usize = 40;
+
+/// Bytes one flow costs with no engine state: slab slot + index bucket (at hashbrown's
+/// 7/8 load) + wheel timer.
+pub fn flow_footprint() -> usize {
+    std::mem::size_of::<Slot<()>>()
+        + (std::mem::size_of::<u32>() + 1) * 8 / 7
+        + 1
+        + WHEEL_BYTES_PER_TIMER
+}

@@ -1,0 +1,260 @@
+//! Flow table: creation, accounting, state, lazy timeouts, forced eviction, drain, stats.
+
+#[path = "../../packet/tests/decode_util/mod.rs"]
+mod decode_util;
+
+use decode_util::*;
+use shrike_capture::{LinkType, Timestamp};
+use shrike_flow::config::FlowConfig;
+use shrike_flow::table::flow_footprint;
+use shrike_flow::{Direction, EndReason, Flow, FlowKey, FlowState, FlowTable};
+use shrike_packet::decode::{decode, DecodeConfig, DecodeStats, PacketMeta};
+
+const SEED: u64 = 42;
+
+fn ts(s: u64) -> Timestamp {
+    Timestamp::from_secs_nanos(1_700_000_000 + s, 0)
+}
+
+fn pkt(f: &[u8]) -> PacketMeta {
+    decode(
+        LinkType::Ethernet,
+        f,
+        &DecodeConfig::default(),
+        &mut DecodeStats::default(),
+    )
+}
+
+struct Harness {
+    t: FlowTable<u32>,
+    ended: Vec<(Flow<u32>, EndReason)>,
+}
+
+impl Harness {
+    fn new(max: usize) -> Self {
+        let cfg = FlowConfig {
+            max_flows: max,
+            ..Default::default()
+        };
+        Harness {
+            t: FlowTable::new(&cfg, 3),
+            ended: vec![],
+        }
+    }
+
+    fn feed(&mut self, frame: &[u8], at: Timestamp) -> (shrike_flow::FlowHandle, bool) {
+        let m = pkt(frame);
+        let (k, d) = FlowKey::from_meta(&m);
+        let ended = &mut self.ended;
+        self.t.packet(
+            k.hash(SEED),
+            k,
+            d,
+            at,
+            frame.len() as u32,
+            m.tcp_flags,
+            || 7,
+            &mut |f, r| ended.push((f, r)),
+        )
+    }
+
+    fn expire(&mut self, at: Timestamp) {
+        let ended = &mut self.ended;
+        self.t.expire(at, &mut |f, r| ended.push((f, r)));
+    }
+}
+
+const SYN: u8 = 0x02;
+const ACK: u8 = 0x10;
+const FIN: u8 = 0x01;
+
+fn c2s(flags: u8) -> Vec<u8> {
+    eth_tcp4(40000, 80, flags, b"")
+}
+
+fn s2c(flags: u8) -> Vec<u8> {
+    eth(
+        0x0800,
+        &ipv4(B4, A4, 6, &tcp(&B4, &A4, 80, 40000, flags, b"")),
+    )
+}
+
+#[test]
+fn tcp_lifecycle_and_accounting() {
+    let mut h = Harness::new(100);
+    let (fh, created) = h.feed(&c2s(SYN), ts(0));
+    assert!(created);
+    assert!(!h.feed(&s2c(SYN | ACK), ts(1)).1);
+    assert_eq!(h.t.get(fh).unwrap().state, FlowState::New);
+    h.feed(&c2s(ACK), ts(1));
+    let f = h.t.get(fh).unwrap();
+    assert_eq!(f.state, FlowState::Established);
+    assert_eq!((f.pkts, f.tcp_flags), ([2, 1], [SYN | ACK, SYN | ACK]));
+    assert_eq!(f.bytes[0], (c2s(SYN).len() + c2s(ACK).len()) as u64);
+    assert!(f.id > 0 && f.id < 1 << 53);
+    assert_eq!(f.data, 7);
+    assert!(f.to_server(f.client));
+    h.feed(&c2s(FIN | ACK), ts(2));
+    assert_eq!(h.t.get(fh).unwrap().state, FlowState::Established);
+    h.feed(&s2c(FIN | ACK), ts(2));
+    assert_eq!(h.t.get(fh).unwrap().state, FlowState::Closed);
+    // tcp closed timeout is 60 s: not yet at 61 s of idle... due at 2 + 60.
+    h.expire(ts(61));
+    assert!(h.ended.is_empty());
+    h.expire(ts(62));
+    assert_eq!(h.ended.len(), 1);
+    let (f, r) = &h.ended[0];
+    assert_eq!(
+        (r, f.state, f.last_ts),
+        (&EndReason::Timeout, FlowState::Closed, ts(2))
+    );
+    assert!(h.t.get(fh).is_none() && h.t.is_empty());
+    let s = &h.t.stats;
+    assert_eq!(
+        (s.total, s.tcp, s.timeouts, s.end_closed, s.active),
+        (1, 1, 1, 1, 0)
+    );
+}
+
+#[test]
+fn synack_first_makes_the_receiver_the_client() {
+    let mut h = Harness::new(10);
+    let (fh, _) = h.feed(&s2c(SYN | ACK), ts(0));
+    let f = h.t.get(fh).unwrap();
+    // The SYN-ACK went server -> client, so that packet counts to the client.
+    assert_eq!(f.pkts, [0, 1]);
+    let m = pkt(&c2s(ACK));
+    assert!(f.to_server(FlowKey::from_meta(&m).1));
+}
+
+#[test]
+fn lazy_expiry_rearms_active_flows() {
+    let mut h = Harness::new(10);
+    let (fh, _) = h.feed(&eth_udp4(1, 2, b"a"), ts(0));
+    // New UDP flows time out after 30 s idle; traffic at 20 s pushes that to 50 s.
+    h.feed(&eth_udp4(1, 2, b"b"), ts(20));
+    h.expire(ts(30));
+    assert!(h.ended.is_empty() && h.t.get(fh).is_some());
+    assert_eq!((h.t.stats.checked, h.t.stats.notimeout), (1, 1));
+    assert_eq!(h.t.next_deadline_ms(), Some(ts(50).as_millis()));
+    // The reply makes it established: 300 s.
+    h.feed(
+        &eth(0x0800, &ipv4(B4, A4, 17, &udp(&B4, &A4, 2, 1, b"r"))),
+        ts(40),
+    );
+    assert_eq!(h.t.get(fh).unwrap().state, FlowState::Established);
+    h.expire(ts(50));
+    assert!(h.ended.is_empty());
+    h.expire(ts(339));
+    assert!(h.ended.is_empty());
+    h.expire(ts(340));
+    assert_eq!(h.ended.len(), 1);
+    assert_eq!(h.t.stats.end_established, 1);
+}
+
+#[test]
+fn full_table_evicts_the_flow_closest_to_timeout() {
+    let mut h = Harness::new(3);
+    let a = h.feed(&eth_udp4(1, 100, b""), ts(0)).0;
+    let b = h.feed(&eth_udp4(2, 100, b""), ts(1)).0;
+    let c = h.feed(&eth_udp4(3, 100, b""), ts(2)).0;
+    // `a` is refreshed, so `b` is now closest to timing out.
+    h.feed(&eth_udp4(1, 100, b""), ts(5));
+    let (d, created) = h.feed(&eth_udp4(4, 100, b""), ts(6));
+    assert!(created);
+    assert_eq!(h.ended.len(), 1);
+    let (f, r) = &h.ended[0];
+    assert_eq!(
+        (*r, f.key.lo_port.min(f.key.hi_port)),
+        (EndReason::Forced, 2)
+    );
+    assert!(h.t.get(b).is_none());
+    assert!(h.t.get(a).is_some() && h.t.get(c).is_some() && h.t.get(d).is_some());
+    assert_eq!((h.t.len(), h.t.stats.memcap, h.t.stats.get_used), (3, 1, 1));
+    // Drain hands out the rest at shutdown.
+    let mut rest = vec![];
+    h.t.drain(&mut |f, r| rest.push((f.id, r)));
+    assert_eq!(rest.len(), 3);
+    assert!(rest.iter().all(|(_, r)| *r == EndReason::Shutdown));
+    let mut ids: Vec<u64> = rest.iter().map(|x| x.0).collect();
+    ids.push(h.ended[0].0.id);
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), 4, "flow ids are unique");
+    assert!(h.t.is_empty() && h.t.next_deadline_ms().is_none());
+}
+
+#[test]
+fn many_flows_round_trip() {
+    let mut h = Harness::new(100_000);
+    for i in 0..20_000u16 {
+        h.feed(&eth_udp4(i, 53, b""), ts(u64::from(i % 10)));
+    }
+    assert_eq!(h.t.len(), 20_000);
+    for i in (0..20_000u16).step_by(7) {
+        assert!(!h.feed(&eth_udp4(i, 53, b""), ts(20)).1);
+    }
+    h.expire(ts(40));
+    let expired = h.ended.len();
+    assert_eq!(expired, 20_000 - (0..20_000).step_by(7).count());
+    h.expire(ts(51));
+    assert_eq!(h.ended.len(), 20_000);
+    assert!(h.t.memuse() > 0);
+}
+
+#[test]
+fn flow_footprint_within_budget() {
+    let fp = flow_footprint();
+    println!(
+        "size_of::<Flow<()>>() = {}, footprint with index and timer = {fp}",
+        std::mem::size_of::<Flow<()>>()
+    );
+    assert!(std::mem::size_of::<Flow<()>>() <= 160);
+    assert!(fp <= 256, "{fp}");
+    let _ = Direction::LoToHi;
+}
+
+#[test]
+fn worker_jobs_share_the_flow_wheel() {
+    let mut h = Harness::new(2);
+    // The worker's flush and stats jobs, due before the flows time out.
+    let ms = |s: u64| ts(s).as_millis();
+    h.t.schedule_aux(ms(1), 1);
+    h.t.schedule_aux(ms(8), 2);
+    h.feed(&eth_udp4(1, 100, b""), ts(0));
+    assert_eq!(
+        h.t.next_deadline_ms(),
+        Some(ms(1)),
+        "the earliest job is the next deadline"
+    );
+    h.expire(ts(1));
+    assert_eq!(h.t.take_aux().collect::<Vec<_>>(), vec![1]);
+    assert!(h.ended.is_empty());
+    // A full table evicting a flow skips the jobs and keeps them scheduled.
+    h.feed(&eth_udp4(2, 100, b""), ts(2));
+    h.feed(&eth_udp4(3, 100, b""), ts(3));
+    assert_eq!(h.ended.len(), 1);
+    assert_eq!(h.ended[0].1, EndReason::Forced);
+    h.expire(ts(8));
+    assert_eq!(h.t.take_aux().collect::<Vec<_>>(), vec![2]);
+    // Jobs never come back as flows, and flows time out as before.
+    h.expire(ts(1_000));
+    assert_eq!(h.t.take_aux().count(), 0);
+    assert!(h.ended[1..].iter().all(|(_, r)| *r == EndReason::Timeout));
+    assert!(h.t.is_empty());
+}
+
+#[test]
+fn ttl_ranges_per_direction() {
+    let mut h = Harness::new(16);
+    let (fh, _) = h.feed(&eth_udp4(1000, 53, b"q"), ts(0));
+    let d = FlowKey::from_meta(&pkt(&eth_udp4(1000, 53, b"q"))).1;
+    let f = h.t.get_mut(fh).unwrap();
+    assert_eq!((f.ttl_range(true), f.ttl_range(false)), ((0, 0), (0, 0)));
+    for ttl in [64, 60, 70] {
+        f.note_ttl(d, ttl);
+    }
+    f.note_ttl(d.reverse(), 128);
+    assert_eq!(f.ttl_range(true), (60, 70));
+    assert_eq!(f.ttl_range(false), (128, 128));
+}
