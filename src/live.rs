@@ -301,7 +301,7 @@ pub fn run_live(
     }
     // Rings are open: drop to the run-as user before any thread starts (threads inherit).
     if cfg.run_as.is_set() {
-        use shrike_capture::privileges as privs;
+        use shrike_sys::privileges as privs;
         let spec = privs::DropSpec {
             user: cfg.run_as.user.clone(),
             group: cfg.run_as.group.clone(),
@@ -402,7 +402,7 @@ pub fn run_live(
                         .name(format!("W#{id:02}-{}", li.name))
                         .spawn(move || {
                             if let Some(c) = cpu {
-                                let _ = shrike_capture::live::pin_current_thread(c);
+                                let _ = shrike_sys::cpu::pin_current_thread(c);
                             }
                             let worker = Worker::new(id, &cfg2, out, board2.clone(), seed)
                                 .with_share(&cfg2, workers_total)
@@ -704,7 +704,7 @@ fn spawn_queue_worker(
         .name(format!("W#{id:02}"))
         .spawn(move || {
             if let Some(c) = cpu {
-                let _ = shrike_capture::live::pin_current_thread(c);
+                let _ = shrike_sys::cpu::pin_current_thread(c);
             }
             let mut worker = Worker::new(id, &cfg, out, board, seed)
                 .with_share(&cfg, share)

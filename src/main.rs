@@ -62,7 +62,7 @@ fn real_main(cli: Cli) -> Result<u8, (u8, String)> {
         return Ok(ops::run_ctl(&cli.rest[1..], &socket).clamp(0, 255) as u8);
     }
     if let Some(c) = cli.config.as_deref() {
-        shrike_capture::privileges::check_not_world_writable(c)
+        shrike_sys::privileges::check_not_world_writable(c)
             .map_err(|e| (EXIT_INPUT, e.to_string()))?;
     }
     if let Some(k) = cli.checksum {
@@ -137,7 +137,7 @@ fn real_main(cli: Cli) -> Result<u8, (u8, String)> {
     };
     // The parse trees and rule texts just freed would stay resident: the workers allocate
     // from their own malloc arenas.
-    shrike_capture::memory::release_freed_heap();
+    shrike_sys::memory::release_freed_heap();
     let opts = run::RunOptions {
         inputs,
         log_dir,
@@ -319,7 +319,7 @@ fn run_live(cli: &Cli, cfg: &config::SensorConfig, workers: usize) -> Result<u8,
             setup: engine_setup(cfg, cli),
         })
     };
-    shrike_capture::memory::release_freed_heap();
+    shrike_sys::memory::release_freed_heap();
     let result = live::run_live(cfg, ifaces, &log_dir, &signals, detect, &instance)
         .map_err(|e| (EXIT_INPUT, e.to_string()))?;
     if !cli.quiet {

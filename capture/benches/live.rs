@@ -18,8 +18,8 @@ use std::time::{Duration, Instant};
 
 use live_util::{udp_frame, NetNs};
 use shrike_capture::afpacket::{self, Sender};
-use shrike_capture::live::cpu_time;
 use shrike_capture::AfPacketConfig;
+use shrike_sys::cpu::cpu_time;
 
 struct Run {
     received: u64,

@@ -15,10 +15,8 @@ pub mod dpdk;
 mod error;
 mod inputs;
 pub mod live;
-pub mod memory;
 mod pcap;
 mod pcapng;
-pub mod privileges;
 mod source;
 mod stats;
 

@@ -1,7 +1,6 @@
 //! What the live sources (AF_PACKET, DPDK) share: counters, errors and thread helpers.
 
 use std::io;
-use std::time::Duration;
 
 /// Counters of one live socket or queue. Plain `u64`s owned by the worker; kernel counters that
 /// reset on read (`PACKET_STATISTICS`) are accumulated here.
@@ -181,82 +180,6 @@ impl LiveError {
     }
 }
 
-/// Pins the calling thread to one CPU (`sched_setaffinity`); the error keeps errno.
-pub fn pin_current_thread(cpu: usize) -> io::Result<()> {
-    if cpu >= libc::CPU_SETSIZE as usize {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!("cpu {cpu} is beyond CPU_SETSIZE"),
-        ));
-    }
-    // SAFETY: cpu_set_t is plain data; all-zero is the empty set.
-    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    // SAFETY: `cpu` is below CPU_SETSIZE, checked above, so CPU_SET stays inside `set`.
-    unsafe { libc::CPU_SET(cpu, &mut set) };
-    // SAFETY: `set` is a valid cpu_set_t of the size passed; pid 0 is the calling thread.
-    let rc = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
-    if rc == 0 {
-        Ok(())
-    } else {
-        Err(io::Error::last_os_error())
-    }
-}
-
-/// The CPUs the calling thread may run on, in order.
-pub fn allowed_cpus() -> io::Result<Vec<usize>> {
-    // SAFETY: cpu_set_t is plain data; all-zero is the empty set.
-    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    // SAFETY: `set` is writable and of the size passed.
-    let rc =
-        unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
-    if rc != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok((0..libc::CPU_SETSIZE as usize)
-        // SAFETY: `c` is below CPU_SETSIZE and `set` is initialised.
-        .filter(|&c| unsafe { libc::CPU_ISSET(c, &set) })
-        .collect())
-}
-
-/// CPU time used by the calling thread (`CLOCK_THREAD_CPUTIME_ID`).
-pub fn cpu_time() -> Duration {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable timespec.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    if rc != 0 {
-        return Duration::ZERO;
-    }
-    Duration::new(
-        ts.tv_sec.max(0) as u64,
-        ts.tv_nsec.clamp(0, 999_999_999) as u32,
-    )
-}
-
-/// Moves the calling thread into the named network namespace (`/run/netns/NAME`, as created by
-/// `ip netns add`). Sockets opened afterwards by this thread live in that namespace and keep
-/// it when moved to other threads. Used by the tests; also lets a sensor capture inside a
-/// container's namespace.
-pub fn enter_netns(name: &str) -> io::Result<()> {
-    use std::os::fd::AsRawFd;
-    let path = if name.contains('/') {
-        std::path::PathBuf::from(name)
-    } else {
-        std::path::Path::new("/run/netns").join(name)
-    };
-    let f = std::fs::File::open(&path)?;
-    // SAFETY: `f` is an open namespace file descriptor for the duration of the call; setns
-    // only changes the calling thread's network namespace.
-    let rc = unsafe { libc::setns(f.as_raw_fd(), libc::CLONE_NEWNET) };
-    if rc == 0 {
-        Ok(())
-    } else {
-        Err(io::Error::last_os_error())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -289,26 +212,5 @@ mod tests {
             (t.packets, t.drops, t.freeze_q, t.dpdk_ierrors),
             (2, 4, 10, 12)
         );
-    }
-
-    #[test]
-    fn cpu_helpers() {
-        let cpus = allowed_cpus().unwrap();
-        assert!(!cpus.is_empty());
-        let first = cpus[0];
-        std::thread::spawn(move || {
-            pin_current_thread(first).unwrap();
-            assert_eq!(allowed_cpus().unwrap(), vec![first]);
-            let t0 = cpu_time();
-            let mut x = 0u64;
-            for i in 0..2_000_000u64 {
-                x = x.wrapping_add(std::hint::black_box(i));
-            }
-            std::hint::black_box(x);
-            assert!(cpu_time() > t0);
-        })
-        .join()
-        .unwrap();
-        assert!(pin_current_thread(1 << 20).is_err());
     }
 }

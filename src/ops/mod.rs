@@ -7,7 +7,7 @@
 //! * [`metrics`]: a Prometheus text endpoint (`GET /metrics`) over plain TCP.
 //! * [`config`]: the `unix-command:`, `run-as:` and `metrics:` sections.
 //!
-//! Privilege dropping lives in `shrike_capture::privileges` (the only crate with `unsafe`).
+//! Privilege dropping lives in `shrike_sys::privileges` (the only crate with `unsafe`).
 //!
 //! Wiring (done by the binary's main loop): see docs/operations.md, "For developers".
 

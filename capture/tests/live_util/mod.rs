@@ -84,7 +84,7 @@ impl NetNs {
     pub fn run<T: Send + 'static>(&self, f: impl FnOnce() -> T + Send + 'static) -> T {
         let name = self.name.clone();
         std::thread::spawn(move || {
-            shrike_capture::live::enter_netns(&name).expect("setns");
+            shrike_sys::netns::enter_netns(&name).expect("setns");
             f()
         })
         .join()
@@ -98,7 +98,7 @@ impl NetNs {
     ) -> std::thread::JoinHandle<T> {
         let name = self.name.clone();
         std::thread::spawn(move || {
-            shrike_capture::live::enter_netns(&name).expect("setns");
+            shrike_sys::netns::enter_netns(&name).expect("setns");
             f()
         })
     }

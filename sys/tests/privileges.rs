@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::process::Command;
 
-use shrike_capture::privileges::{
+use shrike_sys::privileges::{
     ambient_set, bounding_set, current_ids, drop_privileges, lookup_user, supplementary_groups,
     thread_caps, CapSet, Capability, DropSpec, PrivError,
 };
