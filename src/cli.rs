@@ -23,6 +23,16 @@ pub enum ProgressMode {
     None,
 }
 
+impl From<ProgressMode> for shrike_pipeline::progress::ProgressMode {
+    fn from(m: ProgressMode) -> Self {
+        match m {
+            ProgressMode::Auto => Self::Auto,
+            ProgressMode::Json => Self::Json,
+            ProgressMode::None => Self::None,
+        }
+    }
+}
+
 #[derive(Debug, Parser)]
 #[command(
     name = "shrike",

@@ -1,21 +1,10 @@
 //! shrike: a fast, Suricata-compatible network IDS sensor.
 #![forbid(unsafe_code)]
 
-mod anomaly;
 mod cli;
-mod config;
-mod dispatch;
-mod ingest;
-mod live;
-mod ops;
-mod progress;
-mod reload;
-mod run;
-mod session;
-mod stats;
-mod suricata_sections;
-mod suricata_yaml;
-mod worker;
+
+use shrike::config;
+use shrike_pipeline::{live, ops, progress, run};
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -90,7 +79,7 @@ fn real_main(cli: Cli) -> Result<u8, (u8, String)> {
             eprintln!("shrike: configuration OK");
             return Ok(0);
         }
-        let progress = progress::Progress::new(cli.progress, cli.quiet);
+        let progress = progress::Progress::new(cli.progress.into(), cli.quiet);
         let loaded = load_engine(&cfg, &cli, &progress);
         print_rule_summary(&loaded, cli.verbose, false);
         let failed = rule_failures(&loaded);
@@ -124,7 +113,7 @@ fn real_main(cli: Cli) -> Result<u8, (u8, String)> {
         shrike_capture::expand_inputs(&cli.read).map_err(|e| (EXIT_INPUT, e.to_string()))?;
     let log_dir = resolve_log_dir(&cli, &mut cfg).map_err(|e| (EXIT_INPUT, e))?;
 
-    let progress = progress::Progress::new(cli.progress, cli.quiet);
+    let progress = progress::Progress::new(cli.progress.into(), cli.quiet);
     progress.set_total(total_size(&inputs));
     let engine = if cli.disable_detection {
         None
@@ -307,7 +296,7 @@ fn run_live(cli: &Cli, cfg: &config::SensorConfig, workers: usize) -> Result<u8,
     let detect = if cli.disable_detection {
         None
     } else {
-        let progress = progress::Progress::new(cli.progress, cli.quiet);
+        let progress = progress::Progress::new(cli.progress.into(), cli.quiet);
         let loaded = load_engine(cfg, cli, &progress);
         if !cli.quiet {
             print_rule_summary(&loaded, cli.verbose, true);

@@ -1,8 +1,7 @@
 //! The binary's configuration parsing: shrike's own YAML (`config::parse_native`, strict
 //! serde-saphyr into `SensorConfig`, which holds the detect/output/capture config types) and
 //! Suricata's `suricata.yaml` translation (`suricata_yaml::parse_tree` + `translate`), plus
-//! `--set` paths. The binary has no lib target, so its modules are `#[path]`-included from
-//! the fuzz crate (see `src/bin_config.rs`).
+//! `--set` paths, reached through the `shrike` package's library target.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

@@ -149,23 +149,10 @@ pub fn split<'a>(data: &'a [u8], sizes: &[u8]) -> Vec<&'a [u8]> {
     out
 }
 
-// The binary's configuration modules, compiled into this crate so the `config_yaml` target
-// can reach them (the binary has no lib target). They refer to each other as
-// `crate::config`, `crate::suricata_yaml` and `crate::suricata_sections`, so they sit at this
-// crate's root.
-#[allow(dead_code, clippy::all)]
-#[path = "../../src/config.rs"]
-pub mod config;
-#[allow(dead_code, clippy::all)]
-#[path = "../../src/suricata_sections.rs"]
-mod suricata_sections;
-#[allow(dead_code, clippy::all)]
-#[path = "../../src/suricata_yaml.rs"]
-pub mod suricata_yaml;
-
-/// The binary's config modules (`src/config.rs`, `src/suricata_yaml.rs`).
+/// The binary's config modules (`src/config.rs`, `src/suricata_yaml.rs`), from its library
+/// target.
 pub mod bin_config {
-    pub use crate::{config, suricata_yaml};
+    pub use shrike::{config, suricata_yaml};
 }
 
 /// One step of an app-layer conversation decoded from fuzz bytes.

@@ -134,9 +134,7 @@ pub fn worker_for(hash: u64, workers: usize) -> usize {
 
 /// The CPUs this process may run on, in order.
 pub fn allowed_cpus() -> Vec<usize> {
-    core_affinity::get_core_ids()
-        .map(|ids| ids.into_iter().map(|c| c.id).collect())
-        .unwrap_or_default()
+    shrike_sys::cpu::allowed_cpus().unwrap_or_default()
 }
 
 /// Run over capture files.
@@ -230,7 +228,7 @@ fn run_dispatch(
                 .name(format!("W#{i:02}"))
                 .spawn(move || {
                     if let Some(c) = cpu {
-                        core_affinity::set_for_current(core_affinity::CoreId { id: c });
+                        let _ = shrike_sys::cpu::pin_current_thread(c);
                     }
                     let mut worker = Worker::new(i, &cfg, out, board, seed)
                         .with_detect(wd)

@@ -7,8 +7,8 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::config::{MetricsConfig, RunAsConfig, UnixCommandConfig};
 use crate::config::{parse_native, SensorConfig};
+use shrike_pipeline::ops::config::{MetricsConfig, RunAsConfig, UnixCommandConfig};
 
 const BASE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/configs/shrike.yaml");
 

@@ -24,6 +24,3 @@ pub use config::{MetricsConfig, RunAsConfig, Toggle, UnixCommandConfig};
 pub use control::{run_ctl, Command, Control, ControlOptions, ControlServer, Reply, Request};
 pub use metrics::{MetricsServer, MetricsSnapshot};
 pub use notify::Notifier;
-
-#[cfg(test)]
-mod configs_test;

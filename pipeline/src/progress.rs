@@ -9,8 +9,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::cli::ProgressMode;
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Style {
     Off,
@@ -189,4 +187,15 @@ impl Progress {
         };
         let _ = write!(std::io::stderr(), "\r\x1b[2K{line}");
     }
+}
+
+/// Progress reporting on stderr (the binary's `--progress`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProgressMode {
+    /// A human progress line when stderr is a terminal, nothing otherwise.
+    Auto,
+    /// One JSON object per second on stderr, for wrapping tools.
+    Json,
+    /// No progress output.
+    None,
 }
