@@ -11,20 +11,7 @@
 //! them in upper case (`UNABLE_TO_MATCH_RESPONSE_TO_REQUEST`), the Rust ones (DNS) in lower
 //! case (`z_flag_set`); [`AppAnomaly::eve_name`] gives the EVE form without allocating.
 
-use super::layer::{AppFlow, AppState};
-use super::tls::TlsEvents;
-
-/// What a flow's app state remembers about the anomalies it already reported.
-#[derive(Debug, Default, Clone, Copy)]
-pub(crate) struct AnomalyCursor {
-    /// `AppFlow::gen` at the last drain: nothing reached the app layer since when equal.
-    gen: u64,
-    /// DNS: transactions below this id were reported (their events are fixed once the
-    /// message is parsed, as Suricata's).
-    dns_next: u64,
-    /// TLS (one transaction per flow): the events already reported.
-    tls: TlsEvents,
-}
+use super::layer::AppFlow;
 
 /// Longest event name [`AppAnomaly::eve_name`] writes (longer names are cut).
 pub const EVENT_NAME_MAX: usize = 64;
@@ -64,7 +51,7 @@ impl AppFlow {
     /// [`AppFlow::drain_anomalies`] (otherwise it has nothing to report).
     #[inline]
     pub fn anomalies_pending(&self) -> bool {
-        self.anomaly.gen != self.gen
+        self.anomaly_gen != self.gen
     }
 
     /// Calls `f` for every app-layer event raised since the last call on a transaction the
@@ -74,57 +61,11 @@ impl AppFlow {
         if !self.anomalies_pending() {
             return;
         }
-        self.anomaly.gen = self.gen;
+        self.anomaly_gen = self.gen;
         let from = self.logged_before();
-        let tls_logged = self.tls_logged();
-        let cursor = &mut self.anomaly;
-        match &mut self.state {
-            Some(AppState::Http(h)) => {
-                for id in from..h.tx_count() {
-                    let Some(tx) = h.tx_mut(id) else {
-                        continue;
-                    };
-                    let new = tx.events.without(&tx.events_logged);
-                    if new.is_empty() {
-                        continue;
-                    }
-                    tx.events_logged = tx.events;
-                    for e in new.iter() {
-                        f(AppAnomaly {
-                            tx_id: id,
-                            name: e.name(),
-                            upper: true,
-                        });
-                    }
-                }
-            }
-            Some(AppState::Dns(d)) => {
-                let start = from.max(cursor.dns_next);
-                // A message that failed before any transaction existed leaves an event-only
-                // transaction; Suricata has none to put the event on, and logs nothing.
-                for tx in d.txs().filter(|t| t.id >= start && t.message().is_some()) {
-                    for e in tx.events.iter() {
-                        f(AppAnomaly {
-                            tx_id: tx.id,
-                            name: e.name(),
-                            upper: false,
-                        });
-                    }
-                }
-                cursor.dns_next = cursor.dns_next.max(d.tx_count());
-            }
-            Some(AppState::Tls(t)) if !tls_logged => {
-                let new = t.events.without(cursor.tls);
-                cursor.tls = t.events;
-                for e in new.iter() {
-                    f(AppAnomaly {
-                        tx_id: 0,
-                        name: e.name(),
-                        upper: true,
-                    });
-                }
-            }
-            _ => {}
+        let flow_logged = self.flow_logged();
+        if let Some(p) = self.state.as_deref_mut() {
+            p.drain_events(from, flow_logged, f);
         }
     }
 }

@@ -15,23 +15,22 @@
 //! Protocol detection follows Suricata's model: content first (HTTP method / version
 //! patterns and TLS record headers on any port), then port-based probing (DNS on port 53).
 //! A direction whose first bytes fit no protocol, or that starts with a gap, has failed
-//! detection; when both have, the flow's protocol is [`AppProto::Failed`] (`failed` in EVE).
+//! detection; when both have, the flow's protocol is [`AppProto::FAILED`] (`failed` in EVE).
 //! Undecided data is kept (at most [`PROBE_MAX`] bytes per direction) and handed to the
 //! parser once the protocol is known.
 
-use std::sync::Arc;
+use shrike_output::eve::AlertFlowInfo;
 
-use super::dns::{self, DnsConfig, DnsState};
-use super::http::{self, EveHttpOptions, HttpConfig, HttpState};
-use super::tls::{self, eve::TlsLogConfig, TlsConfig, TlsState};
-use super::{AppProto, Dir};
+use crate::dns::{DnsConfig, DnsState};
+use crate::http::{HttpConfig, HttpState};
+use crate::log::{LogOptions, RecordCtx};
+use crate::registry::{AppParser, Detect, LogCtx, ParserConfig, Probe, MAX_PROTOCOLS, PROTOCOLS};
+use crate::tls::{TlsConfig, TlsState};
+use crate::{AppProto, Dir};
 
 /// Most undecided bytes kept per direction while detecting the protocol; past this the
 /// direction fails detection.
 pub const PROBE_MAX: usize = 4096;
-
-/// Most logged transactions kept for detection per flow.
-const MAX_KEPT_TXS: u64 = 32;
 
 /// What the worker tells the app layer about the flow a chunk belongs to.
 #[derive(Clone, Copy, Debug)]
@@ -48,17 +47,6 @@ pub struct FlowCtx {
     pub midstream: bool,
 }
 
-/// The protocol parser of a flow.
-#[derive(Debug)]
-pub enum AppState {
-    /// HTTP/1.x.
-    Http(Box<HttpState>),
-    /// DNS (UDP or TCP).
-    Dns(Box<DnsState>),
-    /// TLS.
-    Tls(Box<TlsState>),
-}
-
 /// Detection progress of one direction.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 enum DetectDir {
@@ -72,20 +60,20 @@ enum DetectDir {
 /// App-layer state of one flow.
 #[derive(Debug, Default)]
 pub struct AppFlow {
-    /// Detected protocol (`Unknown` until detection concludes; `Failed` when it gave up).
+    /// Detected protocol (`UNKNOWN` until detection concludes; `FAILED` when it gave up).
     pub proto: AppProto,
     /// The protocol's parser, once detected.
-    pub state: Option<AppState>,
+    pub state: Option<Box<dyn AppParser>>,
     /// IP protocol of the flow.
     pub ip_proto: u8,
     detect: [DetectDir; 2],
     probe_buf: [Vec<u8>; 2],
-    /// Next transaction id to log (HTTP, DNS).
+    /// Next transaction id to log.
     log_next: u64,
-    /// The TLS record was logged.
-    tls_logged: bool,
-    /// EVE `anomaly` bookkeeping (see [`super::anomaly`]).
-    pub(crate) anomaly: super::anomaly::AnomalyCursor,
+    /// The flow's single record was logged (one-record protocols: TLS).
+    flow_logged: bool,
+    /// EVE `anomaly` bookkeeping: [`AppFlow::gen`] at the last drain.
+    pub(crate) anomaly_gen: u64,
     /// Protocol detection reversed the flow's direction once.
     reversed: bool,
     /// The flow ended (everything left is logged).
@@ -103,48 +91,32 @@ impl AppFlow {
     /// the stream engine for raw inspection when it grows, as Suricata's parsers do on a
     /// completed request or response (`StreamTcpReassembleTriggerRawReassembly`).
     pub fn complete_in(&self, dir: Dir) -> u64 {
-        match &self.state {
-            Some(AppState::Http(h)) => {
-                use crate::http::Progress;
-                let open = h
-                    .txs()
-                    .filter(|t| {
-                        let p = match dir {
-                            Dir::ToServer => t.request_progress(),
-                            Dir::ToClient => t.response_progress(),
-                        };
-                        p != Progress::Complete
-                    })
-                    .count() as u64;
-                h.tx_count().saturating_sub(open)
-            }
-            Some(AppState::Dns(d)) => d.tx_count(),
-            _ => 0,
-        }
+        self.state.as_deref().map_or(0, |p| p.complete_in(dir))
+    }
+
+    /// The flow's parser, once its protocol is known.
+    pub fn parser(&self) -> Option<&dyn AppParser> {
+        self.state.as_deref()
+    }
+
+    /// The parser as its concrete type (a protocol's own keywords).
+    pub fn state_as<T: AppParser>(&self) -> Option<&T> {
+        self.state.as_deref()?.as_any().downcast_ref::<T>()
     }
 
     /// The HTTP state, when the flow is HTTP.
     pub fn http(&self) -> Option<&HttpState> {
-        match &self.state {
-            Some(AppState::Http(h)) => Some(h),
-            _ => None,
-        }
+        self.state_as()
     }
 
     /// The DNS state, when the flow is DNS.
     pub fn dns(&self) -> Option<&DnsState> {
-        match &self.state {
-            Some(AppState::Dns(d)) => Some(d),
-            _ => None,
-        }
+        self.state_as()
     }
 
     /// The TLS state, when the flow is TLS.
     pub fn tls(&self) -> Option<&TlsState> {
-        match &self.state {
-            Some(AppState::Tls(t)) => Some(t),
-            _ => None,
-        }
+        self.state_as()
     }
 
     /// Whether the flow ended (no more data will come).
@@ -152,12 +124,12 @@ impl AppFlow {
         self.closed
     }
 
-    /// Whether the flow's TLS record was logged (no more TLS events are reported then).
-    pub(crate) fn tls_logged(&self) -> bool {
-        self.tls_logged
+    /// Whether the flow's single record was logged (no more events are reported then).
+    pub(crate) fn flow_logged(&self) -> bool {
+        self.flow_logged
     }
 
-    /// Next transaction id not yet logged (HTTP/DNS); transactions before it may be freed.
+    /// Next transaction id not yet logged; transactions before it may be freed.
     pub fn logged_before(&self) -> u64 {
         self.log_next
     }
@@ -196,6 +168,13 @@ pub struct AppStats {
     pub tx_dns_tcp: u64,
     /// DNS-over-UDP transactions.
     pub tx_dns_udp: u64,
+    /// Protocols with [`crate::registry::Protocol::generic_stats`], by registry index:
+    /// flows detected (`app_layer.flow.<name>`).
+    pub flows: [u64; MAX_PROTOCOLS],
+    /// ... transactions logged (`app_layer.tx.<name>`).
+    pub txs: [u64; MAX_PROTOCOLS],
+    /// ... flows whose parser gave up (`app_layer.error.<name>.parser`).
+    pub parser_errors: [u64; MAX_PROTOCOLS],
 }
 
 impl AppStats {
@@ -212,6 +191,27 @@ impl AppStats {
         f("app_layer.error.tls.parser", self.error_tls_parser);
         f("app_layer.tx.dns_tcp", self.tx_dns_tcp);
         f("app_layer.tx.dns_udp", self.tx_dns_udp);
+        let mut name = String::new();
+        for (i, p) in PROTOCOLS.iter().enumerate() {
+            if !p.generic_stats {
+                continue;
+            }
+            for (kind, v) in [
+                ("flow", self.flows[i]),
+                ("tx", self.txs[i]),
+                ("error", self.parser_errors[i]),
+            ] {
+                name.clear();
+                name.push_str("app_layer.");
+                name.push_str(kind);
+                name.push('.');
+                name.push_str(p.name);
+                if kind == "error" {
+                    name.push_str(".parser");
+                }
+                f(&name, v);
+            }
+        }
     }
 
     /// Add another worker's counters.
@@ -227,6 +227,26 @@ impl AppStats {
         self.error_tls_parser += o.error_tls_parser;
         self.tx_dns_tcp += o.tx_dns_tcp;
         self.tx_dns_udp += o.tx_dns_udp;
+        for i in 0..MAX_PROTOCOLS {
+            self.flows[i] += o.flows[i];
+            self.txs[i] += o.txs[i];
+            self.parser_errors[i] += o.parser_errors[i];
+        }
+    }
+
+    /// A flow was detected as `p` (`undo`: a flow counted before is taken back).
+    fn flow(&mut self, p: AppProto, tcp: bool, undo: bool) {
+        let c = match p {
+            AppProto::HTTP => &mut self.flow_http,
+            AppProto::TLS => &mut self.flow_tls,
+            AppProto::DNS if tcp => &mut self.flow_dns_tcp,
+            AppProto::DNS => &mut self.flow_dns_udp,
+            p => match p.index() {
+                Some(i) => &mut self.flows[i],
+                None => return,
+            },
+        };
+        *c = if undo { c.saturating_sub(1) } else { *c + 1 };
     }
 }
 
@@ -246,16 +266,11 @@ fn touch<'f>(flow: &'f mut Option<Box<AppFlow>>, ctx: &FlowCtx) -> &'f mut AppFl
 /// Per-worker app-layer context (configuration, scratch, counters).
 #[derive(Debug)]
 pub struct AppLayer {
-    http_cfg: Arc<HttpConfig>,
-    dns_cfg: DnsConfig,
-    tls_cfg: TlsConfig,
-    /// EVE `http` options.
-    pub http_log: EveHttpOptions,
-    /// EVE `dns` options.
-    pub dns_log: dns::eve::DnsLogConfig,
-    /// EVE `tls` options.
-    pub tls_log: TlsLogConfig,
-    /// Write EVE `http`/`dns`/`tls` records in [`AppLayer::log_completed`].
+    /// Parser settings.
+    pub cfg: ParserConfig,
+    /// EVE protocol record options.
+    pub log: LogOptions,
+    /// Write EVE protocol records in [`AppLayer::log_completed`].
     pub log_records: bool,
     /// Packet number to put in records written next (EVE `pcap_cnt`); set by the worker.
     pub pcap_cnt: u64,
@@ -283,35 +298,46 @@ enum Found {
     NeedMore,
 }
 
-/// Suricata-style detection for TCP: content patterns (HTTP, TLS) on any port, the port's
-/// usual protocol tried first; DNS by probing when either port is 53.
-fn probe_tcp(ctx: &FlowCtx, dir: Dir, data: &[u8]) -> Found {
+fn on_port(ports: &[u16], ctx: &FlowCtx) -> bool {
+    ports.contains(&ctx.server_port) || ports.contains(&ctx.client_port)
+}
+
+/// Suricata-style detection: content patterns on any port (the protocols whose ports match
+/// the server port first, then the rest, each group in registry order), then the probing
+/// parsers of the protocols registered for either port.
+fn probe(ctx: &FlowCtx, dir: Dir, data: &[u8], tcp: bool) -> Found {
+    let detect = |p: &crate::registry::Protocol| if tcp { p.tcp } else { p.udp };
     let mut need_more = false;
-    let tls_first = matches!(ctx.server_port, 443 | 465 | 993 | 995 | 8443);
-    let order: [AppProto; 2] = if tls_first {
-        [AppProto::Tls, AppProto::Http]
-    } else {
-        [AppProto::Http, AppProto::Tls]
+    let mut verdict = |i: usize, r: Probe| match r {
+        Probe::Yes => Some(Found::Proto(AppProto::from_index(i))),
+        Probe::NeedMore => {
+            need_more = true;
+            None
+        }
+        Probe::No => None,
     };
-    for p in order {
-        match p {
-            AppProto::Http => match http::probe(dir, data) {
-                http::ProbeResult::Yes => return Found::Proto(AppProto::Http),
-                http::ProbeResult::NeedMore => need_more = true,
-                http::ProbeResult::No => {}
-            },
-            _ => match tls::probe(dir, data) {
-                tls::Probe::Yes => return Found::Proto(AppProto::Tls),
-                tls::Probe::NeedMore => need_more = true,
-                tls::Probe::No => {}
-            },
+    for own_port in [true, false] {
+        for (i, p) in PROTOCOLS.iter().enumerate() {
+            let Detect::Pattern(f) = detect(p) else {
+                continue;
+            };
+            if p.ports.contains(&ctx.server_port) != own_port {
+                continue;
+            }
+            if let Some(found) = verdict(i, f(dir, data)) {
+                return found;
+            }
         }
     }
-    if ctx.server_port == 53 || ctx.client_port == 53 {
-        match dns::probe_tcp(data) {
-            dns::Probe::Yes { .. } => return Found::Proto(AppProto::Dns),
-            dns::Probe::NeedMore => need_more = true,
-            dns::Probe::No => {}
+    for (i, p) in PROTOCOLS.iter().enumerate() {
+        let Detect::Port(f) = detect(p) else {
+            continue;
+        };
+        if !on_port(p.ports, ctx) {
+            continue;
+        }
+        if let Some(found) = verdict(i, f(dir, data)) {
+            return found;
         }
     }
     if need_more {
@@ -325,15 +351,8 @@ impl AppLayer {
     /// A new per-worker context with Suricata's default settings.
     pub fn new() -> Self {
         AppLayer {
-            http_cfg: Arc::new(HttpConfig::default()),
-            dns_cfg: DnsConfig::default(),
-            tls_cfg: TlsConfig::default(),
-            http_log: EveHttpOptions {
-                extended: true,
-                ..EveHttpOptions::default()
-            },
-            dns_log: dns::eve::DnsLogConfig::default(),
-            tls_log: TlsLogConfig::new(true, false, None),
+            cfg: ParserConfig::default(),
+            log: LogOptions::default(),
             log_records: true,
             pcap_cnt: 0,
             stats: AppStats::default(),
@@ -341,45 +360,24 @@ impl AppLayer {
     }
 
     /// A context with the given parser settings.
-    pub fn with_config(http: Arc<HttpConfig>, dns: DnsConfig, tls: TlsConfig) -> Self {
+    pub fn with_config(http: std::sync::Arc<HttpConfig>, dns: DnsConfig, tls: TlsConfig) -> Self {
         AppLayer {
-            http_cfg: http,
-            dns_cfg: dns,
-            tls_cfg: tls,
+            cfg: ParserConfig { http, dns, tls },
             ..Self::new()
         }
     }
 
     fn start(&mut self, f: &mut AppFlow, proto: AppProto, tcp: bool) {
         f.proto = proto;
-        f.state = match proto {
-            AppProto::Http => {
-                self.stats.flow_http += 1;
-                Some(AppState::Http(Box::new(HttpState::new(Arc::clone(
-                    &self.http_cfg,
-                )))))
-            }
-            AppProto::Dns => {
-                if tcp {
-                    self.stats.flow_dns_tcp += 1;
-                } else {
-                    self.stats.flow_dns_udp += 1;
-                }
-                Some(AppState::Dns(Box::new(DnsState::new(tcp, self.dns_cfg))))
-            }
-            AppProto::Tls => {
-                self.stats.flow_tls += 1;
-                Some(AppState::Tls(Box::new(TlsState::new(self.tls_cfg))))
-            }
-            _ => None,
-        };
+        f.state = proto.protocol().map(|p| (p.new_parser)(&self.cfg, tcp));
+        self.stats.flow(proto, tcp, false);
     }
 
     fn fail_dir(&mut self, f: &mut AppFlow, dir: Dir, tcp: bool) {
         f.detect[di(dir)] = DetectDir::Failed;
         f.probe_buf[di(dir)] = Vec::new();
-        if f.detect.iter().all(|d| *d == DetectDir::Failed) && f.proto == AppProto::Unknown {
-            f.proto = AppProto::Failed;
+        if f.detect.iter().all(|d| *d == DetectDir::Failed) && f.proto == AppProto::UNKNOWN {
+            f.proto = AppProto::FAILED;
             if tcp {
                 self.stats.flow_failed_tcp += 1;
             } else {
@@ -408,22 +406,22 @@ impl AppLayer {
         }
         let f = touch(flow, ctx);
         match f.proto {
-            AppProto::Failed => {}
-            AppProto::Unknown => {
+            AppProto::FAILED => {}
+            AppProto::UNKNOWN => {
                 if f.detect[di(dir)] == DetectDir::Failed {
                     return false;
                 }
                 let d = di(dir);
                 let first = f.probe_buf[d].is_empty();
                 let found = if f.probe_buf[d].is_empty() {
-                    probe_tcp(ctx, dir, data)
+                    probe(ctx, dir, data, true)
                 } else {
                     let mut b = std::mem::take(&mut f.probe_buf[d]);
                     b.extend_from_slice(
                         data.get(..PROBE_MAX.saturating_sub(b.len()))
                             .unwrap_or(data),
                     );
-                    let r = probe_tcp(ctx, dir, &b);
+                    let r = probe(ctx, dir, &b, true);
                     f.probe_buf[d] = b;
                     r
                 };
@@ -478,8 +476,16 @@ impl AppLayer {
 
     /// Suricata's `app_layer.error.<proto>.parser`: the parser gave up on the flow's data.
     fn count_parser_error(&mut self, f: &AppFlow, err: bool) {
-        if err && f.proto == AppProto::Tls {
-            self.stats.error_tls_parser += 1;
+        if !err {
+            return;
+        }
+        match f.proto {
+            AppProto::TLS => self.stats.error_tls_parser += 1,
+            p => {
+                if let Some(i) = p.index() {
+                    self.stats.parser_errors[i] += 1;
+                }
+            }
         }
     }
 
@@ -492,12 +498,10 @@ impl AppLayer {
         len: u64,
     ) {
         let f = touch(flow, ctx);
-        match (&mut f.state, f.proto) {
-            (_, AppProto::Unknown) => self.fail_dir(f, dir, true),
-            (Some(AppState::Http(h)), _) => h.gap(dir, len),
-            (Some(AppState::Dns(d)), _) => d.gap(dir, u32::try_from(len).unwrap_or(u32::MAX)),
-            (Some(AppState::Tls(t)), _) => t.gap(dir, u32::try_from(len).unwrap_or(u32::MAX)),
-            _ => {}
+        if f.proto == AppProto::UNKNOWN {
+            self.fail_dir(f, dir, true);
+        } else if let Some(p) = f.state.as_deref_mut() {
+            p.gap(dir, len);
         }
     }
 
@@ -518,22 +522,21 @@ impl AppLayer {
             // the flow's first datagram is not recognised the flow is `failed` at once, and a
             // protocol recognised later in the other direction still takes over (the flow was
             // already counted, as failed).
-            AppProto::Unknown | AppProto::Failed => {
+            AppProto::UNKNOWN | AppProto::FAILED => {
                 if f.detect[di(dir)] == DetectDir::Failed {
                     return;
                 }
-                let first = f.proto == AppProto::Unknown;
-                let port53 = ctx.server_port == 53 || ctx.client_port == 53;
-                if port53 && matches!(dns::probe_udp(payload), dns::Probe::Yes { .. }) {
-                    self.start(f, AppProto::Dns, false);
+                let first = f.proto == AppProto::UNKNOWN;
+                if let Found::Proto(p) = probe(ctx, dir, payload, false) {
+                    self.start(f, p, false);
                     if !first {
-                        self.stats.flow_dns_udp = self.stats.flow_dns_udp.saturating_sub(1);
+                        self.stats.flow(p, false, true);
                     }
                     self.udp_parse(f, dir, payload);
                 } else {
                     f.detect[di(dir)] = DetectDir::Failed;
                     if first {
-                        f.proto = AppProto::Failed;
+                        f.proto = AppProto::FAILED;
                         self.stats.flow_failed_udp += 1;
                     }
                 }
@@ -543,11 +546,15 @@ impl AppLayer {
     }
 
     fn udp_parse(&mut self, f: &mut AppFlow, dir: Dir, payload: &[u8]) {
-        if let Some(AppState::Dns(d)) = &mut f.state {
-            let before = d.tx_count();
-            d.parse(dir, payload);
-            self.stats.tx_dns_udp += d.tx_count().saturating_sub(before);
+        let Some(p) = f.state.as_deref_mut() else {
+            return;
+        };
+        let before = p.tx_count();
+        let err = p.parse(dir, payload);
+        if f.proto == AppProto::DNS {
+            self.stats.tx_dns_udp += p.tx_count().saturating_sub(before);
         }
+        self.count_parser_error(f, err);
     }
 
     /// The flow is over (timeout, shutdown, eviction): finish what can be finished.
@@ -557,97 +564,55 @@ impl AppLayer {
         };
         f.gen = f.gen.wrapping_add(1);
         f.closed = true;
-        if let Some(AppState::Http(h)) = &mut f.state {
-            h.close(Dir::ToServer);
-            h.close(Dir::ToClient);
+        if let Some(p) = f.state.as_deref_mut() {
+            p.close();
         }
     }
 
-    /// Write the EVE protocol records (`http`, `dns`, `tls`) of the transactions completed
-    /// since the last call, then free what detection and logging no longer need. The worker
-    /// calls it after inspecting each packet of a flow with app-layer state, and after
+    /// Write the EVE protocol records of the transactions completed since the last call,
+    /// then free what detection and logging no longer need. The worker calls it after
+    /// inspecting each packet of a flow with app-layer state, and after
     /// [`AppLayer::on_close`].
     pub fn log_completed(
         &mut self,
         flow: &mut Option<Box<AppFlow>>,
-        info: &shrike_output::eve::AlertFlowInfo,
+        info: &AlertFlowInfo,
         ts_ns: u64,
         out: &mut shrike_output::EveOutput,
     ) {
         let Some(f) = flow.as_deref_mut() else {
             return;
         };
-        let closed = f.closed;
-        let log = self.log_records;
-        let rec = crate::log::RecordCtx {
-            info,
-            ts_ns,
-            ip_proto: f.ip_proto,
-            pcap_cnt: self.pcap_cnt,
+        let Some(p) = f.state.as_deref_mut() else {
+            return;
         };
-        match &mut f.state {
-            Some(AppState::Http(h)) => {
-                let mut id = f.log_next;
-                while id < h.tx_count() {
-                    let Some(tx) = h.tx(id) else {
-                        id += 1;
-                        continue;
-                    };
-                    if !(tx.is_complete() || closed) {
-                        break;
-                    }
-                    if log {
-                        rec.http_files(out, h, id, &self.http_log);
-                        rec.http(out, h, id, &self.http_log);
-                    }
-                    self.stats.tx_http += 1;
-                    id += 1;
-                }
-                f.log_next = id;
-                // Keep what detection has not inspected in both directions yet (bounded).
-                let seen = f.inspected[0].get().min(f.inspected[1].get());
-                let keep_from = if closed {
-                    id
-                } else {
-                    seen.min(id).max(id.saturating_sub(MAX_KEPT_TXS))
-                };
-                h.free_txs_before(keep_from, false);
-                if closed {
-                    h.release_pool();
+        let mut c = LogCtx {
+            rec: RecordCtx {
+                info,
+                ts_ns,
+                ip_proto: f.ip_proto,
+                pcap_cnt: self.pcap_cnt,
+            },
+            out,
+            opts: &self.log,
+            write: self.log_records,
+            closed: f.closed,
+            next: &mut f.log_next,
+            inspected: f.inspected[0].get().min(f.inspected[1].get()),
+            flow_logged: &mut f.flow_logged,
+            logged: 0,
+        };
+        p.log(&mut c);
+        let n = c.logged;
+        match f.proto {
+            AppProto::HTTP => self.stats.tx_http += n,
+            AppProto::DNS if f.ip_proto == 6 => self.stats.tx_dns_tcp += n,
+            AppProto::DNS | AppProto::TLS => {}
+            p => {
+                if let Some(i) = p.index() {
+                    self.stats.txs[i] += n;
                 }
             }
-            Some(AppState::Dns(d)) => {
-                let mut id = f.log_next;
-                while id < d.tx_count() {
-                    if let Some(tx) = d.tx(id) {
-                        if log {
-                            rec.dns(out, tx, &self.dns_log);
-                        }
-                        if f.ip_proto == 6 {
-                            self.stats.tx_dns_tcp += 1;
-                        }
-                    }
-                    id += 1;
-                }
-                f.log_next = id;
-                // Over TCP a message is parsed when the other side acknowledges it, so a
-                // transaction can appear on a packet of the opposite direction; detection
-                // inspects it on the next packet of its own direction. Keep the latest
-                // logged ones for that (bounded) until the flow ends.
-                let keep_from = if closed || f.ip_proto != 6 {
-                    id
-                } else {
-                    id.saturating_sub(MAX_KEPT_TXS)
-                };
-                d.free_txs_before(keep_from);
-            }
-            Some(AppState::Tls(t)) if !f.tls_logged && (t.handshake_done() || closed) => {
-                f.tls_logged = true;
-                if log && t.should_log(self.tls_log.session_resumption) {
-                    rec.tls(out, t, &self.tls_log);
-                }
-            }
-            _ => {}
         }
     }
 }
@@ -669,24 +634,13 @@ fn reverse_fits(f: &AppFlow, ctx: &FlowCtx, dir: Dir, data: &[u8]) -> bool {
         server_port: ctx.client_port,
         ..*ctx
     };
-    matches!(probe_tcp(&rctx, other, data), Found::Proto(_))
+    matches!(probe(&rctx, other, data, true), Found::Proto(_))
 }
 
-/// Feed data to the flow's parser. Returns `true` when the TLS parser gave up on this data
+/// Feed data to the flow's parser. Returns `true` when the parser gave up on this data
 /// (a parser error, counted once per flow as Suricata's parser stops there).
 fn feed(f: &mut AppFlow, dir: Dir, data: &[u8]) -> bool {
-    match &mut f.state {
-        Some(AppState::Http(h)) if !h.is_tunnel() => h.parse(dir, data),
-        Some(AppState::Dns(d)) => {
-            d.parse(dir, data);
-        }
-        Some(AppState::Tls(t)) => {
-            let before = t.failed();
-            return !t.parse(dir, data) && !before;
-        }
-        _ => {}
-    }
-    false
+    f.state.as_deref_mut().is_some_and(|p| p.parse(dir, data))
 }
 
 #[cfg(test)]
@@ -718,7 +672,7 @@ mod tests {
         };
         let mut f = None;
         assert!(al.on_tcp_data(&mut f, &c, Dir::ToServer, resp));
-        assert_eq!(f.as_ref().unwrap().proto, AppProto::Unknown);
+        assert_eq!(f.as_ref().unwrap().proto, AppProto::UNKNOWN);
         // The caller swapped the flow: the same data comes again as to-client data.
         let swapped = FlowCtx {
             client_port: 40000,
@@ -726,7 +680,7 @@ mod tests {
             ..c
         };
         assert!(!al.on_tcp_data(&mut f, &swapped, Dir::ToClient, resp));
-        assert_eq!(f.as_ref().unwrap().proto, AppProto::Http);
+        assert_eq!(f.as_ref().unwrap().proto, AppProto::HTTP);
         assert!(!al.on_tcp_data(&mut f, &swapped, Dir::ToServer, req));
         assert_eq!(f.as_ref().unwrap().http().unwrap().tx_count(), 2);
         // Data that fits neither way, or a second candidate: never reversed.
@@ -745,18 +699,18 @@ mod tests {
                 8081,
                 b"GET / HTTP/1.1\r\nHost: a\r\n\r\n",
                 b"",
-                AppProto::Http,
+                AppProto::HTTP,
             ),
             (
                 80,
                 b"GET / HTTP/1.1\r\n\r\n",
                 b"HTTP/1.1 200 OK\r\n\r\n",
-                AppProto::Http,
+                AppProto::HTTP,
             ),
-            (8443, &hello, b"", AppProto::Tls),
-            (443, &hello, b"", AppProto::Tls),
-            (80, b"\x00\x01garbage", b"\x02\x03more", AppProto::Failed),
-            (2222, b"SSH-2.0-x\r\n", b"SSH-2.0-y\r\n", AppProto::Failed),
+            (8443, &hello, b"", AppProto::TLS),
+            (443, &hello, b"", AppProto::TLS),
+            (80, b"\x00\x01garbage", b"\x02\x03more", AppProto::FAILED),
+            (2222, b"SSH-2.0-x\r\n", b"SSH-2.0-y\r\n", AppProto::FAILED),
         ];
         for (port, ts, tc, want) in cases {
             let mut al = AppLayer::new();
@@ -774,10 +728,10 @@ mod tests {
         let mut f = None;
         let c = ctx(40000, 9999, 6);
         al.on_tcp_data(&mut f, &c, Dir::ToServer, b"GE");
-        assert_eq!(f.as_ref().unwrap().proto, AppProto::Unknown);
+        assert_eq!(f.as_ref().unwrap().proto, AppProto::UNKNOWN);
         al.on_tcp_data(&mut f, &c, Dir::ToServer, b"T /x HTTP/1.0\r\n\r\n");
         let f = f.unwrap();
-        assert_eq!(f.proto, AppProto::Http);
+        assert_eq!(f.proto, AppProto::HTTP);
         let h = f.http().unwrap();
         assert_eq!(h.tx_count(), 1);
         assert_eq!(h.tx(0).unwrap().uri_raw(), Some(&b"/x"[..]));
@@ -791,7 +745,7 @@ mod tests {
         let c = ctx(40000, 80, 6);
         al.on_tcp_gap(&mut f, &c, Dir::ToServer, 100);
         al.on_tcp_gap(&mut f, &c, Dir::ToClient, 100);
-        assert_eq!(f.unwrap().proto, AppProto::Failed);
+        assert_eq!(f.unwrap().proto, AppProto::FAILED);
         assert_eq!(al.stats.flow_failed_tcp, 1);
     }
 
@@ -805,12 +759,12 @@ mod tests {
         let mut f = None;
         al.on_udp(&mut f, &ctx(5555, 53, 17), Dir::ToServer, &q);
         let fl = f.as_ref().unwrap();
-        assert_eq!(fl.proto, AppProto::Dns);
+        assert_eq!(fl.proto, AppProto::DNS);
         assert_eq!(fl.dns().unwrap().tx_count(), 1);
         let mut f2 = None;
         al.on_udp(&mut f2, &ctx(5555, 5353, 17), Dir::ToServer, &q);
         al.on_udp(&mut f2, &ctx(5555, 5353, 17), Dir::ToClient, &q);
-        assert_eq!(f2.unwrap().proto, AppProto::Failed);
+        assert_eq!(f2.unwrap().proto, AppProto::FAILED);
     }
 
     #[test]
@@ -822,16 +776,16 @@ mod tests {
         // One-sided flow with an unrecognised datagram: failed at once (Suricata 7).
         let mut f = None;
         al.on_udp(&mut f, &ctx(137, 137, 17), Dir::ToServer, b"\x01\x02junk");
-        assert_eq!(f.as_ref().unwrap().proto, AppProto::Failed);
+        assert_eq!(f.as_ref().unwrap().proto, AppProto::FAILED);
         assert_eq!(al.stats.flow_failed_udp, 1);
         // Junk first towards port 53, then a recognisable datagram the other way: the
         // protocol takes over, the flow stays counted as failed only.
         let mut f = None;
         let c = ctx(5555, 53, 17);
         al.on_udp(&mut f, &c, Dir::ToServer, b"\x01\x02");
-        assert_eq!(f.as_ref().unwrap().proto, AppProto::Failed);
+        assert_eq!(f.as_ref().unwrap().proto, AppProto::FAILED);
         al.on_udp(&mut f, &c, Dir::ToClient, &q);
-        assert_eq!(f.as_ref().unwrap().proto, AppProto::Dns);
+        assert_eq!(f.as_ref().unwrap().proto, AppProto::DNS);
         assert_eq!(al.stats.flow_failed_udp, 2);
         assert_eq!(al.stats.flow_dns_udp, 0);
     }

@@ -20,31 +20,12 @@ pub mod eve_config;
 pub mod http;
 pub mod layer;
 pub mod log;
+pub mod registry;
 pub mod tls;
 
 pub use shrike_flow::Dir;
 
-/// Application protocols shrike parses or recognises (names as Suricata's `app_proto`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum AppProto {
-    #[default]
-    Unknown,
-    Http,
-    Dns,
-    Tls,
-    /// Detection ran and gave up (Suricata logs `failed`).
-    Failed,
-}
-
-impl AppProto {
-    /// The name EVE uses in `app_proto`.
-    pub fn name(self) -> &'static str {
-        match self {
-            AppProto::Unknown => "unknown",
-            AppProto::Http => "http",
-            AppProto::Dns => "dns",
-            AppProto::Tls => "tls",
-            AppProto::Failed => "failed",
-        }
-    }
-}
+/// An application protocol: unknown, failed, or one of the registry's
+/// ([`registry::PROTOCOLS`]); names as Suricata's `app_proto`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct AppProto(u8);

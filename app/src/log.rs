@@ -11,10 +11,35 @@ use crate::dns::eve::{self as dns_eve, DnsLogConfig};
 use crate::dns::DnsTx;
 use crate::http::{EveHttpOptions, HttpState};
 use crate::layer::AppFlow;
+use crate::registry::AppParser;
 use crate::tls::eve::{self as tls_eve, TlsLogConfig};
 use crate::tls::TlsState;
 
 use shrike_output::eve::AlertFlowInfo;
+
+/// The per-protocol options of the EVE protocol records (eve-log `types:` entries).
+#[derive(Debug, Clone)]
+pub struct LogOptions {
+    /// `http`.
+    pub http: EveHttpOptions,
+    /// `dns`.
+    pub dns: DnsLogConfig,
+    /// `tls`.
+    pub tls: TlsLogConfig,
+}
+
+impl Default for LogOptions {
+    fn default() -> Self {
+        LogOptions {
+            http: EveHttpOptions {
+                extended: true,
+                ..EveHttpOptions::default()
+            },
+            dns: DnsLogConfig::default(),
+            tls: TlsLogConfig::new(true, false, None),
+        }
+    }
+}
 
 /// What every protocol record of one flow shares.
 #[derive(Debug, Clone, Copy)]
@@ -30,7 +55,8 @@ pub struct RecordCtx<'a> {
 }
 
 impl RecordCtx<'_> {
-    fn header<'b>(&'b self, event_type: &'b str, to_server: bool) -> EveHeader<'b> {
+    /// The EVE header of a record of this flow (`to_server`: the client is `src`).
+    pub fn header<'b>(&'b self, event_type: &'b str, to_server: bool) -> EveHeader<'b> {
         let f = self.info;
         let (src, dst, ports) = if to_server {
             (f.client, f.server, f.ports)
@@ -193,26 +219,10 @@ fn disposition_filename(v: &[u8]) -> Option<&[u8]> {
 /// (`"http":{...}`, `"dns":{...}` or `"tls":{...}`), as JSON text without the enclosing
 /// braces; `None` when there is nothing to log.
 pub fn alert_app_members(app: &AppFlow, tx: u64) -> Option<Vec<u8>> {
+    let p: &dyn AppParser = app.parser()?;
     let mut w = JsonWriter::with_capacity(512);
     w.start_object();
-    if let Some(h) = app.http() {
-        let opts = EveHttpOptions {
-            extended: true,
-            ..EveHttpOptions::default()
-        };
-        if !h.write_eve_json(tx, &opts, &mut w) {
-            return None;
-        }
-    } else if let Some(d) = app.dns() {
-        let t = d.tx(tx)?;
-        w.open_object("dns");
-        dns_eve::write_alert(&mut w, t);
-        w.close();
-    } else if let Some(t) = app.tls() {
-        w.open_object("tls");
-        tls_eve::write_alert(&mut w, t);
-        w.close();
-    } else {
+    if !p.alert_members(tx, &mut w) {
         return None;
     }
     w.close();

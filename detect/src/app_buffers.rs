@@ -19,6 +19,15 @@ pub(crate) enum AppBuf {
     Tls(TlsBuffer),
     /// `dns.query` (multi-buffer).
     DnsQuery,
+    /// A buffer a registered protocol offers ([`shrike_app::registry::Protocol::buffers`]).
+    Reg {
+        /// The protocol.
+        proto: AppProto,
+        /// Index into the protocol's buffer table.
+        id: u16,
+        /// The only direction it is inspected in, if one-sided.
+        dir: Option<Dir>,
+    },
 }
 
 impl AppBuf {
@@ -31,15 +40,23 @@ impl AppBuf {
         if let Some(h) = HttpBuffer::from_keyword(n) {
             return Some(AppBuf::Http(h));
         }
-        TlsBuffer::from_keyword(n).map(AppBuf::Tls)
+        if let Some(t) = TlsBuffer::from_keyword(n) {
+            return Some(AppBuf::Tls(t));
+        }
+        shrike_app::registry::find_buffer(n).map(|(proto, id, d)| AppBuf::Reg {
+            proto,
+            id,
+            dir: d.dir,
+        })
     }
 
     /// The protocol the buffer belongs to.
     pub(crate) fn proto(self) -> AppProto {
         match self {
-            AppBuf::Http(_) => AppProto::Http,
-            AppBuf::Tls(_) => AppProto::Tls,
-            AppBuf::DnsQuery => AppProto::Dns,
+            AppBuf::Http(_) => AppProto::HTTP,
+            AppBuf::Tls(_) => AppProto::TLS,
+            AppBuf::DnsQuery => AppProto::DNS,
+            AppBuf::Reg { proto, .. } => proto,
         }
     }
 
@@ -55,6 +72,7 @@ impl AppBuf {
                 TlsBuffer::Random | TlsBuffer::RandomTime | TlsBuffer::RandomBytes => None,
                 _ => Some(Dir::ToClient),
             },
+            AppBuf::Reg { dir, .. } => dir,
         }
     }
 
@@ -93,6 +111,13 @@ pub(crate) fn readiness(app: &AppFlow, tx: u64, b: AppBuf, dir: Dir) -> Option<b
             let d = b.dir().unwrap_or(dir);
             Some(t.handshake_done() || t.failed() || closed || t.buffer_final(d, tb))
         }
+        AppBuf::Reg { proto, id, .. } => {
+            if app.proto != proto {
+                return None;
+            }
+            app.parser()?
+                .buffer_ready(tx, id, b.dir().unwrap_or(dir), closed)
+        }
     }
 }
 
@@ -122,6 +147,9 @@ pub(crate) fn visit(
                 });
             }
             hit
+        }
+        AppBuf::Reg { proto, id, .. } => {
+            app.proto == proto && app.parser().is_some_and(|p| p.buffer(tx, id, d, f))
         }
     }
 }
@@ -258,7 +286,7 @@ mod tests {
         assert_eq!(AppBuf::of(id("ssh.proto")), None);
         assert_eq!(
             AppBuf::of(id("file.data")).map(AppBuf::proto),
-            Some(AppProto::Http)
+            Some(AppProto::HTTP)
         );
     }
 }

@@ -37,6 +37,8 @@ pub(crate) enum AppEvent {
     Http(HttpEvent),
     Dns(DnsEvent),
     Tls(TlsEvent),
+    /// An event of a registered protocol ([`shrike_app::registry::Protocol::events`]).
+    Reg(AppProto, u16),
 }
 
 impl AppEvent {
@@ -47,15 +49,16 @@ impl AppEvent {
             "http" => HttpEvent::from_name(e).map(AppEvent::Http),
             "dns" => DnsEvent::from_name(e).map(AppEvent::Dns),
             "tls" => TlsEvent::from_name(e).map(AppEvent::Tls),
-            _ => None,
+            _ => shrike_app::registry::find_event(v).map(|(p, id)| AppEvent::Reg(p, id)),
         }
     }
 
     pub(crate) fn proto(self) -> AppProto {
         match self {
-            AppEvent::Http(_) => AppProto::Http,
-            AppEvent::Dns(_) => AppProto::Dns,
-            AppEvent::Tls(_) => AppProto::Tls,
+            AppEvent::Http(_) => AppProto::HTTP,
+            AppEvent::Dns(_) => AppProto::DNS,
+            AppEvent::Tls(_) => AppProto::TLS,
+            AppEvent::Reg(p, _) => p,
         }
     }
 }
@@ -173,14 +176,7 @@ impl AppSig {
             return false;
         }
         self.protocol_checks.iter().all(|(n, neg)| {
-            let is = match &**n {
-                "http" | "http1" => p == AppProto::Http,
-                "tls" | "ssl" => p == AppProto::Tls,
-                "dns" => p == AppProto::Dns,
-                "failed" => p == AppProto::Failed,
-                "unknown" => p == AppProto::Unknown,
-                _ => false,
-            };
+            let is = AppProto::from_name(n) == Some(p);
             is != *neg
         })
     }
@@ -272,18 +268,14 @@ fn scan_pats(pf: &dyn Prefilter, pats: &[Box<[PatSig]>], hay: &[u8], hit: &mut d
 /// Transaction rules by protocol, direction and buffer.
 #[derive(Debug, Default)]
 pub(crate) struct AppIndex {
-    per: [ProtoIndex; 3],
+    /// By registry index.
+    per: Vec<ProtoIndex>,
     /// Number of transaction rules.
     pub tx_rules: usize,
 }
 
 fn pi(p: AppProto) -> Option<usize> {
-    match p {
-        AppProto::Http => Some(0),
-        AppProto::Dns => Some(1),
-        AppProto::Tls => Some(2),
-        _ => None,
-    }
+    p.index()
 }
 
 fn di(d: Dir) -> usize {
@@ -296,10 +288,14 @@ fn di(d: Dir) -> usize {
 impl AppIndex {
     /// Index the transaction rules of `sigs`.
     pub(crate) fn build(sigs: &[Sig]) -> AppIndex {
-        let mut idx = AppIndex::default();
+        let n_protos = shrike_app::registry::PROTOCOLS.len();
+        let mut idx = AppIndex {
+            per: (0..n_protos).map(|_| ProtoIndex::default()).collect(),
+            tx_rules: 0,
+        };
         let mut bufs: Vec<[Vec<(BufKey, Pats)>; 2]> =
-            (0..3).map(|_| [Vec::new(), Vec::new()]).collect();
-        let mut pay: Vec<[Option<Pats>; 2]> = (0..3).map(|_| [None, None]).collect();
+            (0..n_protos).map(|_| [Vec::new(), Vec::new()]).collect();
+        let mut pay: Vec<[Option<Pats>; 2]> = (0..n_protos).map(|_| [None, None]).collect();
         for (n, s) in sigs.iter().enumerate() {
             let Some(a) = s.app.as_deref().filter(|a| a.is_tx()) else {
                 continue;
@@ -491,12 +487,8 @@ impl AppDetect {
 /// The live transactions of `app` to inspect on a packet going `d`.
 fn live_txs(app: &AppFlow, d: Dir, out: &mut Vec<u64>) {
     out.clear();
-    if let Some(h) = app.http() {
-        out.extend(h.txs().map(|t| t.id()));
-    } else if let Some(s) = app.dns() {
-        out.extend(s.txs().filter(|t| t.dir == Some(d)).map(|t| t.id));
-    } else if app.tls().is_some() {
-        out.push(0);
+    if let Some(p) = app.parser() {
+        p.live_txs(d, out);
     }
 }
 
@@ -573,6 +565,7 @@ fn events_hit(app: &AppFlow, tx: u64, e: AppEvent) -> bool {
             .and_then(|d| d.tx(tx))
             .is_some_and(|t| t.events.has(ev)),
         AppEvent::Tls(ev) => app.tls().is_some_and(|t| t.events.has(ev)),
+        AppEvent::Reg(p, ev) => app.proto == p && app.parser().is_some_and(|s| s.has_event(tx, ev)),
     }
 }
 
@@ -601,13 +594,7 @@ fn eval_tx(
         }
     }
     if !a.events.is_empty() && a.sections.is_empty() {
-        fin = match app.tls() {
-            Some(t) => t.handshake_done() || app.is_closed(),
-            None => app
-                .http()
-                .and_then(|h| h.tx(tx))
-                .is_none_or(|t| t.is_complete() || app.is_closed()),
-        };
+        fin = app.parser().is_none_or(|p| p.tx_final(tx, app.is_closed()));
     }
     if !a.tls_checks.is_empty() {
         let Some(t) = app.tls() else {
@@ -816,7 +803,7 @@ impl super::Engine {
         p.to_server = flow.to_server;
         p.established = true;
         p.mask |= super::sig::mask::FLOW;
-        p.app_proto = flow.app.map_or(AppProto::Unknown, |a| a.proto);
+        p.app_proto = flow.app.map_or(AppProto::UNKNOWN, |a| a.proto);
         if flow.state.inspection_stopped() {
             return th.alerts();
         }

@@ -175,11 +175,9 @@ fn packet_buffer(b: BufferId) -> Option<PacketBuffer> {
 fn header(rule: &Rule) -> Result<(ProtoSet, Option<AppProto>), SkipReason> {
     if let Protocol::App(_) = rule.protocol {
         let name = app_proto_name(rule);
-        return match name.as_str() {
-            "http" | "http1" => Ok((ProtoSet::of(&[6]), Some(AppProto::Http))),
-            "tls" | "ssl" => Ok((ProtoSet::of(&[6]), Some(AppProto::Tls))),
-            "dns" => Ok((ProtoSet::of(&[6, 17]), Some(AppProto::Dns))),
-            _ => Err(SkipReason::AppLayer(format!("`{name}` rule header"))),
+        return match AppProto::from_name(&name).and_then(|p| Some((p, p.protocol()?))) {
+            Some((p, d)) => Ok((ProtoSet::of(d.ip_protos), Some(p))),
+            None => Err(SkipReason::AppLayer(format!("`{name}` rule header"))),
         };
     }
     Ok((
@@ -473,7 +471,7 @@ pub(crate) fn compile(
                 checks.push(Check::Dsize(*u))
             }
             Keyword::Urilen { len, raw } => {
-                set_app_proto(&mut app, AppProto::Http)?;
+                set_app_proto(&mut app, AppProto::HTTP)?;
                 app_keyword_seen = true;
                 app.urilen = Some((*len, *raw));
             }
@@ -563,14 +561,14 @@ pub(crate) fn compile(
             Keyword::Unknown { name, value, .. }
                 if TlsCheck::parse(name, value.as_deref()).is_some() =>
             {
-                set_app_proto(&mut app, AppProto::Tls)?;
+                set_app_proto(&mut app, AppProto::TLS)?;
                 app_keyword_seen = true;
                 let mut list = std::mem::take(&mut app.tls_checks).into_vec();
                 list.extend(TlsCheck::parse(name, value.as_deref()));
                 app.tls_checks = list.into_boxed_slice();
             }
             Keyword::Unknown { name, .. } if name == "tls.store" || name == "tls_store" => {
-                set_app_proto(&mut app, AppProto::Tls)?;
+                set_app_proto(&mut app, AppProto::TLS)?;
                 app_keyword_seen = true;
             }
             Keyword::Unknown { name, value, .. } => {

@@ -164,7 +164,7 @@ impl Engine {
         let mut p = PacketView::new(pkt);
         if let Some(f) = flow.as_mut() {
             p.has_flow = true;
-            p.app_proto = f.app.map_or(shrike_app::AppProto::Unknown, |a| a.proto);
+            p.app_proto = f.app.map_or(shrike_app::AppProto::UNKNOWN, |a| a.proto);
             p.to_server = f.to_server;
             p.mask |= mask::FLOW;
             let tracked = if p.is_tcp {

@@ -138,7 +138,7 @@ impl<'a> PacketView<'a> {
             to_server: false,
             established: false,
             stream_events: shrike_stream::StreamEventSet::EMPTY,
-            app_proto: shrike_app::AppProto::Unknown,
+            app_proto: shrike_app::AppProto::UNKNOWN,
             tcp_sizes: None,
             pseudo: false,
         }

@@ -62,8 +62,8 @@ impl Sessions {
             Default::default(),
             Default::default(),
         );
-        app.dns_log = cfg.detect.app_log.dns_log();
-        app.tls_log = cfg.detect.app_log.tls_log();
+        app.log.dns = cfg.detect.app_log.dns_log();
+        app.log.tls = cfg.detect.app_log.tls_log();
         Sessions {
             stream: StreamEngine::new(sc, host_policy(cfg)),
             app,

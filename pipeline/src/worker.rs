@@ -978,7 +978,7 @@ fn write_flow(
     let app_proto = ext
         .and_then(|x| x.app.as_deref())
         .map(|a| a.proto)
-        .filter(|p| *p != AppProto::Unknown)
+        .filter(|p| *p != AppProto::UNKNOWN)
         .map(AppProto::name);
     let vlan = vlan_ids(&f.key.vlan);
     let rec_ts = if reason == EndReason::Shutdown {

@@ -16,9 +16,11 @@
 pub mod consts;
 pub mod eve;
 pub mod message;
+mod proto;
 mod state;
 
 pub use message::{DnsHeader, DnsMessage, NameFlags, Query, RData, Record, Sections, Soa, Span};
+pub use proto::PROTOCOL;
 pub use state::{DnsState, DnsTx, ParseResult};
 
 use crate::Dir;

@@ -90,6 +90,9 @@ pub struct DnsState {
     cfg: DnsConfig,
     /// Counters (malformed messages, limits hit).
     pub stats: DnsStats,
+    /// Transactions below this id had their events reported to EVE `anomaly` (their events
+    /// are fixed once the message is parsed, as Suricata's).
+    pub(crate) anomaly_next: u64,
 }
 
 fn di(dir: Dir) -> usize {
@@ -124,6 +127,7 @@ impl DnsState {
             spare: Vec::new(),
             cfg,
             stats: DnsStats::default(),
+            anomaly_next: 0,
         }
     }
 

@@ -13,10 +13,12 @@
 pub mod cert;
 pub mod eve;
 pub mod hello;
+mod proto;
 mod state;
 
 pub use cert::CertInfo;
 pub use hello::Hello;
+pub use proto::PROTOCOL;
 pub use state::TlsState;
 
 use crate::Dir;

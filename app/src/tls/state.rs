@@ -71,6 +71,8 @@ pub struct TlsState {
     pub events: TlsEvents,
     /// Counters.
     pub stats: TlsStats,
+    /// The events already reported to EVE `anomaly`.
+    pub(crate) events_reported: TlsEvents,
 }
 
 fn di(dir: Dir) -> usize {

@@ -1,0 +1,152 @@
+//! HTTP/1.x in the protocol registry.
+
+use std::any::Any;
+
+use shrike_output::JsonWriter;
+
+use super::{EveHttpOptions, HttpState, Progress};
+use crate::anomaly::AppAnomaly;
+use crate::registry::{AppParser, Detect, LogCtx, ParserConfig, Probe, Protocol};
+use crate::Dir;
+
+/// Most logged transactions kept for detection per flow.
+const MAX_KEPT_TXS: u64 = 32;
+
+/// HTTP/1.x: content patterns on any port (a method or `HTTP/` at the start of a
+/// direction), port 80 and the usual proxy ports first.
+pub static PROTOCOL: Protocol = Protocol {
+    name: "http",
+    aliases: &["http1"],
+    ip_protos: &[6],
+    ports: &[],
+    tcp: Detect::Pattern(probe),
+    udp: Detect::None,
+    new_parser,
+    // HTTP's buffers and events are resolved by the engine's HTTP inspection
+    // (`HttpBuffer`, `HttpEvent`), which predates the registry.
+    buffers: &[],
+    events: &[],
+    generic_stats: false,
+};
+
+fn probe(dir: Dir, data: &[u8]) -> Probe {
+    match super::probe(dir, data) {
+        super::ProbeResult::Yes => Probe::Yes,
+        super::ProbeResult::No => Probe::No,
+        super::ProbeResult::NeedMore => Probe::NeedMore,
+    }
+}
+
+fn new_parser(cfg: &ParserConfig, _tcp: bool) -> Box<dyn AppParser> {
+    Box::new(HttpState::new(std::sync::Arc::clone(&cfg.http)))
+}
+
+impl AppParser for HttpState {
+    fn parse(&mut self, dir: Dir, data: &[u8]) -> bool {
+        if !self.is_tunnel() {
+            HttpState::parse(self, dir, data);
+        }
+        false
+    }
+
+    fn gap(&mut self, dir: Dir, len: u64) {
+        HttpState::gap(self, dir, len);
+    }
+
+    fn close(&mut self) {
+        HttpState::close(self, Dir::ToServer);
+        HttpState::close(self, Dir::ToClient);
+    }
+
+    fn tx_count(&self) -> u64 {
+        HttpState::tx_count(self)
+    }
+
+    fn complete_in(&self, dir: Dir) -> u64 {
+        let open = self
+            .txs()
+            .filter(|t| {
+                let p = match dir {
+                    Dir::ToServer => t.request_progress(),
+                    Dir::ToClient => t.response_progress(),
+                };
+                p != Progress::Complete
+            })
+            .count() as u64;
+        HttpState::tx_count(self).saturating_sub(open)
+    }
+
+    fn live_txs(&self, _dir: Dir, out: &mut Vec<u64>) {
+        out.extend(self.txs().map(|t| t.id()));
+    }
+
+    fn tx_final(&self, tx: u64, closed: bool) -> bool {
+        self.tx(tx).is_none_or(|t| t.is_complete() || closed)
+    }
+
+    fn log(&mut self, c: &mut LogCtx<'_>) {
+        let mut id = *c.next;
+        while id < HttpState::tx_count(self) {
+            let Some(tx) = self.tx(id) else {
+                id += 1;
+                continue;
+            };
+            if !(tx.is_complete() || c.closed) {
+                break;
+            }
+            if c.write {
+                c.rec.http_files(c.out, self, id, &c.opts.http);
+                c.rec.http(c.out, self, id, &c.opts.http);
+            }
+            c.logged += 1;
+            id += 1;
+        }
+        *c.next = id;
+        // Keep what detection has not inspected in both directions yet (bounded).
+        let keep_from = if c.closed {
+            id
+        } else {
+            c.inspected.min(id).max(id.saturating_sub(MAX_KEPT_TXS))
+        };
+        self.free_txs_before(keep_from, false);
+        if c.closed {
+            self.release_pool();
+        }
+    }
+
+    fn drain_events(&mut self, from: u64, _flow_logged: bool, f: &mut dyn FnMut(AppAnomaly)) {
+        for id in from..HttpState::tx_count(self) {
+            let Some(tx) = self.tx_mut(id) else {
+                continue;
+            };
+            let new = tx.events.without(&tx.events_logged);
+            if new.is_empty() {
+                continue;
+            }
+            tx.events_logged = tx.events;
+            for e in new.iter() {
+                f(AppAnomaly {
+                    tx_id: id,
+                    name: e.name(),
+                    upper: true,
+                });
+            }
+        }
+    }
+
+    fn alert_members(&self, tx: u64, w: &mut JsonWriter) -> bool {
+        let opts = EveHttpOptions {
+            extended: true,
+            ..EveHttpOptions::default()
+        };
+        self.write_eve_json(tx, &opts, w)
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}

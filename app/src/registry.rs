@@ -1,0 +1,302 @@
+//! The protocol registry: what every application protocol provides, and the one table that
+//! lists them.
+//!
+//! A protocol is a folder under `app/src/` that exports a [`Protocol`] description (a
+//! `static`) and a per-flow parser type implementing [`AppParser`]. Registering it is one line
+//! in [`PROTOCOLS`]. Everything else in shrike reaches the protocol through these two:
+//!
+//! * detection ([`crate::layer::AppLayer`]) runs the [`Protocol::tcp`] / [`Protocol::udp`]
+//!   probes (content patterns on any port, probing parsers on the protocol's ports);
+//! * the stream hands the parser in-order data per direction with gaps
+//!   ([`AppParser::parse`], [`AppParser::gap`], [`AppParser::close`]);
+//! * detection (`shrike-detect`) resolves the rule header (`alert ssh ...`), the sticky
+//!   buffers ([`Protocol::buffers`], read with [`AppParser::buffer`]) and
+//!   `app-layer-event:<proto>.<name>` ([`Protocol::events`], [`AppParser::has_event`]) by
+//!   name, and inspects each live transaction ([`AppParser::live_txs`]);
+//! * the EVE protocol records and the protocol object inside alerts are written by the
+//!   parser itself ([`AppParser::log`], [`AppParser::alert_members`]) through the shared
+//!   [`crate::log::RecordCtx`]; app-layer events go to `anomaly` records through
+//!   [`AppParser::drain_events`].
+//!
+//! `docs/adding-a-protocol.md` walks through adding one (SSH).
+
+use std::any::Any;
+
+use shrike_output::{EveOutput, JsonWriter};
+
+use crate::anomaly::AppAnomaly;
+use crate::log::{LogOptions, RecordCtx};
+use crate::{AppProto, Dir};
+
+/// Outcome of probing the first bytes of a direction (or one datagram).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Probe {
+    /// This is the protocol.
+    Yes,
+    /// This is not the protocol.
+    No,
+    /// Too few bytes to tell.
+    NeedMore,
+}
+
+/// How a protocol is recognised on one transport.
+#[derive(Clone, Copy)]
+pub enum Detect {
+    /// Not on this transport.
+    None,
+    /// Content patterns (Suricata's pattern-based detection): tried on any port, on the
+    /// protocol's own ports before the others.
+    Pattern(fn(Dir, &[u8]) -> Probe),
+    /// A probing parser, tried only when either port is one of [`Protocol::ports`].
+    Port(fn(Dir, &[u8]) -> Probe),
+}
+
+impl std::fmt::Debug for Detect {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Detect::None => "None",
+            Detect::Pattern(_) => "Pattern",
+            Detect::Port(_) => "Port",
+        })
+    }
+}
+
+/// A sticky buffer a protocol offers to rules.
+#[derive(Clone, Copy, Debug)]
+pub struct BufferDesc {
+    /// The keyword (`ssh.software`), as the rule parser resolves it.
+    pub name: &'static str,
+    /// The only direction it is inspected in (`None`: both).
+    pub dir: Option<Dir>,
+}
+
+/// What the parsers are built from (the `app-layer.protocols.*` settings).
+#[derive(Clone, Debug, Default)]
+pub struct ParserConfig {
+    /// HTTP (libhtp's settings).
+    pub http: std::sync::Arc<crate::http::HttpConfig>,
+    /// DNS.
+    pub dns: crate::dns::DnsConfig,
+    /// TLS.
+    pub tls: crate::tls::TlsConfig,
+}
+
+/// The static description of one application protocol.
+#[derive(Debug)]
+pub struct Protocol {
+    /// The name in EVE (`app_proto`, the record's `event_type`) and in rule headers.
+    pub name: &'static str,
+    /// Other names rule headers and `app-layer-protocol` accept (`http1`, `ssl`).
+    pub aliases: &'static [&'static str],
+    /// IP protocols a rule header with this name covers.
+    pub ip_protos: &'static [u8],
+    /// The protocol's usual ports: its probes run first there, and [`Detect::Port`] probes
+    /// run only there.
+    pub ports: &'static [u16],
+    /// Recognition on TCP streams.
+    pub tcp: Detect,
+    /// Recognition on UDP datagrams.
+    pub udp: Detect,
+    /// A new per-flow parser (`tcp`: the flow is TCP).
+    pub new_parser: fn(&ParserConfig, bool) -> Box<dyn AppParser>,
+    /// Sticky buffers for rules; a buffer's id is its index here.
+    pub buffers: &'static [BufferDesc],
+    /// `app-layer-event:<name>.<event>` names; an event's id is its index here.
+    pub events: &'static [&'static str],
+    /// Count `app_layer.flow.<name>` and `app_layer.tx.<name>` generically (the first
+    /// protocols keep their own per-transport counters, as Suricata names them).
+    pub generic_stats: bool,
+}
+
+/// Where logged and inspected transactions stand, kept per flow by the app layer.
+#[derive(Debug)]
+pub struct LogCtx<'a> {
+    /// Shared parts of every record of the flow.
+    pub rec: RecordCtx<'a>,
+    /// Where records go.
+    pub out: &'a mut EveOutput,
+    /// Per-protocol EVE options.
+    pub opts: &'a LogOptions,
+    /// Write records (false: only account and free).
+    pub write: bool,
+    /// The flow ended: log everything left.
+    pub closed: bool,
+    /// Transactions below this id were logged (the parser moves it on).
+    pub next: &'a mut u64,
+    /// Transactions below this id were inspected by detection in both directions.
+    pub inspected: u64,
+    /// Set once the flow's single record was written (one-record protocols such as TLS).
+    pub flow_logged: &'a mut bool,
+    /// Transactions logged by this call (the caller counts them).
+    pub logged: u64,
+}
+
+/// The per-flow parser of one protocol.
+pub trait AppParser: std::fmt::Debug + Send + Any {
+    /// In-order data in direction `dir`. Returns true when the parser gave up on the flow's
+    /// data with this call (Suricata's `app_layer.error.<proto>.parser`).
+    fn parse(&mut self, dir: Dir, data: &[u8]) -> bool;
+    /// `len` bytes of direction `dir` are missing.
+    fn gap(&mut self, dir: Dir, len: u64);
+    /// The flow ended: finish what can be finished.
+    fn close(&mut self) {}
+    /// Transactions so far (ids are `0..tx_count()`, some may be freed).
+    fn tx_count(&self) -> u64;
+    /// Transactions complete in `dir` so far (a monotonic count): the stream engine is asked
+    /// for raw inspection when it grows.
+    fn complete_in(&self, _dir: Dir) -> u64 {
+        0
+    }
+    /// The live transactions detection inspects on a packet going `dir`.
+    fn live_txs(&self, dir: Dir, out: &mut Vec<u64>);
+    /// Whether buffer `buf` of transaction `tx` can be inspected now (`Some(final)`), or
+    /// not yet (`None`).
+    fn buffer_ready(&self, _tx: u64, _buf: u16, _dir: Dir, _closed: bool) -> Option<bool> {
+        Some(true)
+    }
+    /// Call `f` with each item of buffer `buf` of transaction `tx` until it returns true;
+    /// returns whether it did.
+    fn buffer(&self, _tx: u64, _buf: u16, _dir: Dir, _f: &mut dyn FnMut(&[u8]) -> bool) -> bool {
+        false
+    }
+    /// Whether event `ev` (an index into [`Protocol::events`]) was raised on transaction `tx`.
+    fn has_event(&self, _tx: u64, _ev: u16) -> bool {
+        false
+    }
+    /// Whether transaction `tx` is final for an event-only rule (no more events can come).
+    fn tx_final(&self, _tx: u64, _closed: bool) -> bool {
+        true
+    }
+    /// Write the EVE records of the transactions completed since the last call and free
+    /// what detection and logging no longer need.
+    fn log(&mut self, c: &mut LogCtx<'_>);
+    /// Report the events raised since the last call on transactions not logged yet
+    /// (`from`: the first such transaction), each once, for EVE `anomaly` records.
+    fn drain_events(&mut self, _from: u64, _flow_logged: bool, _f: &mut dyn FnMut(AppAnomaly)) {}
+    /// The members an alert from transaction `tx` carries beside `alert` (`"ssh":{...}`);
+    /// returns false when there is nothing to write.
+    fn alert_members(&self, _tx: u64, _w: &mut JsonWriter) -> bool {
+        false
+    }
+    /// For the protocol's own keywords in the engine (downcast to the parser's type).
+    fn as_any(&self) -> &dyn Any;
+    /// Mutable [`AppParser::as_any`].
+    fn as_any_mut(&mut self) -> &mut dyn Any;
+}
+
+/// Every protocol shrike parses, in detection order (ties between content patterns go to
+/// the earlier one). Adding a protocol: one line here.
+pub static PROTOCOLS: &[&Protocol] = &[
+    &crate::http::PROTOCOL,
+    &crate::dns::PROTOCOL,
+    &crate::tls::PROTOCOL,
+];
+
+/// Most protocols the registry can hold (the size of per-protocol counter arrays).
+pub const MAX_PROTOCOLS: usize = 32;
+
+impl AppProto {
+    /// No protocol decided yet.
+    pub const UNKNOWN: AppProto = AppProto(0);
+    /// Detection ran and gave up (Suricata logs `failed`).
+    pub const FAILED: AppProto = AppProto(1);
+    /// HTTP/1.x ([`PROTOCOLS`]`[0]`).
+    pub const HTTP: AppProto = AppProto(2);
+    /// DNS ([`PROTOCOLS`]`[1]`).
+    pub const DNS: AppProto = AppProto(3);
+    /// TLS ([`PROTOCOLS`]`[2]`).
+    pub const TLS: AppProto = AppProto(4);
+
+    /// The protocol at registry index `i`.
+    pub fn from_index(i: usize) -> AppProto {
+        AppProto(u8::try_from(i + 2).unwrap_or(u8::MAX))
+    }
+
+    /// The registry index, for a registered protocol.
+    pub fn index(self) -> Option<usize> {
+        let i = usize::from(self.0).checked_sub(2)?;
+        (i < PROTOCOLS.len()).then_some(i)
+    }
+
+    /// The registry entry, for a registered protocol.
+    pub fn protocol(self) -> Option<&'static Protocol> {
+        self.index().and_then(|i| PROTOCOLS.get(i).copied())
+    }
+
+    /// The name EVE uses in `app_proto`.
+    pub fn name(self) -> &'static str {
+        match self {
+            AppProto::UNKNOWN => "unknown",
+            AppProto::FAILED => "failed",
+            p => p.protocol().map_or("unknown", |d| d.name),
+        }
+    }
+
+    /// The protocol a rule names (header or `app-layer-protocol`), aliases included; also
+    /// `unknown` and `failed`.
+    pub fn from_name(name: &str) -> Option<AppProto> {
+        match name {
+            "unknown" => return Some(AppProto::UNKNOWN),
+            "failed" => return Some(AppProto::FAILED),
+            _ => {}
+        }
+        PROTOCOLS
+            .iter()
+            .position(|p| p.name == name || p.aliases.contains(&name))
+            .map(AppProto::from_index)
+    }
+}
+
+/// The protocol and buffer id of a sticky buffer keyword, if a registered protocol offers it.
+pub fn find_buffer(name: &str) -> Option<(AppProto, u16, &'static BufferDesc)> {
+    PROTOCOLS.iter().enumerate().find_map(|(i, p)| {
+        p.buffers.iter().position(|b| b.name == name).and_then(|j| {
+            Some((
+                AppProto::from_index(i),
+                u16::try_from(j).ok()?,
+                &p.buffers[j],
+            ))
+        })
+    })
+}
+
+/// The protocol and event id of `<proto>.<event>`, if registered.
+pub fn find_event(v: &str) -> Option<(AppProto, u16)> {
+    let (p, e) = v.trim().split_once('.')?;
+    let proto = AppProto::from_name(p)?;
+    let d = proto.protocol()?;
+    let j = d.events.iter().position(|n| *n == e)?;
+    Some((proto, u16::try_from(j).ok()?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fixed_ids_match_the_table_and_names_round_trip() {
+        assert_eq!(AppProto::HTTP.name(), "http");
+        assert_eq!(AppProto::DNS.name(), "dns");
+        assert_eq!(AppProto::TLS.name(), "tls");
+        assert!(PROTOCOLS.len() <= MAX_PROTOCOLS);
+        for (i, p) in PROTOCOLS.iter().enumerate() {
+            assert_eq!(AppProto::from_name(p.name), Some(AppProto::from_index(i)));
+            for a in p.aliases {
+                assert_eq!(AppProto::from_name(a), Some(AppProto::from_index(i)));
+            }
+        }
+        assert_eq!(AppProto::from_name("ssl"), Some(AppProto::TLS));
+        assert_eq!(AppProto::from_name("nope"), None);
+        assert_eq!(AppProto::default(), AppProto::UNKNOWN);
+    }
+
+    #[test]
+    fn names_are_unique() {
+        let mut seen = std::collections::HashSet::new();
+        for p in PROTOCOLS {
+            for n in std::iter::once(&p.name).chain(p.aliases) {
+                assert!(seen.insert(*n), "{n} registered twice");
+            }
+        }
+    }
+}
