@@ -1,6 +1,7 @@
 //! What the live sources (AF_PACKET, DPDK) share: counters, errors and thread helpers.
 
 use std::io;
+use std::time::Duration;
 
 /// Counters of one live socket or queue. Plain `u64`s owned by the worker; kernel counters that
 /// reset on read (`PACKET_STATISTICS`) are accumulated here.
@@ -177,6 +178,61 @@ impl LiveError {
             iface: iface.to_string(),
             reason: reason.into(),
         }
+    }
+}
+
+/// A live packet source a worker or capture thread polls: one AF_PACKET fanout member or
+/// one DPDK RX queue. The runmodes drive every live source through this trait; capture files
+/// are read through [`crate::PacketSource`].
+pub trait LiveSource: Send {
+    /// Hand every packet available within `timeout` to `f`; returns how many.
+    fn poll(
+        &mut self,
+        timeout: Duration,
+        f: &mut dyn FnMut(crate::RawPacket<'_>),
+    ) -> Result<usize, LiveError>;
+    /// Counters so far (kernel or NIC drops included).
+    fn stats(&mut self) -> LiveStats;
+}
+
+impl LiveSource for crate::afpacket::AfPacketSocket {
+    fn poll(
+        &mut self,
+        timeout: Duration,
+        f: &mut dyn FnMut(crate::RawPacket<'_>),
+    ) -> Result<usize, LiveError> {
+        let mut n = 0;
+        if let Some(mut block) = self.next_block(timeout)? {
+            while let Some(p) = block.next_packet() {
+                f(p);
+                n += 1;
+            }
+        }
+        Ok(n)
+    }
+    fn stats(&mut self) -> LiveStats {
+        crate::afpacket::AfPacketSocket::stats(self)
+    }
+}
+
+#[cfg(feature = "dpdk")]
+impl LiveSource for crate::dpdk::DpdkQueue {
+    fn poll(
+        &mut self,
+        timeout: Duration,
+        f: &mut dyn FnMut(crate::RawPacket<'_>),
+    ) -> Result<usize, LiveError> {
+        let mut n = 0;
+        if let Some(mut burst) = self.next_burst(timeout) {
+            while let Some(p) = burst.next_packet() {
+                f(p);
+                n += 1;
+            }
+        }
+        Ok(n)
+    }
+    fn stats(&mut self) -> LiveStats {
+        crate::dpdk::DpdkQueue::stats(self)
     }
 }
 

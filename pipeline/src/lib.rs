@@ -27,3 +27,4 @@ pub mod run;
 pub mod session;
 pub mod stats;
 pub mod worker;
+pub mod worker_loop;

@@ -11,12 +11,11 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
-use shrike_capture::afpacket::{self, AfPacketSocket};
+use shrike_capture::afpacket;
 use shrike_capture::config::AfPacketConfig;
-use shrike_capture::live::{LiveError, LiveStats};
-use shrike_capture::{RawPacket, Timestamp};
+use shrike_capture::live::{LiveSource, LiveStats};
 use shrike_output::{EveOutput, EvePipeline};
 use shrike_packet::decode::PacketMeta;
 
@@ -26,6 +25,7 @@ use crate::ingest::{Frame, Ingest};
 use crate::run::{self, RunError, RunResult, StatsThread};
 use crate::stats::{Snapshot, StatsBoard};
 use crate::worker::Worker;
+use crate::worker_loop::{self, wall_now, PacketFeed, QueueFeed, Round};
 
 /// One interface to capture on, resolved from the CLI and the config.
 #[derive(Clone, Debug)]
@@ -115,60 +115,8 @@ fn afpacket_config(li: &LiveInterface) -> AfPacketConfig {
     c
 }
 
-/// A live packet source a worker or capture thread polls.
-trait Source: Send {
-    /// Hand every packet available within `timeout` to `f`; returns how many.
-    fn poll(
-        &mut self,
-        timeout: Duration,
-        f: &mut dyn FnMut(RawPacket<'_>),
-    ) -> Result<usize, LiveError>;
-    fn stats(&mut self) -> LiveStats;
-}
-
-impl Source for AfPacketSocket {
-    fn poll(
-        &mut self,
-        timeout: Duration,
-        f: &mut dyn FnMut(RawPacket<'_>),
-    ) -> Result<usize, LiveError> {
-        let mut n = 0;
-        if let Some(mut block) = self.next_block(timeout)? {
-            while let Some(p) = block.next_packet() {
-                f(p);
-                n += 1;
-            }
-        }
-        Ok(n)
-    }
-    fn stats(&mut self) -> LiveStats {
-        AfPacketSocket::stats(self)
-    }
-}
-
-#[cfg(feature = "dpdk")]
-impl Source for shrike_capture::dpdk::DpdkQueue {
-    fn poll(
-        &mut self,
-        timeout: Duration,
-        f: &mut dyn FnMut(RawPacket<'_>),
-    ) -> Result<usize, LiveError> {
-        let mut n = 0;
-        if let Some(mut burst) = self.next_burst(timeout) {
-            while let Some(p) = burst.next_packet() {
-                f(p);
-                n += 1;
-            }
-        }
-        Ok(n)
-    }
-    fn stats(&mut self) -> LiveStats {
-        shrike_capture::dpdk::DpdkQueue::stats(self)
-    }
-}
-
 /// Open the sources of one interface: `n` fanout members (AF_PACKET) or RX queues (DPDK).
-fn open_sources(li: &LiveInterface, n: usize) -> Result<Vec<Box<dyn Source>>, String> {
+fn open_sources(li: &LiveInterface, n: usize) -> Result<Vec<Box<dyn LiveSource>>, String> {
     match li.method {
         Method::AfPacket => {
             let cfg = afpacket_config(li);
@@ -178,7 +126,7 @@ fn open_sources(li: &LiveInterface, n: usize) -> Result<Vec<Box<dyn Source>>, St
             let socks = afpacket::open_fanout(&li.name, n, &cfg).map_err(|e| e.to_string())?;
             Ok(socks
                 .into_iter()
-                .map(|s| Box::new(s) as Box<dyn Source>)
+                .map(|s| Box::new(s) as Box<dyn LiveSource>)
                 .collect())
         }
         Method::Dpdk => open_dpdk(li, n),
@@ -186,25 +134,23 @@ fn open_sources(li: &LiveInterface, n: usize) -> Result<Vec<Box<dyn Source>>, St
 }
 
 #[cfg(feature = "dpdk")]
-fn open_dpdk(li: &LiveInterface, n: usize) -> Result<Vec<Box<dyn Source>>, String> {
-    use shrike_capture::config::DpdkConfig;
-    let mut m = li.settings.clone();
-    m.entry("interface")
-        .or_insert(Value::String(li.name.clone()));
-    let cfg: DpdkConfig = serde_json::from_value(Value::Object(m))
-        .map_err(|e| format!("interface {}: {e}", li.name))?;
+fn open_dpdk(li: &LiveInterface, n: usize) -> Result<Vec<Box<dyn LiveSource>>, String> {
+    let mut cfg = li.dpdk.clone().unwrap_or_default();
+    if cfg.interface.is_none() && cfg.port.is_none() {
+        cfg.interface = Some(li.name.clone());
+    }
     cfg.validate()
         .map_err(|e| format!("interface {}: {e}", li.name))?;
     shrike_capture::dpdk::eal_init(&cfg.eal_params.to_args()).map_err(|e| e.to_string())?;
     let qs = shrike_capture::dpdk::open_port(&cfg, n).map_err(|e| e.to_string())?;
     Ok(qs
         .into_iter()
-        .map(|q| Box::new(q) as Box<dyn Source>)
+        .map(|q| Box::new(q) as Box<dyn LiveSource>)
         .collect())
 }
 
 #[cfg(not(feature = "dpdk"))]
-fn open_dpdk(li: &LiveInterface, _n: usize) -> Result<Vec<Box<dyn Source>>, String> {
+fn open_dpdk(li: &LiveInterface, _n: usize) -> Result<Vec<Box<dyn LiveSource>>, String> {
     Err(format!(
         "interface {}: this shrike was built without DPDK support (cargo build --features dpdk)",
         li.name
@@ -215,15 +161,6 @@ fn open_dpdk(li: &LiveInterface, _n: usize) -> Result<Vec<Box<dyn Source>>, Stri
 const POLL: Duration = Duration::from_millis(100);
 /// Poll timeout while draining the ring after a stop request (longer than a block timeout).
 const DRAIN_POLL: Duration = Duration::from_millis(30);
-
-fn wall_now() -> Timestamp {
-    Timestamp(
-        SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_nanos() as u64)
-            .unwrap_or(0),
-    )
-}
 
 /// Signal flags: stop (SIGINT/SIGTERM) and reopen logs (SIGHUP).
 pub struct Signals {
@@ -557,70 +494,105 @@ pub fn run_live(
 
 /// Workers runmode: this thread owns one ring and inspects what it reads.
 fn ring_worker(
-    mut src: Box<dyn Source>,
-    mut worker: Worker,
+    src: Box<dyn LiveSource>,
+    worker: Worker,
     ingest: Ingest,
     board: &StatsBoard,
     slot: usize,
     stop: &AtomicBool,
 ) {
-    let mut cc = CaptureCounters {
-        ingest,
-        live: LiveStats::default(),
+    let mut feed = RingFeed {
+        src,
+        cc: CaptureCounters {
+            ingest,
+            live: LiveStats::default(),
+        },
+        board,
+        slot,
+        stop,
+        seq: 0,
+        last_publish: Instant::now(),
+        draining: 0,
     };
-    let mut seq = 0u64;
-    let mut last_publish = Instant::now();
-    let mut draining = 0;
-    loop {
+    worker_loop::run(worker, &mut feed);
+}
+
+/// The workers runmode's feed: the worker polls its own ring and decodes inline.
+struct RingFeed<'a> {
+    src: Box<dyn LiveSource>,
+    cc: CaptureCounters,
+    board: &'a StatsBoard,
+    slot: usize,
+    stop: &'a AtomicBool,
+    seq: u64,
+    last_publish: Instant,
+    /// Empty polls in a row since the stop request.
+    draining: u32,
+}
+
+impl PacketFeed for RingFeed<'_> {
+    fn next_round(&mut self, worker: &mut Worker) -> Round {
         // On stop, keep reading until the ring is empty (partly filled blocks are handed over
         // after the block timeout), so nothing already captured is lost.
-        let stopping = stop.load(Ordering::Relaxed);
+        let stopping = self.stop.load(Ordering::Relaxed);
         let timeout = if stopping { DRAIN_POLL } else { POLL };
-        let r = src.poll(timeout, &mut |p| {
-            seq += 1;
+        let (seq, cc) = (&mut self.seq, &mut self.cc);
+        let r = self.src.poll(timeout, &mut |p| {
+            *seq += 1;
             let f = Frame {
                 link: p.link,
                 data: p.data,
                 orig_len: p.orig_len,
                 ts: p.ts,
-                seq,
+                seq: *seq,
             };
             cc.ingest.packet(&f, &mut |e, data| worker.process(e, data));
         });
         if stopping {
-            draining = if matches!(r, Ok(n) if n > 0) {
+            self.draining = if matches!(r, Ok(n) if n > 0) {
                 0
             } else {
-                draining + 1
+                self.draining + 1
             };
-            if draining >= 2 {
-                break;
-            }
-            continue;
+            return if self.draining >= 2 {
+                Round::Done
+            } else {
+                Round::Packets
+            };
         }
         match r {
-            Ok(0) => worker.idle(wall_now()),
-            Ok(_) => {}
+            Ok(0) => Round::Idle(wall_now()),
+            Ok(_) => Round::Packets,
             Err(e) => {
                 eprintln!("shrike: warning: {e}");
                 thread::sleep(Duration::from_millis(100));
+                Round::Packets
             }
         }
-        worker.batch_done();
-        if last_publish.elapsed() >= Duration::from_millis(500) {
-            last_publish = Instant::now();
-            cc.live = src.stats();
-            board.publish(slot, cc.snapshot(), 0);
+    }
+
+    fn after_round(&mut self) {
+        if self.last_publish.elapsed() >= Duration::from_millis(500) {
+            self.publish();
         }
     }
-    cc.live = src.stats();
-    board.publish(slot, cc.snapshot(), 0);
-    worker.finish();
+
+    fn finish(&mut self) {
+        self.publish();
+    }
+}
+
+impl RingFeed<'_> {
+    fn publish(&mut self) {
+        self.last_publish = Instant::now();
+        self.cc.live = self.src.stats();
+        self.board.publish(self.slot, self.cc.snapshot(), 0);
+    }
 }
 
 /// Dispatch runmode, capture side: read, decode, hash, hand over.
 fn capture_dispatch(
-    mut src: Box<dyn Source>,
+    mut src: Box<dyn LiveSource>,
     disp: &mut dispatch::Dispatcher<PacketMeta>,
     ingest: Ingest,
     board: &StatsBoard,
@@ -692,7 +664,7 @@ fn spawn_queue_worker(
     out: EveOutput,
     board: Arc<StatsBoard>,
     seed: u64,
-    mut q: WorkerQueue<PacketMeta>,
+    q: WorkerQueue<PacketMeta>,
     (cpu, share): (Option<usize>, usize),
     (wd, slot): (
         Option<crate::worker::WorkerDetect>,
@@ -706,27 +678,17 @@ fn spawn_queue_worker(
             if let Some(c) = cpu {
                 let _ = shrike_sys::cpu::pin_current_thread(c);
             }
-            let mut worker = Worker::new(id, &cfg, out, board, seed)
+            let worker = Worker::new(id, &cfg, out, board, seed)
                 .with_share(&cfg, share)
                 .with_detect(wd)
                 .with_engine_slot(slot);
-            loop {
-                match q.next_batch(Some(Duration::from_millis(100))) {
-                    Some(batch) => {
-                        for (e, data) in batch.iter() {
-                            worker.process(e, data);
-                        }
-                        worker.batch_done();
-                        q.recycle(batch);
-                    }
-                    None if q.is_done() => break,
-                    None => {
-                        worker.idle(wall_now());
-                        worker.batch_done();
-                    }
-                }
-            }
-            worker.finish();
+            worker_loop::run(
+                worker,
+                &mut QueueFeed {
+                    q,
+                    timeout: Some(POLL),
+                },
+            );
         })
         .expect("spawn worker")
 }

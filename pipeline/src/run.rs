@@ -20,6 +20,7 @@ use crate::ingest::{Frame, Ingest};
 use crate::progress::Progress;
 use crate::stats::{Snapshot, StatsBoard};
 use crate::worker::{Worker, WorkerDetect};
+use crate::worker_loop::{self, PacketFeed, QueueFeed, Round};
 
 /// What the run needs besides the config.
 pub struct RunOptions {
@@ -155,11 +156,17 @@ pub fn run_files(cfg: &SensorConfig, opts: RunOptions) -> Result<RunResult, RunE
     let det = detect_setup(cfg, &opts);
     let (reader_snapshot, stats_out) = if opts.runmode == Runmode::Single {
         let out = outputs.pop().expect("worker output");
-        let mut worker = Worker::new(0, cfg, out, board.clone(), seed)
+        let worker = Worker::new(0, cfg, out, board.clone(), seed)
             .with_detect(det.as_ref().map(DetectSetup::for_worker));
         let mut reader = Reader::new(cfg, seed);
-        reader.read_all(&opts, &mut result, |e, data| worker.process(e, data));
-        worker.finish();
+        worker_loop::run(
+            worker,
+            &mut SingleFeed {
+                reader: &mut reader,
+                opts: &opts,
+                result: &mut result,
+            },
+        );
         (reader.snapshot(), stats_out)
     } else {
         let stats_thread = StatsThread::start(cfg, board.clone(), stats_out, stop.clone());
@@ -219,7 +226,7 @@ fn run_dispatch(
         .into_iter()
         .zip(outputs)
         .enumerate()
-        .map(|(i, (mut q, out))| {
+        .map(|(i, (q, out))| {
             let cfg = cfg.clone();
             let board = board.clone();
             let wd = det.map(DetectSetup::for_worker);
@@ -230,17 +237,10 @@ fn run_dispatch(
                     if let Some(c) = cpu {
                         let _ = shrike_sys::cpu::pin_current_thread(c);
                     }
-                    let mut worker = Worker::new(i, &cfg, out, board, seed)
+                    let worker = Worker::new(i, &cfg, out, board, seed)
                         .with_detect(wd)
                         .with_share(&cfg, workers);
-                    while let Some(batch) = q.next_batch(None) {
-                        for (e, data) in batch.iter() {
-                            worker.process(e, data);
-                        }
-                        worker.batch_done();
-                        q.recycle(batch);
-                    }
-                    worker.finish();
+                    worker_loop::run(worker, &mut QueueFeed { q, timeout: None });
                 })
                 .expect("spawn worker")
         })
@@ -418,6 +418,37 @@ struct Reader {
     ingest: Ingest,
     pcap_cnt: u64,
     capture: shrike_capture::CaptureStats,
+    /// The input being read.
+    cur: Option<FileSource>,
+    /// Index of the next input to open.
+    next_input: usize,
+    /// A stop was requested: no more input is read.
+    stopped: bool,
+}
+
+/// Packets the single runmode decodes and inspects per round of the worker loop.
+const SINGLE_ROUND: usize = 256;
+
+/// The single runmode's feed: the reader decodes inline, a round at a time.
+struct SingleFeed<'a> {
+    reader: &'a mut Reader,
+    opts: &'a RunOptions,
+    result: &'a mut RunResult,
+}
+
+impl PacketFeed for SingleFeed<'_> {
+    fn next_round(&mut self, worker: &mut Worker) -> Round {
+        let more = self
+            .reader
+            .pump(self.opts, self.result, SINGLE_ROUND, &mut |e, data| {
+                worker.process(e, data)
+            });
+        if more {
+            Round::Packets
+        } else {
+            Round::Done
+        }
+    }
 }
 
 impl Reader {
@@ -426,6 +457,9 @@ impl Reader {
             ingest: Ingest::new(cfg, seed),
             pcap_cnt: 0,
             capture: Default::default(),
+            cur: None,
+            next_input: 0,
+            stopped: false,
         }
     }
 
@@ -435,65 +469,98 @@ impl Reader {
         result: &mut RunResult,
         mut sink: impl FnMut(&Entry<PacketMeta>, &[u8]),
     ) {
-        'inputs: for path in &opts.inputs {
-            let mut src = match open_input(path) {
-                Ok(s) => s,
+        while self.pump(opts, result, usize::MAX, &mut sink) {}
+    }
+
+    /// Read up to `max` packets into `sink`, opening the next input as needed. Returns false
+    /// once every input is read (or a stop was requested).
+    fn pump<F: FnMut(&Entry<PacketMeta>, &[u8])>(
+        &mut self,
+        opts: &RunOptions,
+        result: &mut RunResult,
+        max: usize,
+        sink: &mut F,
+    ) -> bool {
+        let mut n = 0;
+        loop {
+            if self.stopped {
+                return false;
+            }
+            let Some(src) = self.cur.as_mut() else {
+                let Some(path) = opts.inputs.get(self.next_input) else {
+                    return false;
+                };
+                self.next_input += 1;
+                match open_input(path) {
+                    Ok(s) => {
+                        opts.progress.start_file(path, s.total_bytes());
+                        self.cur = Some(s);
+                    }
+                    Err(e) => report_input_error(&e, result),
+                }
+                continue;
+            };
+            if opts.stop.load(Ordering::Relaxed) {
+                eprintln!(
+                    "shrike: stopping on signal after {} packets",
+                    result.packets
+                );
+                self.stopped = true;
+                self.cur = None;
+                return false;
+            }
+            match src.next_packet() {
+                Ok(Some(p)) => {
+                    self.pcap_cnt += 1;
+                    result.packets += 1;
+                    result.bytes += p.data.len() as u64;
+                    let f = Frame {
+                        link: p.link,
+                        data: p.data,
+                        orig_len: p.orig_len,
+                        ts: p.ts,
+                        seq: self.pcap_cnt,
+                    };
+                    self.ingest.packet(&f, sink);
+                    if self.pcap_cnt & 0x3fff == 0 {
+                        opts.progress
+                            .update(src.bytes_read(), result.packets, result.bytes);
+                    }
+                    n += 1;
+                    if n >= max {
+                        return true;
+                    }
+                }
+                Ok(None) => self.end_input(opts, result),
                 Err(e) => {
                     report_input_error(&e, result);
-                    continue;
-                }
-            };
-            opts.progress.start_file(path, src.total_bytes());
-            loop {
-                if opts.stop.load(Ordering::Relaxed) {
-                    eprintln!(
-                        "shrike: stopping on signal after {} packets",
-                        result.packets
-                    );
-                    break 'inputs;
-                }
-                match src.next_packet() {
-                    Ok(Some(p)) => {
-                        self.pcap_cnt += 1;
-                        result.packets += 1;
-                        result.bytes += p.data.len() as u64;
-                        let f = Frame {
-                            link: p.link,
-                            data: p.data,
-                            orig_len: p.orig_len,
-                            ts: p.ts,
-                            seq: self.pcap_cnt,
-                        };
-                        self.ingest.packet(&f, &mut sink);
-                        if self.pcap_cnt & 0x3fff == 0 {
-                            opts.progress
-                                .update(src.bytes_read(), result.packets, result.bytes);
-                        }
-                    }
-                    Ok(None) => break,
-                    Err(e) => {
-                        report_input_error(&e, result);
-                        break;
-                    }
+                    self.end_input(opts, result);
                 }
             }
-            if src.is_truncated() {
-                eprintln!(
-                    "shrike: warning: {}: truncated capture: the last record is incomplete; every complete record was processed",
-                    src.name()
-                );
-            }
-            if !src.unsupported_link_types().is_empty() {
-                eprintln!(
-                    "shrike: warning: {}: packets on unsupported link types {:?} were skipped",
-                    src.name(),
-                    src.unsupported_link_types()
-                );
-            }
-            self.capture.merge(src.stats());
-            opts.progress
-                .update(src.bytes_read(), result.packets, result.bytes);
         }
+    }
+
+    /// The current input is read: report what it skipped, keep its counters.
+    fn end_input(&mut self, opts: &RunOptions, result: &RunResult) {
+        let Some(src) = self.cur.take() else {
+            return;
+        };
+        if src.is_truncated() {
+            eprintln!(
+                "shrike: warning: {}: truncated capture: the last record is incomplete; every complete record was processed",
+                src.name()
+            );
+        }
+        if !src.unsupported_link_types().is_empty() {
+            eprintln!(
+                "shrike: warning: {}: packets on unsupported link types {:?} were skipped",
+                src.name(),
+                src.unsupported_link_types()
+            );
+        }
+        self.capture.merge(src.stats());
+        opts.progress
+            .update(src.bytes_read(), result.packets, result.bytes);
     }
 
     fn snapshot(&self) -> Snapshot {

@@ -1,0 +1,91 @@
+//! The one worker loop. Every runmode (single, dispatch, workers; files and live capture)
+//! runs a [`Worker`] through [`run`]; they differ only in what feeds it ([`PacketFeed`]):
+//!
+//! * [`QueueFeed`]: batches from the reader over an SPSC queue (dispatch runmodes, files and
+//!   live; with a timeout in live mode so the timers run on an idle link);
+//! * the ring feed of the live `workers` runmode (`live.rs`): the worker polls its own
+//!   capture ring and decodes inline;
+//! * the file reader of the `single` runmode (`run.rs`): decodes inline, a round at a time.
+
+use std::time::Duration;
+
+use shrike_capture::Timestamp;
+use shrike_packet::decode::PacketMeta;
+
+use crate::dispatch::WorkerQueue;
+use crate::worker::Worker;
+
+/// What one round of a feed produced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Round {
+    /// Packets were handed to the worker (possibly none, e.g. a read error was handled).
+    Packets,
+    /// Nothing arrived within the feed's timeout: the timers run on the wall clock `now`.
+    Idle(Timestamp),
+    /// The input is over (the packets of this round, if any, were handed over).
+    Done,
+}
+
+/// What feeds a worker.
+pub trait PacketFeed {
+    /// Hand the next packets to `worker` (through [`Worker::process`]).
+    fn next_round(&mut self, worker: &mut Worker) -> Round;
+    /// After each round, once the worker finished its batch work (e.g. publish capture
+    /// counters).
+    fn after_round(&mut self) {}
+    /// The input is over; the worker is about to end its flows.
+    fn finish(&mut self) {}
+}
+
+/// Run `worker` until `feed` is done, then end every flow and close the output.
+pub fn run(mut worker: Worker, feed: &mut dyn PacketFeed) {
+    loop {
+        let r = feed.next_round(&mut worker);
+        match r {
+            Round::Packets | Round::Done => {}
+            Round::Idle(now) => worker.idle(now),
+        }
+        worker.batch_done();
+        feed.after_round();
+        if r == Round::Done {
+            break;
+        }
+    }
+    feed.finish();
+    worker.finish();
+}
+
+/// Batches from the reader over the worker's SPSC queue.
+pub struct QueueFeed {
+    /// The queue.
+    pub q: WorkerQueue<PacketMeta>,
+    /// `None`: wait for a batch until the reader is done (files). `Some`: wake up after this
+    /// long without one (live).
+    pub timeout: Option<Duration>,
+}
+
+impl PacketFeed for QueueFeed {
+    fn next_round(&mut self, worker: &mut Worker) -> Round {
+        match self.q.next_batch(self.timeout) {
+            Some(batch) => {
+                for (e, data) in batch.iter() {
+                    worker.process(e, data);
+                }
+                self.q.recycle(batch);
+                Round::Packets
+            }
+            None if self.timeout.is_none() || self.q.is_done() => Round::Done,
+            None => Round::Idle(wall_now()),
+        }
+    }
+}
+
+/// The wall clock as a packet timestamp.
+pub fn wall_now() -> Timestamp {
+    Timestamp(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(0),
+    )
+}
