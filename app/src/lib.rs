@@ -21,6 +21,7 @@ pub mod http;
 pub mod layer;
 pub mod log;
 pub mod registry;
+pub mod ssh;
 pub mod tls;
 
 pub use shrike_flow::Dir;

@@ -190,6 +190,7 @@ pub static PROTOCOLS: &[&Protocol] = &[
     &crate::http::PROTOCOL,
     &crate::dns::PROTOCOL,
     &crate::tls::PROTOCOL,
+    &crate::ssh::PROTOCOL,
 ];
 
 /// Most protocols the registry can hold (the size of per-protocol counter arrays).

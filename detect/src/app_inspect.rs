@@ -153,6 +153,10 @@ pub(crate) struct AppSig {
     pub tls_checks: Box<[TlsCheck]>,
     /// Direction the transaction is inspected in (`None`: both).
     pub dir: Option<Dir>,
+    /// A match decides only the direction it was found in (Suricata's per-direction detect
+    /// state): rules whose buffers are all two-way buffers of registered protocols. The
+    /// HTTP/DNS/TLS inspection keeps one alert per transaction.
+    pub per_dir: bool,
     /// Prefilter pattern.
     pub fp: AppFastPat,
     /// The rule's fast pattern is packet payload content (lowercased bytes, exact bytes
@@ -712,8 +716,12 @@ impl super::Engine {
                 match eval_tx(a, app, tx, d, sc, scratch, &env) {
                     TxResult::Match => {
                         let ad = state.app.get_or_insert_with(Box::default);
-                        ad.done.insert((tx, n, 0));
-                        ad.done.insert((tx, n, 1));
+                        if a.per_dir {
+                            ad.done.insert((tx, n, dn));
+                        } else {
+                            ad.done.insert((tx, n, 0));
+                            ad.done.insert((tx, n, 1));
+                        }
                         s.post.iter().for_each(|op| op.apply(state));
                         queue.push((n, tx));
                     }

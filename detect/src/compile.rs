@@ -593,6 +593,12 @@ pub(crate) fn compile(
     let app = if app_keyword_seen {
         app.sections = app_sections.into_boxed_slice();
         app.dir = app_dir(&app, &checks);
+        app.per_dir = app.dir.is_none()
+            && !app.sections.is_empty()
+            && app
+                .sections
+                .iter()
+                .all(|s| matches!(s.buf, AppBuf::Reg { dir: None, .. }));
         (app.fp, app.pkt_fp) = fast_patterns(rule, &app);
         Some(Box::new(app))
     } else {

@@ -13,7 +13,7 @@
 //! view, first packet = to server). Everything the session returns is in *TCP roles*
 //! ([`StreamResult::tcp_dir`]): they differ only when a session was picked up from a
 //! SYN/ACK (or a SYN in the "to client" direction), see [`TcpSession::is_swapped`].
-//! See `detect/DESIGN.md`, section "Stream", for the full contract.
+//! See `stream/DESIGN.md` for the full contract.
 
 pub mod config;
 pub mod events;

@@ -4,7 +4,7 @@
 Needs `suricata` (7.0.x, with Lua) on the PATH. Each case is a TCP conversation; the
 script writes a pcap (mkpcap.py), runs Suricata with a Lua output script that dumps
 libhtp's view of every transaction (hex), collects EVE `http` objects and `anomaly`
-events, and stores it all per case. detect/tests/http_oracle.rs replays the cases through
+events, and stores it all per case. app/tests/http_oracle.rs replays the cases through
 shrike's parser and compares. Run: python3 gen_expected.py (from any directory).
 """
 import collections
