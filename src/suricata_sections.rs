@@ -368,6 +368,11 @@ fn flow(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) {
         // A flow costs at most 256 bytes in shrike's table (a test asserts it).
         out["detect"]["flow"]["max-flows"] = json!((m / 256).max(1024));
     }
+    if let Some(n) = get(tree, "flow.emergency-recovery").and_then(parse_size) {
+        // Suricata takes 1..=100 and falls back to 30 otherwise.
+        let n = if (1..=100).contains(&n) { n } else { 30 };
+        out["detect"]["flow"]["emergency-recovery"] = json!(n);
+    }
 }
 
 fn decoder(tree: &Value, out: &mut Value) {
@@ -554,11 +559,13 @@ outputs:
       threads: no
 flow:
   memcap: 64mb
+  emergency-recovery: 40
 flow-timeouts:
   tcp:
     new: 10
     established: 100
     closed: 5
+    emergency-new: 3
 decoder:
   vxlan:
     enabled: false
@@ -725,6 +732,9 @@ outputs:
         assert!(on[K::Alert.index()] && on[K::Protocol.index()]);
         assert!(!on[K::Flow.index()] && !on[K::Stats.index()] && !on[K::Anomaly.index()]);
         assert_eq!(cfg.detect.flow.max_flows, 64 * 1024 * 1024 / 256);
+        assert_eq!(cfg.detect.flow.emergency_recovery, 40);
+        let tcp = shrike_detect::config::TimeoutProto::Tcp;
+        assert_eq!(cfg.detect.flow.timeouts.resolve_emergency(tcp).new, 3);
         assert!(!cfg.detect.decoder.vxlan.enabled);
         assert!(!cfg.detect.decoder.vlan.use_for_tracking);
         assert_eq!(cfg.interfaces.len(), 1);

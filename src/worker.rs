@@ -1012,7 +1012,9 @@ fn write_flow(
         bytes_toclient: f.bytes[1],
         start_ns: f.first_ts.0,
         end_ns: f.last_ts.0,
-        emergency: false,
+        // A flow is only forced out of a full table, which is in emergency mode then:
+        // Suricata flags those `emergency` (FLOW_END_FLAG_EMERGENCY).
+        emergency: reason == EndReason::Forced,
         state: match f.state {
             FlowState::New => EveFlowState::New,
             FlowState::Established => EveFlowState::Established,
