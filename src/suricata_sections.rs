@@ -289,6 +289,11 @@ fn engine(tree: &Value, out: &mut Value) {
     if let Some(n) = get(tree, "packet-alert-max").and_then(parse_size) {
         out["detect"]["engine"]["packet-alert-max"] = json!(n);
     }
+    for key in ["match-limit", "match-limit-recursion"] {
+        if let Some(n) = get(tree, &format!("pcre.{key}")).and_then(parse_size) {
+            out["detect"]["engine"]["pcre"][key] = json!(n);
+        }
+    }
     if let Some(n) = get(tree, "detect.inspection-recursion-limit").and_then(parse_size) {
         out["detect"]["engine"]["inspection-recursion-limit"] = json!(n);
     }
@@ -560,6 +565,9 @@ outputs:
 flow:
   memcap: 64mb
   emergency-recovery: 40
+pcre:
+  match-limit: 2000
+  match-limit-recursion: 900
 flow-timeouts:
   tcp:
     new: 10
@@ -733,6 +741,8 @@ outputs:
         assert!(!on[K::Flow.index()] && !on[K::Stats.index()] && !on[K::Anomaly.index()]);
         assert_eq!(cfg.detect.flow.max_flows, 64 * 1024 * 1024 / 256);
         assert_eq!(cfg.detect.flow.emergency_recovery, 40);
+        let p = cfg.detect.engine.pcre;
+        assert_eq!((p.match_limit, p.match_limit_recursion), (2000, 900));
         let tcp = shrike_detect::config::TimeoutProto::Tcp;
         assert_eq!(cfg.detect.flow.timeouts.resolve_emergency(tcp).new, 3);
         assert!(!cfg.detect.decoder.vxlan.enabled);

@@ -580,7 +580,7 @@ impl Worker {
             .stats()
             .visit(&mut |k, v| s.add(&format!("shrike.{k}"), v));
         if let Some(d) = &self.detect {
-            d.thread.stats.visit(&mut |k, v| s.add(k, v));
+            d.thread.visit_stats(&mut |k, v| s.add(k, v));
         }
         self.sess.stream.stats.visit(&mut |k, v| s.add(k, v));
         self.sess.app.stats.visit(&mut |k, v| s.add(k, v));
