@@ -289,6 +289,11 @@ fn engine(tree: &Value, out: &mut Value) {
     if let Some(n) = get(tree, "packet-alert-max").and_then(parse_size) {
         out["detect"]["engine"]["packet-alert-max"] = json!(n);
     }
+    for key in ["match-limit", "match-limit-recursion"] {
+        if let Some(n) = get(tree, &format!("pcre.{key}")).and_then(parse_size) {
+            out["detect"]["engine"]["pcre"][key] = json!(n);
+        }
+    }
     if let Some(n) = get(tree, "detect.inspection-recursion-limit").and_then(parse_size) {
         out["detect"]["engine"]["inspection-recursion-limit"] = json!(n);
     }
@@ -367,6 +372,11 @@ fn flow(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) {
     if let Some(m) = get(tree, "flow.memcap").and_then(parse_size) {
         // A flow costs at most 256 bytes in shrike's table (a test asserts it).
         out["detect"]["flow"]["max-flows"] = json!((m / 256).max(1024));
+    }
+    if let Some(n) = get(tree, "flow.emergency-recovery").and_then(parse_size) {
+        // Suricata takes 1..=100 and falls back to 30 otherwise.
+        let n = if (1..=100).contains(&n) { n } else { 30 };
+        out["detect"]["flow"]["emergency-recovery"] = json!(n);
     }
 }
 
@@ -554,11 +564,16 @@ outputs:
       threads: no
 flow:
   memcap: 64mb
+  emergency-recovery: 40
+pcre:
+  match-limit: 2000
+  match-limit-recursion: 900
 flow-timeouts:
   tcp:
     new: 10
     established: 100
     closed: 5
+    emergency-new: 3
 decoder:
   vxlan:
     enabled: false
@@ -725,6 +740,11 @@ outputs:
         assert!(on[K::Alert.index()] && on[K::Protocol.index()]);
         assert!(!on[K::Flow.index()] && !on[K::Stats.index()] && !on[K::Anomaly.index()]);
         assert_eq!(cfg.detect.flow.max_flows, 64 * 1024 * 1024 / 256);
+        assert_eq!(cfg.detect.flow.emergency_recovery, 40);
+        let p = cfg.detect.engine.pcre;
+        assert_eq!((p.match_limit, p.match_limit_recursion), (2000, 900));
+        let tcp = shrike_flow::config::TimeoutProto::Tcp;
+        assert_eq!(cfg.detect.flow.timeouts.resolve_emergency(tcp).new, 3);
         assert!(!cfg.detect.decoder.vxlan.enabled);
         assert!(!cfg.detect.decoder.vlan.use_for_tracking);
         assert_eq!(cfg.interfaces.len(), 1);

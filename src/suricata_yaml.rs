@@ -29,6 +29,7 @@ const TRANSLATED: &[&str] = &[
     "host-os-policy",
     "detect",
     "mpm-algo",
+    "pcre",
 ];
 
 /// Keys that have no meaning for shrike and are accepted silently.

@@ -105,6 +105,7 @@ impl Engine {
                 neg,
                 &classes,
                 &mut names,
+                input.config.pcre,
             ) {
                 Ok(c) => compiled.push((c, fast_pattern(l))),
                 Err(reason) => {

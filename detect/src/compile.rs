@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use shrike_packet::decode::DecodeEvent;
-use shrike_rules::matcher::compile_rule;
+use shrike_rules::matcher::compile_rule_with;
 use shrike_rules::parse::keywords::{
     BitCmd, FlowintOp, FlowintValue, Keyword, ThresholdType, Track,
 };
@@ -274,6 +274,7 @@ pub(crate) fn compile(
     negated_addr: bool,
     classes: &Classes,
     names: &mut VarNames,
+    pcre: shrike_rules::matcher::PcreLimits,
 ) -> Result<Compiled, SkipReason> {
     let (proto, header_app) = header(rule)?;
     let mut app = AppSig {
@@ -330,7 +331,7 @@ pub(crate) fn compile(
             }
         }
     }
-    let compiled = compile_rule(rule).map_err(|e| SkipReason::Invalid(e.to_string()))?;
+    let compiled = compile_rule_with(rule, pcre).map_err(|e| SkipReason::Invalid(e.to_string()))?;
     for c in compiled {
         if Some(c.buffer) == b64 {
             continue;

@@ -7,6 +7,9 @@
 //!   midstream: no                     # Suricata `stream.midstream` (TCP sessions without SYN)
 //!   mpm-algo: auto                    # Suricata `mpm-algo`: auto | ac | hs
 //!   mpm-cache-dir: /var/cache/shrike/mpm   # compiled Hyperscan databases (~: none)
+//!   pcre:                             # Suricata's top-level `pcre:` section
+//!     match-limit: 3500               # PCRE2 match limit per search
+//!     match-limit-recursion: 1500     # PCRE2 depth limit per search
 //!   alert:                            # Suricata eve-log `types: - alert:` options
 //!     payload: no
 //!     payload-printable: no
@@ -80,6 +83,9 @@ pub struct EngineConfig {
     /// Where compiled Hyperscan databases are kept between runs (`~`: no cache). A cached
     /// database loads in microseconds instead of compiling for tens of milliseconds.
     pub mpm_cache_dir: Option<std::path::PathBuf>,
+    /// Bounds of one `pcre` search (Suricata's `pcre.match-limit` and
+    /// `pcre.match-limit-recursion`); searches stopped by them are counted.
+    pub pcre: shrike_rules::matcher::PcreLimits,
 }
 
 impl Default for EngineConfig {
@@ -94,6 +100,7 @@ impl Default for EngineConfig {
             mpm_cache_dir: Some(std::path::PathBuf::from(
                 super::prefilter::DEFAULT_CACHE_DIR,
             )),
+            pcre: shrike_rules::matcher::PcreLimits::default(),
         }
     }
 }

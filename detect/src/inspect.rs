@@ -117,6 +117,15 @@ impl DetectThread {
     }
 }
 
+impl DetectThread {
+    /// Visits the thread's counters ([`DetectStats`], then shrike's
+    /// `shrike.detect.pcre_limit`: `pcre` searches stopped by the PCRE2 match/depth limits).
+    pub fn visit_stats(&self, f: &mut dyn FnMut(&str, u64)) {
+        self.stats.visit(f);
+        f("shrike.detect.pcre_limit", self.scratch.pcre_limit_hits);
+    }
+}
+
 impl Engine {
     /// A detection context for one worker.
     pub fn thread(&self) -> DetectThread {

@@ -1,4 +1,5 @@
-//! Flow key + hash, flow table lookups with 100k flows, timer wheel schedule + advance.
+//! Flow key + hash, flow table lookups with 100k flows, new flows in a full table (forced
+//! eviction), timer wheel schedule + advance.
 
 #[path = "../../packet/tests/decode_util/mod.rs"]
 mod decode_util;
@@ -99,6 +100,34 @@ fn bench(c: &mut Criterion) {
             table.find(*h, k)
         })
     });
+
+    // A full table (SYN-flood shape): every packet a new flow evicting the oldest half-open
+    // one, in emergency mode.
+    let full_cfg = FlowConfig {
+        max_flows: N,
+        ..Default::default()
+    };
+    let mut full: FlowTable<()> = FlowTable::new(&full_cfg, 0);
+    let fresh: Vec<_> = keys
+        .iter()
+        .copied()
+        .chain(misses.iter().map(|m| {
+            let (k, d) = FlowKey::from_meta(m);
+            (k.hash(SEED), k, d)
+        }))
+        .collect();
+    let mut j = 0;
+    g.bench_function("table_full_new_flow_100k", |b| {
+        b.iter(|| {
+            j = (j + 1) % fresh.len();
+            let (h, k, d) = &fresh[j];
+            let (fh, _) = full.packet(*h, *k, *d, ts, 54, 0x02, || (), &mut |f, r| {
+                black_box((f.id, r));
+            });
+            fh
+        })
+    });
+    assert!(full.in_emergency() && full.len() == N);
 
     g.bench_function("wheel_schedule_advance_1k", |b| {
         b.iter_batched(

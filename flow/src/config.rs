@@ -3,6 +3,7 @@
 //! ```yaml
 //! flow:
 //!   max-flows: 1000000           # per worker
+//!   emergency-recovery: 30       # Suricata `flow.emergency-recovery` (percent)
 //!   timeouts:                    # same shape as Suricata's `flow-timeouts:`
 //!     default: { new: 30, established: 300, closed: 0 }
 //!     tcp: { new: 60, established: 600, closed: 60 }
@@ -17,9 +18,14 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
 pub struct FlowConfig {
-    /// Maximum number of flows per worker; past it the flow closest to timing out is
-    /// evicted (reason "forced", counted in `flow.memcap`).
+    /// Maximum number of flows per worker. A new flow finding the table full puts the
+    /// table in emergency mode (the `emergency-*` timeouts apply, `flow.emerg_mode_entered`)
+    /// and evicts one flow (reason "forced", counted in `flow.memcap`): half-open flows
+    /// first, then closed ones, then established ones, oldest activity first.
     pub max_flows: usize,
+    /// Suricata's `flow.emergency-recovery`: emergency mode ends once this percentage of
+    /// `max-flows` is free again (1 to 100, default 30).
+    pub emergency_recovery: u8,
     /// Idle timeouts (Suricata's `flow-timeouts:` shape).
     pub timeouts: FlowTimeouts,
 }
@@ -28,14 +34,16 @@ impl Default for FlowConfig {
     fn default() -> Self {
         FlowConfig {
             max_flows: 1_000_000,
+            emergency_recovery: 30,
             timeouts: FlowTimeouts::default(),
         }
     }
 }
 
 /// One `flow-timeouts` section, in seconds. Missing values fall back to Suricata's
-/// built-in defaults of that protocol. The emergency and bypass values are
-/// accepted for compatibility with `suricata.yaml` and not used yet.
+/// built-in defaults of that protocol. The emergency values apply while the flow table
+/// is in emergency mode; the bypass values are accepted for compatibility with
+/// `suricata.yaml` and not used.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
 pub struct TimeoutSection {
@@ -124,6 +132,23 @@ impl FlowTimeouts {
             new: s.new.unwrap_or(n),
             established: s.established.unwrap_or(e),
             closed: s.closed.unwrap_or(c),
+        }
+    }
+
+    /// The emergency-mode timeouts of `p` (`emergency-new`, `emergency-established`,
+    /// `emergency-closed`), else Suricata 7's built-in values (tcp 10/100/5, others
+    /// 10/100/0).
+    pub fn resolve_emergency(&self, p: TimeoutProto) -> Timeouts {
+        let (s, c) = match p {
+            TimeoutProto::Tcp => (&self.tcp, 5),
+            TimeoutProto::Udp => (&self.udp, 0),
+            TimeoutProto::Icmp => (&self.icmp, 0),
+            TimeoutProto::Other => (&self.default, 0),
+        };
+        Timeouts {
+            new: s.emergency_new.unwrap_or(10),
+            established: s.emergency_established.unwrap_or(100),
+            closed: s.emergency_closed.unwrap_or(c),
         }
     }
 }
@@ -216,6 +241,11 @@ mod tests {
         .unwrap();
         assert_eq!(f.max_flows, 10);
         assert_eq!(f.timeouts.resolve(TimeoutProto::Tcp).new, 1);
+        assert_eq!(f.emergency_recovery, 30);
+        let e = f.timeouts.resolve_emergency(TimeoutProto::Tcp);
+        assert_eq!((e.new, e.established, e.closed), (2, 100, 5));
+        let e = f.timeouts.resolve_emergency(TimeoutProto::Udp);
+        assert_eq!((e.new, e.established, e.closed), (10, 100, 0));
         let v: VxlanConfig = serde_json::from_str(r#"{"ports": 8472}"#).unwrap();
         assert_eq!(v.ports, vec![8472]);
     }

@@ -13,6 +13,8 @@ counters! {
         icmpv6 => "flow.icmpv6",
         memcap => "flow.memcap",
         get_used => "flow.get_used",
+        emerg_mode_entered => "flow.emerg_mode_entered",
+        emerg_mode_over => "flow.emerg_mode_over",
         tcp_reuse => "flow.tcp_reuse",
         timeouts => "flow.mgr.flows_timeout",
         checked => "flow.mgr.flows_checked",

@@ -6,6 +6,18 @@
 //! `last_seen + timeout(state)`. When it fires the flow is checked again; if it saw
 //! traffic since, the timer is re-armed at the new due time, otherwise the flow is handed
 //! out with reason "timeout".
+//!
+//! **Full table.** Every flow is also on one of three intrusive lists over the slab, by
+//! state: half-open (new), closed, established. A list is kept in order of activity as a
+//! clock ("second chance"): a packet only sets the flow's `touched` bit; whoever looks at
+//! the front of a list moves a touched flow to the back (clearing the bit) and looks at the
+//! next one. A new flow finding the table full takes the first untouched flow of the first
+//! non-empty list, half-open first, in O(1) amortised (at most [`FORCED_TRIES`] moves), and
+//! puts the table in **emergency mode** as Suricata does (`flow.emerg_mode_entered`): the
+//! `emergency-*` timeouts apply, and [`FlowTable::expire`] also ends the flows at the
+//! list fronts that are idle past them (the wheel timers, armed with the normal timeouts,
+//! stay lazy). Emergency mode ends (`flow.emerg_mode_over`) once `emergency-recovery`
+//! percent of the table is free again.
 
 use hashbrown::HashTable;
 use shrike_capture::Timestamp;
@@ -43,7 +55,8 @@ impl FlowState {
 pub enum EndReason {
     /// Idle timeout.
     Timeout,
-    /// Evicted because the table was full.
+    /// Evicted because the table was full (so in emergency mode: EVE adds
+    /// `"emergency": true`, as Suricata does).
     Forced,
     /// Engine shutdown.
     Shutdown,
@@ -139,8 +152,45 @@ impl<V> Flow<V> {
 #[derive(Debug)]
 struct Slot<V> {
     gen: u32,
+    /// Neighbours on the slot's state list ([`NIL`] at the ends).
+    prev: u32,
+    next: u32,
+    /// Which list ([`LIST_NEW`] …) the slot is on.
+    list: u8,
+    /// A packet came since the flow was put at the back of its list.
+    touched: bool,
     flow: Option<Flow<V>>,
 }
+
+/// No slot.
+const NIL: u32 = u32::MAX;
+/// Half-open flows (state new): the first to be evicted.
+const LIST_NEW: u8 = 0;
+/// Closed flows.
+const LIST_CLOSED: u8 = 1;
+/// Established flows: evicted last.
+const LIST_ESTABLISHED: u8 = 2;
+const LISTS: usize = 3;
+
+fn list_of(state: FlowState) -> u8 {
+    match state {
+        FlowState::New => LIST_NEW,
+        FlowState::Closed => LIST_CLOSED,
+        FlowState::Established => LIST_ESTABLISHED,
+    }
+}
+
+/// Head and tail of one state list.
+#[derive(Clone, Copy, Debug)]
+struct List {
+    head: u32,
+    tail: u32,
+}
+
+const EMPTY_LIST: List = List {
+    head: NIL,
+    tail: NIL,
+};
 
 /// Resolved timeouts per protocol class, in milliseconds.
 #[derive(Clone, Copy, Debug)]
@@ -184,8 +234,14 @@ pub struct FlowTable<V> {
     free: Vec<u32>,
     index: HashTable<u32>,
     wheel: TimerWheel<Timer>,
+    lists: [List; LISTS],
     max_flows: usize,
     timeouts: TimeoutsMs,
+    emergency_timeouts: TimeoutsMs,
+    /// In emergency mode (the table filled up and has not recovered yet).
+    emergency: bool,
+    /// Flow count at or below which emergency mode ends.
+    recovered_len: usize,
     worker: u8,
     next_id: u64,
     fired: Vec<FlowHandle>,
@@ -194,25 +250,42 @@ pub struct FlowTable<V> {
     pub stats: FlowStats,
 }
 
-const FORCED_TRIES: usize = 8;
+/// Touched flows a forced eviction moves to the back of their list before it takes the
+/// front flow regardless.
+pub const FORCED_TRIES: usize = 8;
+
+/// Flows at the list fronts an emergency-mode [`FlowTable::expire`] call looks at, at most
+/// (beyond those it ends): bounds one call's work.
+const EMERGENCY_SCAN: usize = 64;
 
 impl<V> FlowTable<V> {
     /// A table for worker `worker` (part of every flow id, keeping ids unique across
     /// workers), with `cfg.max_flows` capacity. Nothing is allocated up front.
     pub fn new(cfg: &FlowConfig, worker: u8) -> Self {
         let t = &cfg.timeouts;
+        let max_flows = cfg.max_flows.max(1);
+        let recovery = usize::from(cfg.emergency_recovery.clamp(1, 100));
         FlowTable {
             slab: Vec::new(),
             free: Vec::new(),
             index: HashTable::new(),
             wheel: TimerWheel::new(0),
-            max_flows: cfg.max_flows.max(1),
+            lists: [EMPTY_LIST; LISTS],
+            max_flows,
             timeouts: TimeoutsMs {
                 tcp: t.resolve(TimeoutProto::Tcp),
                 udp: t.resolve(TimeoutProto::Udp),
                 icmp: t.resolve(TimeoutProto::Icmp),
                 other: t.resolve(TimeoutProto::Other),
             },
+            emergency_timeouts: TimeoutsMs {
+                tcp: t.resolve_emergency(TimeoutProto::Tcp),
+                udp: t.resolve_emergency(TimeoutProto::Udp),
+                icmp: t.resolve_emergency(TimeoutProto::Icmp),
+                other: t.resolve_emergency(TimeoutProto::Other),
+            },
+            emergency: false,
+            recovered_len: max_flows - (max_flows * recovery).div_ceil(100),
             worker,
             next_id: 0,
             fired: Vec::new(),
@@ -229,6 +302,89 @@ impl<V> FlowTable<V> {
     /// Whether the table is empty.
     pub fn is_empty(&self) -> bool {
         self.index.is_empty()
+    }
+
+    /// Whether the table is in emergency mode.
+    pub fn in_emergency(&self) -> bool {
+        self.emergency
+    }
+
+    /// The timeouts in force (emergency ones in emergency mode).
+    #[inline]
+    fn current_timeouts(&self) -> &TimeoutsMs {
+        if self.emergency {
+            &self.emergency_timeouts
+        } else {
+            &self.timeouts
+        }
+    }
+
+    /// Takes slot `i` off its list.
+    fn unlink(&mut self, i: u32) {
+        let Some(s) = self.slab.get(i as usize) else {
+            return;
+        };
+        let (prev, next, list) = (s.prev, s.next, usize::from(s.list));
+        match self.slab.get_mut(prev as usize) {
+            Some(p) => p.next = next,
+            None => {
+                if let Some(l) = self.lists.get_mut(list) {
+                    l.head = next;
+                }
+            }
+        }
+        match self.slab.get_mut(next as usize) {
+            Some(n) => n.prev = prev,
+            None => {
+                if let Some(l) = self.lists.get_mut(list) {
+                    l.tail = prev;
+                }
+            }
+        }
+    }
+
+    /// Puts slot `i` at the back of list `list`, untouched.
+    fn push_back(&mut self, i: u32, list: u8) {
+        let Some(l) = self.lists.get_mut(usize::from(list)) else {
+            return;
+        };
+        let tail = l.tail;
+        if tail == NIL {
+            l.head = i;
+        }
+        l.tail = i;
+        if let Some(t) = self.slab.get_mut(tail as usize) {
+            t.next = i;
+        }
+        if let Some(s) = self.slab.get_mut(i as usize) {
+            s.prev = tail;
+            s.next = NIL;
+            s.list = list;
+            s.touched = false;
+        }
+    }
+
+    /// The front of `list` after moving at most `tries` touched flows to the back: an
+    /// untouched flow, or the front one once the tries are spent.
+    fn clock_front(&mut self, list: u8, tries: usize) -> Option<u32> {
+        for _ in 0..tries {
+            let head = self.lists.get(usize::from(list))?.head;
+            let s = self.slab.get(head as usize)?;
+            if !s.touched {
+                return Some(head);
+            }
+            self.unlink(head);
+            self.push_back(head, list);
+        }
+        let head = self.lists.get(usize::from(list))?.head;
+        (head != NIL).then_some(head)
+    }
+
+    fn handle_of(&self, i: u32) -> Option<FlowHandle> {
+        self.slab
+            .get(i as usize)
+            .filter(|s| s.flow.is_some())
+            .map(|s| FlowHandle { idx: i, gen: s.gen })
     }
 
     /// The flow behind `h`, if it is still in the table.
@@ -284,6 +440,10 @@ impl<V> FlowTable<V> {
         }
         if self.index.len() >= self.max_flows {
             self.stats.memcap += 1;
+            if !self.emergency {
+                self.emergency = true;
+                self.stats.emerg_mode_entered += 1;
+            }
             self.evict_one(evicted);
         }
         // The SYN sender is the client; a SYN-ACK comes from the server.
@@ -322,6 +482,10 @@ impl<V> FlowTable<V> {
             None => {
                 self.slab.push(Slot {
                     gen: 0,
+                    prev: NIL,
+                    next: NIL,
+                    list: LIST_NEW,
+                    touched: false,
                     flow: Some(flow),
                 });
                 FlowHandle {
@@ -331,13 +495,14 @@ impl<V> FlowTable<V> {
             }
         };
         let idx = h.idx;
+        self.push_back(idx, LIST_NEW);
         let slab = &self.slab;
         self.index.insert_unique(hash, idx, |&i| {
             slab.get(i as usize)
                 .and_then(|s| s.flow.as_ref())
                 .map_or(0, |f| f.hash)
         });
-        let due = ts.as_millis() + self.timeouts.get(key.proto, FlowState::New);
+        let due = ts.as_millis() + self.current_timeouts().get(key.proto, FlowState::New);
         let timer = self.wheel.schedule(due, Timer::Flow(h));
         if let Some(f) = self.get_mut(h) {
             f.timer = Some(timer);
@@ -358,7 +523,29 @@ impl<V> FlowTable<V> {
     /// last-seen time, flags seen and state. Touches no timer.
     #[inline]
     pub fn update(&mut self, h: FlowHandle, dir: Direction, ts: Timestamp, bytes: u32, tcp: u8) {
-        let Some(f) = self.get_mut(h) else { return };
+        self.account(h, dir, ts, bytes, tcp, true);
+    }
+
+    /// [`Self::update`]; `touch` marks the flow active for the eviction clock (not done
+    /// for the packet that created it).
+    #[inline]
+    fn account(
+        &mut self,
+        h: FlowHandle,
+        dir: Direction,
+        ts: Timestamp,
+        bytes: u32,
+        tcp: u8,
+        touch: bool,
+    ) {
+        let Some(slot) = self.slab.get_mut(h.idx as usize).filter(|s| s.gen == h.gen) else {
+            return;
+        };
+        if touch {
+            slot.touched = true;
+        }
+        let Some(f) = slot.flow.as_mut() else { return };
+        let old = f.state;
         let side = f.side(dir);
         if let (Some(p), Some(b), Some(fl)) = (
             f.pkts.get_mut(side),
@@ -388,6 +575,11 @@ impl<V> FlowTable<V> {
             _ if both => FlowState::Established,
             (_, s) => s,
         };
+        if f.state != old {
+            let list = list_of(f.state);
+            self.unlink(h.idx);
+            self.push_back(h.idx, list);
+        }
     }
 
     /// Convenience for the packet path: [`Self::get_or_insert`] then [`Self::update`].
@@ -404,7 +596,7 @@ impl<V> FlowTable<V> {
         evicted: &mut impl FnMut(Flow<V>, EndReason),
     ) -> (FlowHandle, bool) {
         let (h, created) = self.get_or_insert(hash, key, dir, ts, tcp, init, evicted);
-        self.update(h, dir, ts, bytes, tcp);
+        self.account(h, dir, ts, bytes, tcp, !created);
         (h, created)
     }
 
@@ -419,7 +611,7 @@ impl<V> FlowTable<V> {
     }
 
     fn due_ms(&self, f: &Flow<V>) -> u64 {
-        f.last_ts.as_millis() + self.timeouts.get(f.key.proto, f.state)
+        f.last_ts.as_millis() + self.current_timeouts().get(f.key.proto, f.state)
     }
 
     /// Takes the flow out of the table and the index (its timer is cancelled).
@@ -430,6 +622,7 @@ impl<V> FlowTable<V> {
             .filter(|s| s.gen == h.gen)?;
         let f = slot.flow.take()?;
         slot.gen = slot.gen.wrapping_add(1);
+        self.unlink(h.idx);
         self.free.push(h.idx);
         if let Ok(e) = self.index.find_entry(f.hash, |&i| i == h.idx) {
             e.remove();
@@ -446,50 +639,52 @@ impl<V> FlowTable<V> {
         Some(f)
     }
 
-    /// Evicts the flow closest to timing out (re-arming a few stale timers on the way).
+    /// Evicts one flow: the least recently active half-open flow, else closed one, else
+    /// established one (see the module doc). O(1) amortised; the wheel is not searched.
     fn evict_one(&mut self, evicted: &mut impl FnMut(Flow<V>, EndReason)) {
-        let mut aux: [(u64, u32); 4] = [(0, 0); 4];
-        let mut n_aux = 0;
-        for attempt in 0..FORCED_TRIES {
-            let Some((tid, deadline)) = self.wheel.peek_earliest() else {
-                break;
-            };
-            let h = match self.wheel.cancel(tid) {
-                Some(Timer::Flow(h)) => h,
-                Some(Timer::Aux(tag)) => {
-                    // Not a flow: put it back once the search is over.
-                    if n_aux < aux.len() {
-                        aux[n_aux] = (deadline, tag);
-                        n_aux += 1;
-                    } else {
-                        self.wheel.schedule(deadline, Timer::Aux(tag));
-                    }
-                    continue;
-                }
-                None => break,
-            };
-            let Some(due) = self.get(h).map(|f| self.due_ms(f)) else {
+        for list in [LIST_NEW, LIST_CLOSED, LIST_ESTABLISHED] {
+            let Some(h) = self
+                .clock_front(list, FORCED_TRIES)
+                .and_then(|i| self.handle_of(i))
+            else {
                 continue;
             };
-            if due > deadline && attempt + 1 < FORCED_TRIES {
-                // Saw traffic since the timer was set: re-arm and look again.
-                let t = self.wheel.schedule(due, Timer::Flow(h));
-                if let Some(f) = self.get_mut(h) {
-                    f.timer = Some(t);
-                }
-                continue;
-            }
-            if let Some(f) = self.get_mut(h) {
-                f.timer = None;
-            }
             if let Some(f) = self.remove(h) {
                 self.stats.get_used += 1;
                 evicted(f, EndReason::Forced);
-                break;
+                return;
             }
         }
-        for &(deadline, tag) in &aux[..n_aux] {
-            self.wheel.schedule(deadline, Timer::Aux(tag));
+    }
+
+    /// Emergency mode: ends the flows at the list fronts idle past their emergency timeout
+    /// (the wheel still holds their normal-timeout timers), then leaves emergency mode if
+    /// enough of the table is free.
+    fn expire_emergency(&mut self, now_ms: u64, out: &mut impl FnMut(Flow<V>, EndReason)) {
+        for list in [LIST_NEW, LIST_CLOSED, LIST_ESTABLISHED] {
+            let mut looked = 0;
+            while looked < EMERGENCY_SCAN {
+                let Some(i) = self.clock_front(list, 1) else {
+                    break;
+                };
+                let Some(h) = self.handle_of(i) else { break };
+                let touched = self.slab.get(i as usize).is_some_and(|s| s.touched);
+                let due = self.get(h).map_or(u64::MAX, |f| self.due_ms(f));
+                if touched || due > now_ms {
+                    // The front is the least recently active flow of the list (a touched
+                    // one only when the move budget ran out): nothing behind it is due.
+                    if touched {
+                        looked += 1;
+                        continue;
+                    }
+                    break;
+                }
+                self.stats.checked += 1;
+                if let Some(f) = self.remove(h) {
+                    self.stats.timeouts += 1;
+                    out(f, EndReason::Timeout);
+                }
+            }
         }
     }
 
@@ -507,6 +702,9 @@ impl<V> FlowTable<V> {
     /// Hands out every flow idle past its timeout at `now` (reason "timeout").
     pub fn expire(&mut self, now: Timestamp, out: &mut impl FnMut(Flow<V>, EndReason)) {
         let now_ms = now.as_millis();
+        if self.emergency {
+            self.expire_emergency(now_ms, out);
+        }
         let mut fired = std::mem::take(&mut self.fired);
         let aux = &mut self.aux_fired;
         self.wheel.advance(now_ms, &mut |_, t| match t {
@@ -535,10 +733,19 @@ impl<V> FlowTable<V> {
             }
         }
         self.fired = fired;
+        if self.emergency && self.index.len() <= self.recovered_len {
+            // `emergency-recovery` percent of the table is free again.
+            self.emergency = false;
+            self.stats.emerg_mode_over += 1;
+        }
     }
 
-    /// Earliest time (ms) at which [`Self::expire`] may have work.
+    /// Earliest time (ms) at which [`Self::expire`] may have work: in emergency mode, now
+    /// (the list fronts are checked against the emergency timeouts at every call).
     pub fn next_deadline_ms(&self) -> Option<u64> {
+        if self.emergency {
+            return Some(0);
+        }
         self.wheel.next_deadline()
     }
 
@@ -556,6 +763,7 @@ impl<V> FlowTable<V> {
                 out(f, EndReason::Shutdown);
             }
         }
+        self.emergency = false;
     }
 
     /// Visit every flow in the table (e.g. to rebind per-flow state after a rule reload).

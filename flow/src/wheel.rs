@@ -7,7 +7,9 @@
 //! live), in milliseconds. [`TimerWheel::advance`] fires every timer whose deadline is ≤
 //! `now`, in deadline order; timers with equal deadlines fire in insertion order.
 //! Cancelled timers leave a stale reference in their slot that is skipped (and dropped)
-//! when the slot is processed.
+//! when the slot is processed; when stale references outnumber the live timers (a flow
+//! table evicting a flood's flows cancels a timer per packet, all due far ahead) every slot
+//! is compacted, so the references stay proportional to the live timers.
 
 const LEVELS: usize = 6;
 const SLOT_BITS: u32 = 6;
@@ -57,7 +59,12 @@ pub struct TimerWheel<T> {
     /// Timers beyond the wheel's span.
     overflow: Vec<Ref>,
     batch: Vec<(u64, u64, u32)>,
+    /// References held by the slots, `pending` and `overflow`, live or stale.
+    refs: usize,
 }
+
+/// Stale references tolerated beyond the live timers before a compaction.
+const STALE_SLACK: usize = 4096;
 
 impl<T> Default for TimerWheel<T> {
     fn default() -> Self {
@@ -89,6 +96,7 @@ impl<T> TimerWheel<T> {
             pending: Vec::new(),
             overflow: Vec::new(),
             batch: Vec::new(),
+            refs: 0,
         }
     }
 
@@ -147,6 +155,7 @@ impl<T> TimerWheel<T> {
 
     /// Puts a live reference in its slot (or in `pending` when already due).
     fn place(&mut self, r: Ref, deadline: u64) {
+        self.refs += 1;
         if deadline <= self.elapsed {
             self.pending.push(r);
             return;
@@ -182,7 +191,40 @@ impl<T> TimerWheel<T> {
         e.gen = e.gen.wrapping_add(1);
         self.free.push(id.idx);
         self.len -= 1;
+        if self.refs > 2 * self.len + STALE_SLACK {
+            self.compact();
+        }
         Some(v)
+    }
+
+    /// Drops every stale reference (O(references); amortised over the cancels that made
+    /// them stale).
+    fn compact(&mut self) {
+        let entries = &self.entries;
+        let live = |r: &Ref| {
+            entries
+                .get(r.idx as usize)
+                .is_some_and(|e| e.gen == r.gen && e.value.is_some())
+        };
+        let mut refs = 0;
+        for (i, slot) in self.slots.iter_mut().enumerate() {
+            if slot.is_empty() {
+                continue;
+            }
+            slot.retain(live);
+            if slot.is_empty() {
+                if let Some(o) = self.occupied.get_mut(i / SLOTS) {
+                    *o &= !(1u64 << (i % SLOTS));
+                }
+                if slot.capacity() > SLOT_RETAIN {
+                    *slot = Vec::new();
+                }
+            }
+            refs += slot.len();
+        }
+        self.pending.retain(live);
+        self.overflow.retain(live);
+        self.refs = refs + self.pending.len() + self.overflow.len();
     }
 
     /// Deadline of a live timer.
@@ -222,6 +264,7 @@ impl<T> TimerWheel<T> {
         loop {
             // Due timers first (scheduled in the past, or cascaded to "now").
             if !self.pending.is_empty() {
+                self.refs -= self.pending.len();
                 for r in std::mem::take(&mut self.pending) {
                     if let Some(e) = self.live(r) {
                         batch.push((e.deadline, e.seq, r.idx));
@@ -235,10 +278,12 @@ impl<T> TimerWheel<T> {
                 if ov <= now_ms && next.is_none_or(|(_, _, start)| ov < start) {
                     self.elapsed = self.elapsed.max(ov);
                     let elapsed = self.elapsed;
+                    self.refs -= self.overflow.len();
                     let (due, rest): (Vec<Ref>, Vec<Ref>) = std::mem::take(&mut self.overflow)
                         .into_iter()
                         .filter(|r| self.live(*r).is_some())
                         .partition(|r| self.live(*r).is_some_and(|e| e.deadline <= elapsed));
+                    self.refs += due.len() + rest.len();
                     self.pending = due;
                     self.overflow = rest;
                     continue;
@@ -253,6 +298,7 @@ impl<T> TimerWheel<T> {
             self.elapsed = self.elapsed.max(start);
             self.occupied[level] &= !(1u64 << slot);
             let refs = std::mem::take(&mut self.slots[level * SLOTS + slot]);
+            self.refs -= refs.len();
             for r in &refs {
                 let Some(e) = self.live(*r) else { continue };
                 let d = e.deadline;
@@ -273,6 +319,7 @@ impl<T> TimerWheel<T> {
         self.elapsed = self.elapsed.max(now_ms);
         self.batch = batch;
         if !self.overflow.is_empty() {
+            self.refs -= self.overflow.len();
             for r in std::mem::take(&mut self.overflow) {
                 if let Some(d) = self.live(r).map(|e| e.deadline) {
                     self.place(r, d);
@@ -410,5 +457,26 @@ mod tests {
         assert_eq!(w.next_deadline(), Some(MAX_SPAN * 3 + 17));
         w.advance(MAX_SPAN * 3 + 17, &mut |_, _| n += 1);
         assert_eq!(n, 1);
+    }
+
+    #[test]
+    fn cancelled_references_are_compacted() {
+        // A flood: each new timer cancels an older one, all due far ahead of `now`.
+        let mut w = TimerWheel::new(0);
+        let mut live = std::collections::VecDeque::new();
+        for i in 0..200_000u64 {
+            live.push_back(w.schedule(60_000 + i / 100, i));
+            if live.len() > 1000 {
+                let old = live.pop_front().unwrap();
+                assert!(w.cancel(old).is_some());
+            }
+        }
+        assert_eq!(w.len(), 1000);
+        assert!(w.refs <= 2 * w.len() + STALE_SLACK + 1, "refs {}", w.refs);
+        // The survivors still fire, in order, and nothing else does.
+        let mut fired = vec![];
+        w.advance(1_000_000, &mut |_, v| fired.push(v));
+        assert_eq!(fired, (199_000..200_000).collect::<Vec<_>>());
+        assert_eq!(w.refs, 0);
     }
 }

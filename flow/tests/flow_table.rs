@@ -258,3 +258,157 @@ fn ttl_ranges_per_direction() {
     assert_eq!(f.ttl_range(true), (60, 70));
     assert_eq!(f.ttl_range(false), (128, 128));
 }
+
+/// UDP from B4:`sp` back to A4:`dp` (the reply of `eth_udp4(dp, sp, ..)`).
+fn udp_reply(sp: u16, dp: u16) -> Vec<u8> {
+    eth(0x0800, &ipv4(B4, A4, 17, &udp(&B4, &A4, sp, dp, b"r")))
+}
+
+fn ended_ports(h: &Harness) -> Vec<(EndReason, u16)> {
+    h.ended
+        .iter()
+        .map(|(f, r)| (*r, f.key.lo_port.min(f.key.hi_port)))
+        .collect()
+}
+
+#[test]
+fn eviction_takes_half_open_then_closed_then_established() {
+    let mut h = Harness::new(3);
+    // Established (UDP both ways), the oldest.
+    h.feed(&eth_udp4(1, 9000, b"q"), ts(0));
+    h.feed(&udp_reply(9000, 1), ts(0));
+    // Closed (TCP RST), then a half-open TCP flow (SYN only).
+    h.feed(&eth_tcp4(2, 9000, SYN, b""), ts(1));
+    let rst = eth(0x0800, &ipv4(B4, A4, 6, &tcp(&B4, &A4, 9000, 2, 0x04, b"")));
+    h.feed(&rst, ts(1));
+    h.feed(&eth_tcp4(3, 9000, SYN, b""), ts(2));
+    // A SYN flood: each new half-open flow pushes out the oldest half-open one; the
+    // closed and established flows stay.
+    for (i, p) in (100..110u16).enumerate() {
+        assert!(h.feed(&eth_tcp4(p, 9000, SYN, b""), ts(3 + i as u64)).1);
+    }
+    let got = ended_ports(&h);
+    assert_eq!(got.len(), 10);
+    assert_eq!(got[0], (EndReason::Forced, 3));
+    assert_eq!(
+        got[1..].iter().map(|x| x.1).collect::<Vec<_>>(),
+        (100..109).collect::<Vec<_>>()
+    );
+    assert!(h.ended.iter().all(|(f, _)| f.state == FlowState::New));
+    assert_eq!((h.t.stats.memcap, h.t.stats.get_used), (10, 10));
+    // With no half-open flow left, the closed one goes, then the established one.
+    let mut h2 = Harness::new(2);
+    h2.feed(&eth_udp4(1, 9000, b"q"), ts(0));
+    h2.feed(&udp_reply(9000, 1), ts(0));
+    h2.feed(&eth_tcp4(2, 9000, SYN, b""), ts(1));
+    h2.feed(&rst, ts(1));
+    h2.feed(&eth_udp4(5, 9000, b"q"), ts(2));
+    h2.feed(&udp_reply(9000, 5), ts(2));
+    assert_eq!(ended_ports(&h2), vec![(EndReason::Forced, 2)]);
+    h2.feed(&eth_udp4(6, 9000, b"q"), ts(3));
+    h2.feed(&udp_reply(9000, 6), ts(3));
+    assert_eq!(ended_ports(&h2)[1], (EndReason::Forced, 1));
+}
+
+#[test]
+fn eviction_spares_recently_active_flows() {
+    let mut h = Harness::new(4);
+    for p in 1..=4u16 {
+        h.feed(&eth_udp4(p, 53, b""), ts(u64::from(p)));
+    }
+    // 1 and 2 see traffic again: 3 is the least recently active.
+    h.feed(&eth_udp4(1, 53, b""), ts(5));
+    h.feed(&eth_udp4(2, 53, b""), ts(6));
+    h.feed(&eth_udp4(10, 53, b""), ts(7));
+    h.feed(&eth_udp4(11, 53, b""), ts(8));
+    h.feed(&eth_udp4(12, 53, b""), ts(9));
+    let got: Vec<u16> = ended_ports(&h).iter().map(|x| x.1).collect();
+    assert_eq!(got, vec![3, 4, 1]);
+}
+
+#[test]
+fn emergency_mode_enters_when_full_and_ends_at_recovery() {
+    let cfg = FlowConfig {
+        max_flows: 10,
+        emergency_recovery: 30,
+        ..Default::default()
+    };
+    let mut h = Harness {
+        t: FlowTable::new(&cfg, 3),
+        ended: vec![],
+    };
+    for p in 0..10u16 {
+        h.feed(&eth_udp4(1000 + p, 53, b""), ts(0));
+    }
+    assert!(!h.t.in_emergency());
+    assert_eq!(h.t.stats.emerg_mode_entered, 0);
+    // The 11th flow: emergency mode, one flow forced out.
+    h.feed(&eth_udp4(2000, 53, b""), ts(1));
+    assert!(h.t.in_emergency());
+    assert_eq!(h.t.stats.emerg_mode_entered, 1);
+    assert_eq!(ended_ports(&h), vec![(EndReason::Forced, 53)]);
+    // Five flows stay active; the rest idle past UDP's emergency-new timeout (10 s),
+    // well before the normal one (30 s).
+    for p in 5..10u16 {
+        h.feed(&eth_udp4(1000 + p, 53, b""), ts(8));
+    }
+    h.expire(ts(9));
+    assert_eq!(h.ended.len(), 1);
+    h.expire(ts(11));
+    let timeouts = h.ended.iter().filter(|x| x.1 == EndReason::Timeout).count();
+    assert_eq!(timeouts, 5, "1001..1004 and 2000 ended in emergency mode");
+    // 5 flows of 10 left: more than 30 % free, emergency mode is over.
+    assert_eq!(h.t.len(), 5);
+    assert!(!h.t.in_emergency());
+    assert_eq!(h.t.stats.emerg_mode_over, 1);
+    // Back to normal timeouts: the remaining flows live until 8 + 30 s.
+    h.expire(ts(37));
+    assert_eq!(h.t.len(), 5);
+    h.expire(ts(38));
+    assert_eq!(h.t.len(), 0);
+    // Filling it again enters emergency mode again.
+    for p in 0..11u16 {
+        h.feed(&eth_udp4(3000 + p, 53, b""), ts(40));
+    }
+    assert_eq!(h.t.stats.emerg_mode_entered, 2);
+    assert!(h.t.in_emergency());
+}
+
+#[test]
+fn emergency_mode_waits_for_the_recovery_share() {
+    let cfg = FlowConfig {
+        max_flows: 10,
+        emergency_recovery: 50,
+        ..Default::default()
+    };
+    let mut h = Harness {
+        t: FlowTable::new(&cfg, 0),
+        ended: vec![],
+    };
+    for p in 0..11u16 {
+        h.feed(&eth_udp4(1000 + p, 53, b""), ts(u64::from(p / 6) * 5));
+    }
+    // Flows 1000..1005 at t=0 (1000 forced out), 1006..1010 at t=5.
+    assert!(h.t.in_emergency());
+    h.expire(ts(12));
+    // 1001..1005 timed out: 5 of 10 free, 50 % is enough.
+    assert_eq!(h.t.len(), 5);
+    assert!(!h.t.in_emergency());
+    // Only 4 of 10 free: emergency mode goes on.
+    let cfg = FlowConfig {
+        max_flows: 10,
+        emergency_recovery: 50,
+        ..Default::default()
+    };
+    let mut h = Harness {
+        t: FlowTable::new(&cfg, 0),
+        ended: vec![],
+    };
+    for p in 0..11u16 {
+        h.feed(&eth_udp4(1000 + p, 53, b""), ts(u64::from(p / 5) * 5));
+    }
+    h.expire(ts(12));
+    assert_eq!(h.t.len(), 6);
+    assert!(h.t.in_emergency());
+    assert_eq!(h.t.stats.emerg_mode_over, 0);
+}

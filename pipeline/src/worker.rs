@@ -580,7 +580,7 @@ impl Worker {
             .stats()
             .visit(&mut |k, v| s.add(&format!("shrike.{k}"), v));
         if let Some(d) = &self.detect {
-            d.thread.stats.visit(&mut |k, v| s.add(k, v));
+            d.thread.visit_stats(&mut |k, v| s.add(k, v));
         }
         self.sess.stream.stats.visit(&mut |k, v| s.add(k, v));
         self.sess.app.stats.visit(&mut |k, v| s.add(k, v));
@@ -1007,7 +1007,9 @@ fn write_flow(
         bytes_toclient: f.bytes[1],
         start_ns: f.first_ts.0,
         end_ns: f.last_ts.0,
-        emergency: false,
+        // A flow is only forced out of a full table, which is in emergency mode then:
+        // Suricata flags those `emergency` (FLOW_END_FLAG_EMERGENCY).
+        emergency: reason == EndReason::Forced,
         state: match f.state {
             FlowState::New => EveFlowState::New,
             FlowState::Established => EveFlowState::Established,

@@ -5,7 +5,7 @@
 mod rules_common;
 
 use rules_common::{eval, matcher_cases as cases};
-use shrike_rules::matcher::{compile_rule, MatchEnv, Scratch};
+use shrike_rules::matcher::{compile_rule, compile_rule_with, CompiledSection, MatchEnv, Scratch};
 use shrike_rules::parse::{parse_rule, Vars};
 
 #[test]
@@ -164,5 +164,59 @@ fn random_cases_agree_with_recorded_suricata_verdicts() {
         "{} disagreements:\n{}",
         bad.len(),
         bad.join("\n")
+    );
+}
+
+fn pcre_section(pcre: &str, limits: shrike_rules::matcher::PcreLimits) -> CompiledSection {
+    let rule = parse_rule(
+        &format!("alert udp any any -> any any (pcre:\"{pcre}\"; sid:1;)"),
+        &Vars::suricata_defaults(),
+    )
+    .unwrap();
+    compile_rule_with(&rule, limits).unwrap().remove(0)
+}
+
+#[test]
+fn catastrophic_pcre_is_stopped_by_the_match_limit_and_counted() {
+    use shrike_rules::matcher::PcreLimits;
+    // `(a+)+$` on a run of a's that does not end the buffer: exponential backtracking.
+    let mut hostile = vec![b'a'; 40];
+    hostile.push(b'!');
+    let env = MatchEnv::default();
+    for pat in ["/(a+)+$/", "/(\\w+\\s?)+$/"] {
+        let s = pcre_section(pat, PcreLimits::default());
+        let mut sc = Scratch::new();
+        assert!(!s.matches(&hostile, &mut sc, &env), "{pat}");
+        assert!(sc.pcre_limit_hits >= 1, "{pat}: limit hit counted");
+        // A buffer it matches quickly still matches, and counts nothing.
+        let mut sc = Scratch::new();
+        assert!(s.matches(b"aaaa", &mut sc, &env), "{pat}");
+        assert_eq!(sc.pcre_limit_hits, 0);
+    }
+    // A higher limit lets a moderately hostile buffer finish (10 a's: ~2^10 steps).
+    let mut moderate = vec![b'a'; 10];
+    moderate.push(b'!');
+    let tight = pcre_section(
+        "/(a+)+$/",
+        PcreLimits {
+            match_limit: 50,
+            match_limit_recursion: 1500,
+        },
+    );
+    let loose = pcre_section(
+        "/(a+)+$/",
+        PcreLimits {
+            match_limit: 1_000_000,
+            match_limit_recursion: 1500,
+        },
+    );
+    let mut sc = Scratch::new();
+    assert!(!tight.matches(&moderate, &mut sc, &env));
+    assert_eq!(sc.pcre_limit_hits, 1);
+    let mut sc = Scratch::new();
+    assert!(!loose.matches(&moderate, &mut sc, &env));
+    assert_eq!(
+        sc.pcre_limit_hits, 0,
+        "finished within the limit: a real no-match"
     );
 }

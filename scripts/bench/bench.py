@@ -113,7 +113,8 @@ def merge_corpus(dst):
     return n
 
 
-def make_inputs(out, quick):
+def make_inputs(out, quick, only=None):
+    """The bench inputs (only those named in `only`, plus mix for the tiny start-up input)."""
     inp = out / "inputs"
     inp.mkdir(parents=True, exist_ok=True)
     size = "30" if quick else "200"
@@ -125,13 +126,16 @@ def make_inputs(out, quick):
     paths = {}
     for name, args in specs.items():
         p = inp / f"{name}.pcap"
+        if only is not None and name not in only and name != "mix":
+            continue
         if not p.exists():
             log(f"generating {p}")
             subprocess.run([sys.executable, str(GEN), *args, "-o", str(p)], check=True,
                            stdout=subprocess.DEVNULL)
         paths[name] = p
     corpus = inp / "corpus.pcap"
-    if not corpus.exists() and (SHARED / "corpus" / "pcaps").is_dir():
+    wanted = only is None or "corpus" in only
+    if wanted and not corpus.exists() and (SHARED / "corpus" / "pcaps").is_dir():
         log(f"merging corpus into {corpus}")
         merge_corpus(corpus)
     if corpus.exists():
@@ -243,6 +247,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=str(ROOT / "bench-out"))
     ap.add_argument("--binary", default=str(ROOT / "target" / "dist" / "shrike"))
+    ap.add_argument("--baseline", help="a second shrike binary (e.g. main's), run as the engine "
+                    "'baseline-single' (--runmode single), interleaved with the others")
     ap.add_argument("--inputs", default="mix,udp64,udp1460,corpus")
     ap.add_argument("--rules", default="none,etopen", help="none, etopen, or rule file paths")
     ap.add_argument("--workers", default="1,2")
@@ -256,9 +262,11 @@ def main():
 
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
-    inputs, tiny = make_inputs(out, a.quick)
+    inputs, tiny = make_inputs(out, a.quick, set(a.inputs.split(",")))
     chosen = [i for i in a.inputs.split(",") if i in inputs]
     engines = a.engines.split(",")
+    if a.baseline and "baseline-single" not in engines:
+        engines.append("baseline-single")
     if "suricata" in engines and not shutil.which("suricata"):
         log("suricata not found: run ../shared/tools/install-suricata.sh; continuing without it")
         engines.remove("suricata")
@@ -269,9 +277,12 @@ def main():
             rules = make_rules(out, rules_name)
             nrules = rule_count(rules)
             for workers in [int(w) for w in a.workers.split(",")]:
-                group = [e for e in engines if not (e == "shrike-single" and workers != 1)]
+                group = [e for e in engines
+                         if not (e in ("shrike-single", "baseline-single") and workers != 1)]
 
                 def cmd(engine, pcap, od, workers=workers):
+                    if engine == "baseline-single":
+                        return shrike_cmd(a.baseline, pcap, rules, od, workers, "single")
                     if engine.startswith("shrike"):
                         mode = "single" if engine == "shrike-single" else "dispatch"
                         return shrike_cmd(a.binary, pcap, rules, od, workers, mode)

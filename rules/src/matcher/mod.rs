@@ -19,7 +19,7 @@ use super::parse::{ByteExtract, ByteJump, ByteMath, ByteTest};
 
 pub use bytes::extract_string;
 pub use content::ContentMatcher;
-pub use pcre::PcreMatcher;
+pub use pcre::{PcreLimitHit, PcreLimits, PcreMatcher};
 
 /// Suricata's default `detect.inspection-recursion-limit`.
 pub const DEFAULT_STEP_LIMIT: u32 = 3000;
@@ -35,6 +35,9 @@ pub struct Scratch {
     steps: u32,
     limit: u32,
     b64: Vec<u8>,
+    /// `pcre` searches stopped by `pcre.match-limit` / `match-limit-recursion` (counted
+    /// as no match), since the scratch was made.
+    pub pcre_limit_hits: u64,
 }
 
 impl Default for Scratch {
@@ -56,6 +59,7 @@ impl Scratch {
             steps: 0,
             limit,
             b64: Vec::with_capacity(64 * 1024),
+            pcre_limit_hits: 0,
         }
     }
 
@@ -120,11 +124,19 @@ pub(crate) enum Outcome {
 impl CompiledSection {
     /// Compiles one section (pcre compile errors are reported).
     pub fn compile(sec: &BufferSection) -> Result<CompiledSection, ParseError> {
+        Self::compile_with(sec, PcreLimits::default())
+    }
+
+    /// [`Self::compile`] with the given `pcre` limits.
+    pub fn compile_with(
+        sec: &BufferSection,
+        pcre: PcreLimits,
+    ) -> Result<CompiledSection, ParseError> {
         let mut steps = Vec::with_capacity(sec.matches.len());
         for m in &sec.matches {
             let (item, relative) = match m {
                 Match::Content(c) => (Item::Content(ContentMatcher::new(c)), c.is_relative()),
-                Match::Pcre(p) => (Item::Pcre(PcreMatcher::new(p)?), p.relative),
+                Match::Pcre(p) => (Item::Pcre(PcreMatcher::with_limits(p, pcre)?), p.relative),
                 Match::ByteTest(b) => (Item::ByteTest(*b), b.relative),
                 Match::ByteJump(b) => (Item::ByteJump(*b), b.relative),
                 Match::ByteExtract(b) => (Item::ByteExtract(*b), b.relative),
@@ -188,14 +200,22 @@ impl CompiledSection {
 /// Compiles all sections of a rule. A `base64_data` section is attached to
 /// the rule's `base64_decode`, which runs it on the decoded bytes.
 pub fn compile_rule(rule: &Rule) -> Result<Vec<CompiledSection>, ParseError> {
+    compile_rule_with(rule, PcreLimits::default())
+}
+
+/// [`compile_rule`] with the given `pcre` limits.
+pub fn compile_rule_with(
+    rule: &Rule,
+    pcre: PcreLimits,
+) -> Result<Vec<CompiledSection>, ParseError> {
     let b64 = BufferId::by_name("base64_data");
     let mut out = Vec::with_capacity(rule.sections.len());
     let mut data = None;
     for s in &rule.sections {
         if Some(s.buffer) == b64 {
-            data = Some(CompiledSection::compile(s)?);
+            data = Some(CompiledSection::compile_with(s, pcre)?);
         } else {
-            out.push(CompiledSection::compile(s)?);
+            out.push(CompiledSection::compile_with(s, pcre)?);
         }
     }
     if let Some(d) = data {

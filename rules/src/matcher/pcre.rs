@@ -1,9 +1,44 @@
-//! `pcre` evaluation over PCRE2 (JIT when available).
+//! `pcre` evaluation over PCRE2 (JIT when available), bounded by Suricata's
+//! `pcre.match-limit` and `pcre.match-limit-recursion` (PCRE2's match and depth limits,
+//! set as the pattern's leading `(*LIMIT_MATCH=…)(*LIMIT_DEPTH=…)`; JIT code ignores the
+//! depth limit, as in Suricata). A search that hits a limit is no match, counted in
+//! [`Scratch::pcre_limit_hits`].
 
 use pcre2::bytes::{Regex, RegexBuilder};
+use serde::{Deserialize, Serialize};
 
 use super::{eval, MatchEnv, Outcome, Scratch, Step};
 use crate::parse::{ErrorKind, ParseError, Pcre};
+
+/// PCRE2's `PCRE2_ERROR_MATCHLIMIT`.
+const ERROR_MATCHLIMIT: i32 = -47;
+/// PCRE2's `PCRE2_ERROR_DEPTHLIMIT`.
+const ERROR_DEPTHLIMIT: i32 = -52;
+/// PCRE2's `PCRE2_ERROR_HEAPLIMIT`.
+const ERROR_HEAPLIMIT: i32 = -63;
+
+/// Limits of one `pcre` search (Suricata's `pcre:` section; 0: PCRE2's own default).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+pub struct PcreLimits {
+    /// `pcre.match-limit`: PCRE2 match limit (backtracking steps), default 3500.
+    pub match_limit: u32,
+    /// `pcre.match-limit-recursion`: PCRE2 depth limit, default 1500.
+    pub match_limit_recursion: u32,
+}
+
+impl Default for PcreLimits {
+    fn default() -> Self {
+        PcreLimits {
+            match_limit: 3500,
+            match_limit_recursion: 1500,
+        }
+    }
+}
+
+/// A `pcre` search stopped by the match, depth or heap limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PcreLimitHit;
 
 /// A compiled `pcre` match.
 #[derive(Debug)]
@@ -53,7 +88,7 @@ fn dollar_endonly(p: &str) -> String {
 
 /// Builds the pattern text with Suricata's option letters that PCRE2 only
 /// offers as compile options (`A`, `E`, `G`) expressed inline.
-fn pattern_text(p: &Pcre) -> String {
+fn pattern_text(p: &Pcre, limits: PcreLimits) -> String {
     // Leading `(*VERB)` items must stay first.
     let mut rest = p.pattern.as_str();
     let mut verbs = String::new();
@@ -71,7 +106,14 @@ fn pattern_text(p: &Pcre) -> String {
     } else {
         rest.to_string()
     };
-    let mut s = verbs;
+    let mut s = String::new();
+    if limits.match_limit > 0 {
+        s.push_str(&format!("(*LIMIT_MATCH={})", limits.match_limit));
+    }
+    if limits.match_limit_recursion > 0 {
+        s.push_str(&format!("(*LIMIT_DEPTH={})", limits.match_limit_recursion));
+    }
+    s.push_str(&verbs);
     if p.opts.ungreedy {
         s.push_str("(?U)");
     }
@@ -87,15 +129,20 @@ fn pattern_text(p: &Pcre) -> String {
 }
 
 impl PcreMatcher {
-    /// Compiles with JIT if available.
+    /// Compiles with JIT if available, with Suricata's default limits.
     pub fn new(p: &Pcre) -> Result<PcreMatcher, ParseError> {
+        Self::with_limits(p, PcreLimits::default())
+    }
+
+    /// Compiles with JIT if available and the given match/depth limits.
+    pub fn with_limits(p: &Pcre, limits: PcreLimits) -> Result<PcreMatcher, ParseError> {
         let re = RegexBuilder::new()
             .caseless(p.opts.caseless)
             .dotall(p.opts.dotall)
             .multi_line(p.opts.multiline)
             .extended(p.opts.extended)
             .jit_if_available(true)
-            .build(&pattern_text(p))
+            .build(&pattern_text(p, limits))
             .map_err(|e| {
                 ParseError::new(
                     ErrorKind::BadValue("pcre"),
@@ -109,13 +156,31 @@ impl PcreMatcher {
         })
     }
 
-    /// Finds the first match in `subject` at or after `start`.
+    /// Finds the first match in `subject` at or after `start` (a search stopped by a limit
+    /// finds nothing).
     pub fn find_at(&self, subject: &[u8], start: usize) -> Option<(usize, usize)> {
-        self.re
-            .find_at(subject, start)
-            .ok()
-            .flatten()
-            .map(|m| (m.start(), m.end()))
+        self.search(subject, start).ok().flatten()
+    }
+
+    /// [`Self::find_at`], telling a search stopped by the match, depth or heap limit
+    /// (`Err`) from no match.
+    pub fn search(
+        &self,
+        subject: &[u8],
+        start: usize,
+    ) -> Result<Option<(usize, usize)>, PcreLimitHit> {
+        match self.re.find_at(subject, start) {
+            Ok(m) => Ok(m.map(|m| (m.start(), m.end()))),
+            Err(e)
+                if matches!(
+                    e.code(),
+                    ERROR_MATCHLIMIT | ERROR_DEPTHLIMIT | ERROR_HEAPLIMIT
+                ) =>
+            {
+                Err(PcreLimitHit)
+            }
+            Err(_) => Ok(None),
+        }
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -137,7 +202,14 @@ impl PcreMatcher {
         let subject = buf.get(base..).unwrap_or_default();
         let mut start = 0;
         loop {
-            match self.find_at(subject, start) {
+            let found = match self.search(subject, start) {
+                Ok(m) => m,
+                Err(PcreLimitHit) => {
+                    sc.pcre_limit_hits += 1;
+                    None
+                }
+            };
+            match found {
                 None => {
                     return if self.negated {
                         eval(steps, i + 1, buf, cursor, sc, env)
