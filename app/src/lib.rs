@@ -15,6 +15,7 @@
 #![forbid(unsafe_code)]
 
 pub mod anomaly;
+pub mod common;
 pub mod dns;
 pub mod eve_config;
 pub mod http;

@@ -7,33 +7,7 @@ use super::consts::{rcode_name, rrtype_from_name, rrtype_name};
 use super::message::{DnsMessage, RData, Record};
 use super::DnsTx;
 
-/// The JSON writer operations EVE records need (same names as `shrike_output::JsonWriter`).
-pub trait JsonOut {
-    /// `"key":{`.
-    fn open_object(&mut self, key: &str);
-    /// `"key":[`.
-    fn open_array(&mut self, key: &str);
-    /// `{` as an array element.
-    fn start_object(&mut self);
-    /// Close the innermost object or array.
-    fn close(&mut self);
-    /// `"key":"v"`.
-    fn set_str(&mut self, key: &str, v: &str);
-    /// `"key":"v"` from bytes (invalid UTF-8 escaped as Suricata does).
-    fn set_bytes(&mut self, key: &str, v: &[u8]);
-    /// `"key":n`.
-    fn set_u64(&mut self, key: &str, v: u64);
-    /// `"key":true|false`.
-    fn set_bool(&mut self, key: &str, v: bool);
-    /// A string array element.
-    fn str(&mut self, v: &str);
-    /// A string array element from bytes.
-    fn bytes(&mut self, v: &[u8]);
-    /// `"key":"<base64 of v>"`.
-    fn set_base64(&mut self, key: &str, v: &[u8]);
-    /// A base64 string array element.
-    fn base64(&mut self, v: &[u8]);
-}
+pub use crate::common::json::JsonOut;
 
 /// `outputs.eve-log.types.dns` options (version 2).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -262,7 +236,7 @@ fn write_data_object(w: &mut dyn JsonOut, m: &DnsMessage, d: &RData) {
         } => {
             w.set_str(
                 "fingerprint",
-                &super::super::tls::cert::colon_hex(m.bytes(fingerprint), false),
+                &crate::common::hex::colon_hex(m.bytes(fingerprint), false),
             );
             w.set_u64("algo", algo as u64);
             w.set_u64("type", fp_type as u64);
@@ -340,44 +314,5 @@ pub fn write_alert(w: &mut dyn JsonOut, tx: &DnsTx) {
         w.open_object("answer");
         write_answer(w, tx, &all, false);
         w.close();
-    }
-}
-
-impl JsonOut for shrike_output::json::JsonWriter {
-    fn open_object(&mut self, key: &str) {
-        shrike_output::json::JsonWriter::open_object(self, key);
-    }
-    fn open_array(&mut self, key: &str) {
-        shrike_output::json::JsonWriter::open_array(self, key);
-    }
-    fn start_object(&mut self) {
-        shrike_output::json::JsonWriter::start_object(self);
-    }
-    fn close(&mut self) {
-        shrike_output::json::JsonWriter::close(self);
-    }
-    fn set_str(&mut self, key: &str, v: &str) {
-        shrike_output::json::JsonWriter::set_str(self, key, v);
-    }
-    fn set_bytes(&mut self, key: &str, v: &[u8]) {
-        shrike_output::json::JsonWriter::set_bytes(self, key, v);
-    }
-    fn set_u64(&mut self, key: &str, v: u64) {
-        shrike_output::json::JsonWriter::set_u64(self, key, v);
-    }
-    fn set_bool(&mut self, key: &str, v: bool) {
-        shrike_output::json::JsonWriter::set_bool(self, key, v);
-    }
-    fn str(&mut self, v: &str) {
-        shrike_output::json::JsonWriter::str(self, v);
-    }
-    fn bytes(&mut self, v: &[u8]) {
-        shrike_output::json::JsonWriter::bytes(self, v);
-    }
-    fn set_base64(&mut self, key: &str, v: &[u8]) {
-        shrike_output::json::JsonWriter::set_base64(self, key, v);
-    }
-    fn base64(&mut self, v: &[u8]) {
-        shrike_output::json::JsonWriter::base64(self, v);
     }
 }

@@ -2,7 +2,7 @@
 
 use super::cert::{format_time, CertInfo};
 use super::{version_string, TlsState};
-pub use crate::dns::eve::JsonOut;
+pub use crate::common::json::JsonOut;
 
 /// A field of the `tls` record (the `custom` list names).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
