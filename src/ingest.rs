@@ -77,6 +77,7 @@ impl Ingest {
                 link: f.link,
                 hash,
                 seq: f.seq,
+                tick: false,
                 meta: r,
             };
             sink(&re, f.data);
@@ -89,6 +90,7 @@ impl Ingest {
             link: f.link,
             hash: 0,
             seq: f.seq,
+            tick: false,
             meta,
         };
         if !meta.is_ip() {
@@ -147,6 +149,7 @@ impl Ingest {
             link,
             hash,
             seq: f.seq,
+            tick: false,
             meta: rm,
         };
         sink(&re, bytes);
