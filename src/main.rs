@@ -127,6 +127,8 @@ fn real_main(cli: Cli) -> Result<u8, (u8, String)> {
     // The parse trees and rule texts just freed would stay resident: the workers allocate
     // from their own malloc arenas.
     shrike_sys::memory::release_freed_heap();
+    let signals = live::Signals::install().map_err(|e| (EXIT_INPUT, e))?;
+    signals.exit_after_grace(std::time::Duration::from_millis(800));
     let opts = run::RunOptions {
         inputs,
         log_dir,
@@ -138,7 +140,7 @@ fn real_main(cli: Cli) -> Result<u8, (u8, String)> {
         runmode,
         progress,
         engine,
-        stop: live::Signals::install().map_err(|e| (EXIT_INPUT, e))?.stop,
+        stop: signals.stop.clone(),
     };
     // The engine's memory goes back to the system with the process: freeing its hundreds
     // of thousands of small allocations one by one only delays the exit.
@@ -151,6 +153,9 @@ fn real_main(cli: Cli) -> Result<u8, (u8, String)> {
     }
     if cli.verbose > 0 {
         run::print_counters(&result);
+        if result.output_closed {
+            eprintln!("shrike: note: the EVE output's reader went away (closed pipe): stopped reading early");
+        }
     }
     Ok(if result.input_errors > 0 {
         EXIT_INPUT

@@ -161,3 +161,49 @@ fn logrotate_snippet() {
     std::fs::remove_dir_all(&d).unwrap();
     let _ = Path::new("/");
 }
+
+/// `shrike-nic-tune@.service` (issue 23): verifies (with the script's path pointed at the
+/// repository's copy) and rates an exposure of at most 2.0, like the sensor unit.
+#[test]
+fn nic_tune_unit_verifies_with_exposure_at_most_2() {
+    if !have("systemd-analyze") {
+        eprintln!("skipped: systemd-analyze not installed");
+        return;
+    }
+    let d = scratch("nic-tune");
+    let unit = std::fs::read_to_string(root().join("systemd/shrike-nic-tune@.service")).unwrap();
+    let script = root().join("scripts/nic-tune.sh");
+    let unit = unit.replace(
+        "/usr/share/shrike/scripts/nic-tune.sh",
+        &script.display().to_string(),
+    );
+    let path = d.join("shrike-nic-tune@check.service");
+    std::fs::write(&path, unit).unwrap();
+    let o = Command::new("systemd-analyze")
+        .args(["security", "--offline=yes"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let t = text(&o);
+    let exposure: f64 = t
+        .lines()
+        .find_map(|l| l.split("Overall exposure level for ").nth(1))
+        .and_then(|r| r.split(": ").nth(1))
+        .and_then(|r| r.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no exposure in {t}"));
+    assert!(exposure <= 2.0, "exposure {exposure}\n{t}");
+    let o = Command::new("systemd-analyze")
+        .args(["verify", "--man=no"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let t = text(&o);
+    // The units it orders itself against are not installed here.
+    let problems: Vec<&str> = t
+        .lines()
+        .filter(|l| !l.contains("Dependency Before=") && !l.trim().is_empty())
+        .collect();
+    assert!(problems.is_empty(), "{t}");
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -73,6 +73,20 @@ impl EndReason {
     }
 }
 
+/// Suricata 7's `FlowGetId` (src/flow.h): the start time's seconds (low 16 bits) and
+/// microseconds (low 16 bits) above the 32-bit flow hash, cut to 51 bits for JSON readers.
+/// Derived from the flow alone, so it is the same whichever worker holds the flow, and, with
+/// file mode's fixed hash seed, the same on every run. Never 0 (EVE omits a zero id).
+pub fn flow_id(hash: u64, start: Timestamp) -> u64 {
+    let secs = start.0 / 1_000_000_000;
+    let usecs = (start.0 % 1_000_000_000) / 1_000;
+    let id = ((secs & 0xffff) << 48) | ((usecs & 0xffff) << 32) | (hash & 0xffff_ffff);
+    match id & 0x7_ffff_ffff_ffff {
+        0 => 1,
+        v => v,
+    }
+}
+
 /// Handle of a flow in its table (slab index + generation); stale handles find nothing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct FlowHandle {
@@ -85,7 +99,7 @@ pub struct FlowHandle {
 pub struct Flow<V> {
     /// Normalised key.
     pub key: FlowKey,
-    /// Unique id (> 0, < 2^53), EVE `flow_id`.
+    /// EVE `flow_id`: Suricata 7's `FlowGetId` (start time and flow hash, 51 bits), > 0.
     pub id: u64,
     /// First packet time.
     pub first_ts: Timestamp,
@@ -242,8 +256,6 @@ pub struct FlowTable<V> {
     emergency: bool,
     /// Flow count at or below which emergency mode ends.
     recovered_len: usize,
-    worker: u8,
-    next_id: u64,
     fired: Vec<FlowHandle>,
     aux_fired: Vec<u32>,
     /// Counters (`stats.flow`).
@@ -259,9 +271,9 @@ pub const FORCED_TRIES: usize = 8;
 const EMERGENCY_SCAN: usize = 64;
 
 impl<V> FlowTable<V> {
-    /// A table for worker `worker` (part of every flow id, keeping ids unique across
-    /// workers), with `cfg.max_flows` capacity. Nothing is allocated up front.
-    pub fn new(cfg: &FlowConfig, worker: u8) -> Self {
+    /// A table for a worker (the number is kept for the callers' sake: flow ids no longer
+    /// depend on it), with `cfg.max_flows` capacity. Nothing is allocated up front.
+    pub fn new(cfg: &FlowConfig, _worker: u8) -> Self {
         let t = &cfg.timeouts;
         let max_flows = cfg.max_flows.max(1);
         let recovery = usize::from(cfg.emergency_recovery.clamp(1, 100));
@@ -286,8 +298,6 @@ impl<V> FlowTable<V> {
             },
             emergency: false,
             recovered_len: max_flows - (max_flows * recovery).div_ceil(100),
-            worker,
-            next_id: 0,
             fired: Vec::new(),
             aux_fired: Vec::new(),
             stats: FlowStats::default(),
@@ -453,8 +463,7 @@ impl<V> FlowTable<V> {
         } else {
             dir
         };
-        self.next_id += 1;
-        let id = ((self.next_id << 8) | u64::from(self.worker)) & ((1 << 53) - 1);
+        let id = flow_id(hash, ts);
         let flow = Flow {
             key,
             id,

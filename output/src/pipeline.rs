@@ -41,7 +41,22 @@ const IDLE_PARK: Duration = Duration::from_millis(5);
 struct Control {
     reopen: AtomicBool,
     give_up: AtomicBool,
+    /// A sink's reader went away (EPIPE: `shrike -l - | head`); see [`EvePipeline::closed`].
+    closed: AtomicBool,
+    /// Raised with `closed` so the run stops reading (see [`EvePipeline::stop_when_closed`]).
+    on_close: Mutex<Option<Arc<AtomicBool>>>,
     stats: Mutex<OutputStats>,
+}
+
+impl Control {
+    fn mark_closed(&self) {
+        self.closed.store(true, Ordering::Release);
+        if let Ok(g) = self.on_close.lock() {
+            if let Some(f) = g.as_ref() {
+                f.store(true, Ordering::Release);
+            }
+        }
+    }
 }
 
 /// The worker's end of its two rings.
@@ -180,6 +195,8 @@ impl EvePipeline {
         let ctl = Arc::new(Control {
             reopen: AtomicBool::new(false),
             give_up: AtomicBool::new(false),
+            closed: AtomicBool::new(false),
+            on_close: Mutex::new(None),
             stats: Mutex::new(OutputStats::default()),
         });
         let mut slots = Vec::with_capacity(map.len());
@@ -233,6 +250,23 @@ impl EvePipeline {
         self.thread.unpark();
     }
 
+    /// Whether a sink's reader went away (a pipe or stream closed: EPIPE). What was for that
+    /// sink afterwards is discarded (counted in `lost_bytes`) instead of retried forever.
+    pub fn closed(&self) -> bool {
+        self.ctl.closed.load(Ordering::Acquire)
+    }
+
+    /// Raise `flag` when a sink's reader goes away (the run's stop flag: a filter whose
+    /// reader has gone ends, as `grep | head` does).
+    pub fn stop_when_closed(&self, flag: Arc<AtomicBool>) {
+        if self.closed() {
+            flag.store(true, Ordering::Release);
+        }
+        if let Ok(mut g) = self.ctl.on_close.lock() {
+            *g = Some(flag);
+        }
+    }
+
     /// Writer-side counters so far (bytes, writes, errors, rotations, reopens).
     pub fn stats(&self) -> OutputStats {
         self.ctl.stats.lock().map(|s| s.clone()).unwrap_or_default()
@@ -273,6 +307,8 @@ fn writer_loop(mut sinks: Vec<Box<dyn Sink>>, mut slots: Vec<Slot>, ctl: &Contro
     let mut stats = OutputStats::default();
     let mut pending: Option<Pending> = None;
     let mut next = 0usize;
+    // Sinks whose reader went away (EPIPE): their buffers are discarded, counted.
+    let mut gone = vec![false; sinks.len()];
     loop {
         let mut changed = false;
         if ctl.reopen.swap(false, Ordering::AcqRel) {
@@ -313,9 +349,17 @@ fn writer_loop(mut sinks: Vec<Box<dyn Sink>>, mut slots: Vec<Slot>, ctl: &Contro
             if Instant::now() >= p.retry_at {
                 let sink_idx = slots.get(p.slot).map(|s| s.sink).unwrap_or(0);
                 let data = p.buf.get(p.offset..).unwrap_or_default();
-                let res = match sinks.get_mut(sink_idx) {
-                    Some(s) => s.write_buffer(data, &mut stats),
-                    None => Ok(()),
+                // `Err((written, error, reader gone for good))`.
+                let res = if gone.get(sink_idx).copied().unwrap_or(false) {
+                    Err((0, std::io::Error::from_raw_os_error(libc::EPIPE), true))
+                } else {
+                    match sinks.get_mut(sink_idx) {
+                        Some(s) => s.write_buffer(data, &mut stats).map_err(|(done, e)| {
+                            let gone = s.reader_gone(&e);
+                            (done, e, gone)
+                        }),
+                        None => Ok(()),
+                    }
                 };
                 match res {
                     Ok(()) => {
@@ -323,7 +367,20 @@ fn writer_loop(mut sinks: Vec<Box<dyn Sink>>, mut slots: Vec<Slot>, ctl: &Contro
                         recycle(&mut slots, p.slot, p.buf);
                         progressed = true;
                     }
-                    Err((done, e)) => {
+                    Err((done, _, true)) => {
+                        // The reader is gone for good: retrying cannot succeed.
+                        if let Some(g) = gone.get_mut(sink_idx) {
+                            if !*g {
+                                *g = true;
+                                stats.write_errors += 1;
+                                ctl.mark_closed();
+                            }
+                        }
+                        stats.lost_bytes += (p.buf.len() - p.offset - done) as u64;
+                        recycle(&mut slots, p.slot, p.buf);
+                        progressed = true;
+                    }
+                    Err((done, e, false)) => {
                         stats.write_errors += 1;
                         if e.raw_os_error() == Some(libc::ENOSPC) {
                             stats.enospc += 1;

@@ -30,6 +30,11 @@ pub trait Sink: Send + std::fmt::Debug {
     }
     /// Periodic housekeeping (age-based rotation). Default: nothing.
     fn tick(&mut self, _now: Instant, _stats: &mut OutputStats) {}
+    /// Whether `e` means the destination's reader is gone for good, so retrying is pointless
+    /// (a pipe or FIFO whose reader exited: `shrike -l - | head`). Sockets reconnect instead.
+    fn reader_gone(&self, _e: &io::Error) -> bool {
+        false
+    }
 }
 
 fn write_file(f: &mut File, data: &[u8], stats: &mut OutputStats) -> Result<(), Partial> {
@@ -133,6 +138,10 @@ impl Sink for FileSink {
             self.rotate(stats);
         }
         r
+    }
+
+    fn reader_gone(&self, e: &io::Error) -> bool {
+        e.raw_os_error() == Some(libc::EPIPE)
     }
 
     fn reopen(&mut self) -> io::Result<()> {

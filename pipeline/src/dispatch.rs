@@ -23,6 +23,8 @@ pub struct Entry<M> {
     pub hash: u64,
     /// Packet number in the input (Suricata's `pcap_cnt`), 1-based.
     pub seq: u64,
+    /// Not a packet: the reader's clock moved on (file mode, see [`Dispatcher::push_tick`]).
+    pub tick: bool,
     pub meta: M,
 }
 
@@ -207,6 +209,24 @@ impl<M: Copy> Dispatcher<M> {
         }
     }
 
+    /// Queue a clock tick for `worker`: no packet, only the time `at.ts` of packet `at.seq`.
+    ///
+    /// File mode keeps one clock for all workers: flow timeouts (and everything else on the
+    /// workers' timer wheels) fire at the same packet whatever the worker count, because each
+    /// worker sees, in order among its own packets, every moment the reader's clock entered a
+    /// new millisecond.
+    pub fn push_tick(&mut self, worker: usize, at: &Entry<M>) {
+        self.push(
+            worker,
+            Entry {
+                len: 0,
+                tick: true,
+                ..*at
+            },
+            &[],
+        );
+    }
+
     /// Send every partially filled batch (end of input, or a live idle timeout).
     pub fn flush_all(&mut self) {
         for w in 0..self.lanes.len() {
@@ -309,6 +329,11 @@ impl<M> WorkerQueue<M> {
         }
     }
 
+    /// A stop was requested (the run is ending).
+    pub fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
     /// True once the reader has gone away and every batch was taken.
     pub fn is_done(&self) -> bool {
         self.from_reader.is_abandoned() && self.from_reader.is_empty()
@@ -334,6 +359,7 @@ mod tests {
             link: LinkType::Ethernet,
             hash,
             seq: hash,
+            tick: false,
             meta: hash as u32,
         }
     }

@@ -75,6 +75,7 @@ impl Ingest {
                 link: f.link,
                 hash,
                 seq: f.seq,
+                tick: false,
                 meta: r,
             };
             sink(&re, f.data);
@@ -87,6 +88,7 @@ impl Ingest {
             link: f.link,
             hash: 0,
             seq: f.seq,
+            tick: false,
             meta,
         };
         if !meta.is_ip() {
@@ -141,6 +143,7 @@ impl Ingest {
             link,
             hash,
             seq: f.seq,
+            tick: false,
             meta: rm,
         };
         sink(&re, bytes);

@@ -171,10 +171,33 @@ pub struct Signals {
 }
 
 impl Signals {
+    /// File mode: once a stop signal came, the run has `grace` to finish its outputs; past
+    /// that the process exits (code 1) with a message, so SIGINT/SIGTERM always end a run
+    /// promptly even when its output is stuck (a reader that stopped reading a pipe).
+    pub fn exit_after_grace(&self, grace: std::time::Duration) {
+        let stop = self.stop.clone();
+        let _ = std::thread::Builder::new()
+            .name("stop-watch".into())
+            .spawn(move || {
+                while !stop.load(Ordering::Acquire) {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                std::thread::sleep(grace);
+                eprintln!(
+                    "shrike: error: stopping took longer than {} ms (output stuck?); exiting without finishing the outputs",
+                    grace.as_millis()
+                );
+                std::process::exit(1);
+            });
+    }
+
     pub fn install() -> Result<Signals, String> {
         let stop = Arc::new(AtomicBool::new(false));
         let hup = Arc::new(AtomicBool::new(false));
         for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+            // A second signal while stopping ends the process at once (exit 1).
+            signal_hook::flag::register_conditional_shutdown(sig, 1, stop.clone())
+                .map_err(|e| e.to_string())?;
             signal_hook::flag::register(sig, stop.clone()).map_err(|e| e.to_string())?;
         }
         signal_hook::flag::register(signal_hook::consts::SIGHUP, hup.clone())
@@ -682,13 +705,7 @@ fn spawn_queue_worker(
                 .with_share(&cfg, share)
                 .with_detect(wd)
                 .with_engine_slot(slot);
-            worker_loop::run(
-                worker,
-                &mut QueueFeed {
-                    q,
-                    timeout: Some(POLL),
-                },
-            );
+            worker_loop::run(worker, &mut QueueFeed::live(q));
         })
         .expect("spawn worker")
 }

@@ -115,6 +115,9 @@ pub struct RunResult {
     pub input_errors: usize,
     /// Every counter at the end of the run (EVE stats names plus `shrike.*` extras).
     pub counters: Snapshot,
+    /// The EVE output's reader went away (EPIPE on stdout or a FIFO): the run stopped early,
+    /// as a filter does (exit 0).
+    pub output_closed: bool,
 }
 
 /// Exit the run early with a message (exit code 1).
@@ -138,17 +141,56 @@ pub fn allowed_cpus() -> Vec<usize> {
     shrike_sys::cpu::allowed_cpus().unwrap_or_default()
 }
 
+/// The flow-hash seed of file mode.
+pub const FILE_SEED: u64 = 0x5eed_5eed_0b5e_55ed;
+
+/// The reader's packet clock (file mode): tells when it enters a new millisecond, the moments
+/// a worker's timer wheel may fire (see `Worker::advance_clock`).
+#[derive(Default)]
+struct ReaderClock {
+    now: u64,
+    last_ms: u64,
+}
+
+impl ReaderClock {
+    /// Packet time `ts` seen: true when the clock moved into a new millisecond.
+    #[inline]
+    fn advance(&mut self, ts: u64) -> bool {
+        if ts <= self.now {
+            return false;
+        }
+        self.now = ts;
+        let ms = ts / 1_000_000;
+        if ms == self.last_ms {
+            return false;
+        }
+        self.last_ms = ms;
+        true
+    }
+}
+
 /// Run over capture files.
 pub fn run_files(cfg: &SensorConfig, opts: RunOptions) -> Result<RunResult, RunError> {
     let started = Instant::now();
     let workers = opts.workers.max(1);
-    let seed = crate::stats::random_seed();
+    // A fixed flow-hash seed: the same capture gives the same flow ids (derived from the
+    // hash, as Suricata's) and the same worker for each flow on every run. A random seed
+    // protects live capture against crafted hash collisions; a file is not a live attack.
+    let seed = FILE_SEED;
 
     // Output: one handle per worker plus one for the stats writer.
     let (pipeline, mut outputs) =
         EvePipeline::start(&cfg.output.eve, &opts.log_dir, workers + 1)
             .map_err(|e| RunError(format!("{}: {e}", opts.log_dir.display())))?;
-    let stats_out = outputs.pop().expect("stats output handle");
+    let mut stats_out = outputs.pop().expect("stats output handle");
+    // File mode loses nothing: every record kind waits for the writer instead of being
+    // dropped (the drop policy is for live capture, where packets cannot wait).
+    stats_out.block_all();
+    for o in &mut outputs {
+        o.block_all();
+    }
+    let output_closed = Arc::new(AtomicBool::new(false));
+    pipeline.stop_when_closed(output_closed.clone());
     let board = Arc::new(StatsBoard::new(workers));
     let stop = Arc::new(AtomicBool::new(false));
 
@@ -157,8 +199,9 @@ pub fn run_files(cfg: &SensorConfig, opts: RunOptions) -> Result<RunResult, RunE
     let (reader_snapshot, stats_out) = if opts.runmode == Runmode::Single {
         let out = outputs.pop().expect("worker output");
         let worker = Worker::new(0, cfg, out, board.clone(), seed)
-            .with_detect(det.as_ref().map(DetectSetup::for_worker));
-        let mut reader = Reader::new(cfg, seed);
+            .with_detect(det.as_ref().map(DetectSetup::for_worker))
+            .file_mode();
+        let mut reader = Reader::new(cfg, seed, output_closed.clone());
         worker_loop::run(
             worker,
             &mut SingleFeed {
@@ -179,6 +222,7 @@ pub fn run_files(cfg: &SensorConfig, opts: RunOptions) -> Result<RunResult, RunE
             seed,
             det.as_ref(),
             &mut result,
+            &output_closed,
         );
         stop.store(true, Ordering::Relaxed);
         (snap, stats_thread.join())
@@ -209,6 +253,7 @@ fn run_dispatch(
     seed: u64,
     det: Option<&DetectSetup>,
     result: &mut RunResult,
+    output_closed: &Arc<AtomicBool>,
 ) -> Snapshot {
     let workers = outputs.len();
     let cpus = if cfg.workers.cpus.is_empty() {
@@ -239,16 +284,35 @@ fn run_dispatch(
                     }
                     let worker = Worker::new(i, &cfg, out, board, seed)
                         .with_detect(wd)
-                        .with_share(&cfg, workers);
-                    worker_loop::run(worker, &mut QueueFeed { q, timeout: None });
+                        .with_share(&cfg, workers)
+                        .file_mode();
+                    worker_loop::run(worker, &mut QueueFeed::file(q));
                 })
                 .expect("spawn worker")
         })
         .collect();
-    let mut reader = Reader::new(cfg, seed);
+    let mut reader = Reader::new(cfg, seed, output_closed.clone());
+    let mut clock = ReaderClock::default();
+    let mut last: Option<Entry<PacketMeta>> = None;
     reader.read_all(opts, result, |e, data| {
-        disp.push(worker_for(e.hash, workers), *e, data);
+        let w = worker_for(e.hash, workers);
+        if clock.advance(e.ts.0) {
+            // Every other worker learns the time too, in order among its own packets.
+            for o in (0..workers).filter(|&o| o != w) {
+                disp.push_tick(o, e);
+            }
+            last = Some(*e);
+        }
+        disp.push(w, *e, data);
     });
+    // The end of input, at the reader's exact clock: every worker ends its flows at the
+    // same time whatever the worker count.
+    if let Some(mut e) = last {
+        e.ts = shrike_capture::Timestamp(clock.now);
+        for o in 0..workers {
+            disp.push_tick(o, &e);
+        }
+    }
     disp.flush_all();
     let disp_stats = disp.stats;
     drop(disp);
@@ -424,6 +488,8 @@ struct Reader {
     next_input: usize,
     /// A stop was requested: no more input is read.
     stopped: bool,
+    /// Raised by the EVE writer when the output's reader went away.
+    output_closed: Arc<AtomicBool>,
 }
 
 /// Packets the single runmode decodes and inspects per round of the worker loop.
@@ -452,7 +518,7 @@ impl PacketFeed for SingleFeed<'_> {
 }
 
 impl Reader {
-    fn new(cfg: &SensorConfig, seed: u64) -> Self {
+    fn new(cfg: &SensorConfig, seed: u64, output_closed: Arc<AtomicBool>) -> Self {
         Reader {
             ingest: Ingest::new(cfg, seed),
             pcap_cnt: 0,
@@ -460,6 +526,7 @@ impl Reader {
             cur: None,
             next_input: 0,
             stopped: false,
+            output_closed,
         }
     }
 
@@ -500,6 +567,12 @@ impl Reader {
                 }
                 continue;
             };
+            if self.output_closed.load(Ordering::Relaxed) {
+                result.output_closed = true;
+                self.stopped = true;
+                self.cur = None;
+                return false;
+            }
             if opts.stop.load(Ordering::Relaxed) {
                 eprintln!(
                     "shrike: stopping on signal after {} packets",

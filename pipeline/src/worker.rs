@@ -138,6 +138,10 @@ pub struct Worker {
     last_expire_ms: u64,
     flush_every_ms: u64,
     next_flush_ms: u64,
+    /// File mode: EVE and fast.log are flushed on the wall clock (time of the last flush),
+    /// not on packet time, which in a sparse capture passes `flush-interval` on nearly every
+    /// packet.
+    wall_flush: Option<Instant>,
     last_publish: Instant,
     detect: Option<Detect>,
     /// Live rule reload: the engine slot this worker follows (see [`Worker::check_engine`]).
@@ -180,6 +184,7 @@ impl Worker {
             last_expire_ms: 0,
             flush_every_ms,
             next_flush_ms: 0,
+            wall_flush: None,
             last_publish: Instant::now(),
             detect: None,
             engine_watch: None,
@@ -189,6 +194,39 @@ impl Worker {
                 netflow: cfg.output.eve.logs_netflow(),
             },
             anomaly,
+        }
+    }
+
+    /// File mode: flush outputs by wall clock (see [`Worker::wall_tick`]) instead of packet
+    /// time.
+    pub fn file_mode(mut self) -> Worker {
+        self.wall_flush = Some(Instant::now());
+        self
+    }
+
+    /// File mode, between packets (end of a batch, an idle wait, every few hundred packets
+    /// of the single runmode): hand buffered EVE and fast.log output on once
+    /// `flush-interval` of wall-clock time has passed since the last flush. A full buffer
+    /// is handed on whenever it fills, so the write size is the buffer size except for this.
+    pub fn wall_tick(&mut self) {
+        let Some(last) = self.wall_flush else {
+            return;
+        };
+        if last.elapsed() >= Duration::from_millis(self.flush_every_ms) {
+            self.wall_flush = Some(Instant::now());
+            self.flush_outputs();
+        }
+    }
+
+    fn flush_outputs(&mut self) {
+        self.out.flush();
+        if let Some(d) = self.detect.as_mut() {
+            d.flush_fast();
+            // Single runmode has no batches: report alerts here too.
+            if d.pending > 0 {
+                d.alerts.fetch_add(d.pending, Ordering::Relaxed);
+                d.pending = 0;
+            }
         }
     }
 
@@ -247,6 +285,9 @@ impl Worker {
     #[inline]
     pub fn process(&mut self, e: &Entry<PacketMeta>, data: &[u8]) {
         self.advance_clock(e.ts);
+        if e.tick {
+            return;
+        }
         self.counters.pkts += 1;
         self.counters.bytes += data.len() as u64;
         let m = &e.meta;
@@ -516,7 +557,7 @@ impl Worker {
         let now_ms = ts.as_millis();
         if now_ms != self.last_expire_ms {
             self.last_expire_ms = now_ms;
-            if self.next_flush_ms == 0 {
+            if self.next_flush_ms == 0 && self.wall_flush.is_none() {
                 // First packet: arm the EVE flush timer on the wheel.
                 self.next_flush_ms = now_ms + self.flush_every_ms;
                 self.flows.schedule_aux(self.next_flush_ms, AUX_FLUSH);
@@ -539,15 +580,7 @@ impl Worker {
             }
             if flush {
                 // The wheel fired `flush-interval`: hand partly filled buffers on.
-                self.out.flush();
-                if let Some(d) = self.detect.as_mut() {
-                    d.flush_fast();
-                    // Single runmode has no batches: report alerts here too.
-                    if d.pending > 0 {
-                        d.alerts.fetch_add(d.pending, Ordering::Relaxed);
-                        d.pending = 0;
-                    }
-                }
+                self.flush_outputs();
                 self.next_flush_ms = now_ms + self.flush_every_ms;
                 self.flows.schedule_aux(self.next_flush_ms, AUX_FLUSH);
             }
@@ -557,6 +590,7 @@ impl Worker {
     /// End of a batch: publish stats now and then (wall clock, never per packet).
     pub fn batch_done(&mut self) {
         self.check_engine();
+        self.wall_tick();
         if let Some(d) = self.detect.as_mut() {
             if d.pending > 0 {
                 d.alerts.fetch_add(d.pending, Ordering::Relaxed);

@@ -20,8 +20,12 @@ use crate::worker::Worker;
 pub enum Round {
     /// Packets were handed to the worker (possibly none, e.g. a read error was handled).
     Packets,
-    /// Nothing arrived within the feed's timeout: the timers run on the wall clock `now`.
+    /// Nothing arrived within the feed's timeout (live): the timers run on the wall clock
+    /// `now`.
     Idle(Timestamp),
+    /// Nothing arrived within the feed's timeout (files: a slow reader, e.g. a pipe): the
+    /// packet clock stays, output is still flushed on wall time.
+    WallTick,
     /// The input is over (the packets of this round, if any, were handed over).
     Done,
 }
@@ -44,6 +48,7 @@ pub fn run(mut worker: Worker, feed: &mut dyn PacketFeed) {
         match r {
             Round::Packets | Round::Done => {}
             Round::Idle(now) => worker.idle(now),
+            Round::WallTick => worker.wall_tick(),
         }
         worker.batch_done();
         feed.after_round();
@@ -55,18 +60,34 @@ pub fn run(mut worker: Worker, feed: &mut dyn PacketFeed) {
     worker.finish();
 }
 
+/// How long a queue-fed worker waits for a batch before its timers run on the wall clock.
+const QUEUE_IDLE: Duration = Duration::from_millis(100);
+
 /// Batches from the reader over the worker's SPSC queue.
 pub struct QueueFeed {
-    /// The queue.
-    pub q: WorkerQueue<PacketMeta>,
-    /// `None`: wait for a batch until the reader is done (files). `Some`: wake up after this
-    /// long without one (live).
-    pub timeout: Option<Duration>,
+    q: WorkerQueue<PacketMeta>,
+    /// Files: time follows the packets (the reader sends ticks); a wait only flushes output.
+    file_mode: bool,
+}
+
+impl QueueFeed {
+    /// A worker of a file run.
+    pub fn file(q: WorkerQueue<PacketMeta>) -> Self {
+        QueueFeed { q, file_mode: true }
+    }
+
+    /// A worker of a live dispatch runmode.
+    pub fn live(q: WorkerQueue<PacketMeta>) -> Self {
+        QueueFeed {
+            q,
+            file_mode: false,
+        }
+    }
 }
 
 impl PacketFeed for QueueFeed {
     fn next_round(&mut self, worker: &mut Worker) -> Round {
-        match self.q.next_batch(self.timeout) {
+        match self.q.next_batch(Some(QUEUE_IDLE)) {
             Some(batch) => {
                 for (e, data) in batch.iter() {
                     worker.process(e, data);
@@ -74,7 +95,9 @@ impl PacketFeed for QueueFeed {
                 self.q.recycle(batch);
                 Round::Packets
             }
-            None if self.timeout.is_none() || self.q.is_done() => Round::Done,
+            None if self.q.is_done() => Round::Done,
+            None if self.file_mode && self.q.stopped() => Round::Done,
+            None if self.file_mode => Round::WallTick,
             None => Round::Idle(wall_now()),
         }
     }

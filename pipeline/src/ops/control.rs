@@ -383,7 +383,7 @@ pub fn run_ctl(args: &[String], socket: &Path) -> i32 {
     while let Some(a) = it.next() {
         match a.as_str() {
             "-h" | "--help" | "help" => {
-                println!("{CTL_USAGE}");
+                out(CTL_USAGE);
                 return 0;
             }
             "--socket" | "-s" => match it.next() {
@@ -415,15 +415,15 @@ pub fn run_ctl(args: &[String], socket: &Path) -> i32 {
     let arguments = (!kv.is_empty()).then_some(Value::Object(kv));
     match send_command(&socket, &command, arguments, timeout) {
         Ok(Reply::Ok(Value::Null)) => {
-            println!("OK");
+            out("OK");
             0
         }
         Ok(Reply::Ok(Value::String(s))) => {
-            println!("{s}");
+            out(&s);
             0
         }
         Ok(Reply::Ok(v)) => {
-            println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+            out(&serde_json::to_string_pretty(&v).unwrap_or_default());
             0
         }
         Ok(Reply::Err(msg)) => {
@@ -435,6 +435,14 @@ pub fn run_ctl(args: &[String], socket: &Path) -> i32 {
             1
         }
     }
+}
+
+/// One answer on standard output. A closed pipe (`shrike ctl stats | head`) is not an error:
+/// the reader has what it wanted, as with any filter.
+fn out(text: &str) {
+    use std::io::Write;
+    let mut o = std::io::stdout().lock();
+    let _ = writeln!(o, "{text}").and_then(|()| o.flush());
 }
 
 fn usage(msg: &str) -> i32 {
