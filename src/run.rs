@@ -152,6 +152,9 @@ pub fn run_files(cfg: &SensorConfig, opts: RunOptions) -> Result<RunResult, RunE
     let stats_out = outputs.pop().expect("stats output handle");
     let board = Arc::new(StatsBoard::new(workers));
     let stop = Arc::new(AtomicBool::new(false));
+    // A stalled EVE writer (full disk) ends the run: stop reading, finish, exit 1.
+    let stalled = Arc::new(AtomicBool::new(false));
+    pipeline.stop_on_stall(stalled.clone());
 
     let mut result = RunResult::default();
     let det = detect_setup(cfg, &opts);
@@ -159,7 +162,7 @@ pub fn run_files(cfg: &SensorConfig, opts: RunOptions) -> Result<RunResult, RunE
         let out = outputs.pop().expect("worker output");
         let mut worker = Worker::new(0, cfg, out, board.clone(), seed)
             .with_detect(det.as_ref().map(DetectSetup::for_worker));
-        let mut reader = Reader::new(cfg, seed);
+        let mut reader = Reader::new(cfg, seed, stalled.clone());
         reader.read_all(&opts, &mut result, |e, data| worker.process(e, data));
         worker.finish();
         (reader.snapshot(), stats_out)
@@ -174,6 +177,7 @@ pub fn run_files(cfg: &SensorConfig, opts: RunOptions) -> Result<RunResult, RunE
             seed,
             det.as_ref(),
             &mut result,
+            &stalled,
         );
         stop.store(true, Ordering::Relaxed);
         (snap, stats_thread.join())
@@ -182,7 +186,12 @@ pub fn run_files(cfg: &SensorConfig, opts: RunOptions) -> Result<RunResult, RunE
         result.packets,
         board.total_with(&Snapshot::default()).get("detect.alert"),
     );
-    finish(
+    let stall_timeout = cfg.output.eve.stall_timeout;
+    let stall = stalled
+        .load(Ordering::Acquire)
+        .then(|| pipeline.first_stall())
+        .flatten();
+    let r = finish(
         cfg,
         pipeline,
         stats_out,
@@ -190,7 +199,14 @@ pub fn run_files(cfg: &SensorConfig, opts: RunOptions) -> Result<RunResult, RunE
         reader_snapshot,
         result,
         started,
-    )
+    )?;
+    match stall {
+        Some(why) => Err(RunError(format!(
+            "{why}: EVE output made no progress for {stall_timeout} s; stopped after {} packets",
+            r.packets
+        ))),
+        None => Ok(r),
+    }
 }
 
 /// Dispatch runmode: this thread reads and hashes, N pinned workers inspect.
@@ -204,6 +220,7 @@ fn run_dispatch(
     seed: u64,
     det: Option<&DetectSetup>,
     result: &mut RunResult,
+    stalled: &Arc<AtomicBool>,
 ) -> Snapshot {
     let workers = outputs.len();
     let cpus = if cfg.workers.cpus.is_empty() {
@@ -247,7 +264,7 @@ fn run_dispatch(
                 .expect("spawn worker")
         })
         .collect();
-    let mut reader = Reader::new(cfg, seed);
+    let mut reader = Reader::new(cfg, seed, stalled.clone());
     reader.read_all(opts, result, |e, data| {
         disp.push(worker_for(e.hash, workers), *e, data);
     });
@@ -420,14 +437,17 @@ struct Reader {
     ingest: Ingest,
     pcap_cnt: u64,
     capture: shrike_capture::CaptureStats,
+    /// Set when the EVE writer stalls: stop reading.
+    stalled: Arc<AtomicBool>,
 }
 
 impl Reader {
-    fn new(cfg: &SensorConfig, seed: u64) -> Self {
+    fn new(cfg: &SensorConfig, seed: u64, stalled: Arc<AtomicBool>) -> Self {
         Reader {
             ingest: Ingest::new(cfg, seed),
             pcap_cnt: 0,
             capture: Default::default(),
+            stalled,
         }
     }
 
@@ -450,6 +470,13 @@ impl Reader {
                 if opts.stop.load(Ordering::Relaxed) {
                     eprintln!(
                         "shrike: stopping on signal after {} packets",
+                        result.packets
+                    );
+                    break 'inputs;
+                }
+                if self.stalled.load(Ordering::Relaxed) {
+                    eprintln!(
+                        "shrike: EVE output stalled: stopping after {} packets",
                         result.packets
                     );
                     break 'inputs;
