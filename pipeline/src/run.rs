@@ -193,6 +193,9 @@ pub fn run_files(cfg: &SensorConfig, opts: RunOptions) -> Result<RunResult, RunE
     pipeline.stop_when_closed(output_closed.clone());
     let board = Arc::new(StatsBoard::new(workers));
     let stop = Arc::new(AtomicBool::new(false));
+    // A stalled EVE writer (full disk) ends the run: stop reading, finish, exit 1.
+    let stalled = Arc::new(AtomicBool::new(false));
+    pipeline.stop_on_stall(stalled.clone());
 
     let mut result = RunResult::default();
     let det = detect_setup(cfg, &opts);
@@ -201,7 +204,7 @@ pub fn run_files(cfg: &SensorConfig, opts: RunOptions) -> Result<RunResult, RunE
         let worker = Worker::new(0, cfg, out, board.clone(), seed)
             .with_detect(det.as_ref().map(DetectSetup::for_worker))
             .file_mode();
-        let mut reader = Reader::new(cfg, seed, output_closed.clone());
+        let mut reader = Reader::new(cfg, seed, output_closed.clone(), stalled.clone());
         worker_loop::run(
             worker,
             &mut SingleFeed {
@@ -223,6 +226,7 @@ pub fn run_files(cfg: &SensorConfig, opts: RunOptions) -> Result<RunResult, RunE
             det.as_ref(),
             &mut result,
             &output_closed,
+            &stalled,
         );
         stop.store(true, Ordering::Relaxed);
         (snap, stats_thread.join())
@@ -231,7 +235,12 @@ pub fn run_files(cfg: &SensorConfig, opts: RunOptions) -> Result<RunResult, RunE
         result.packets,
         board.total_with(&Snapshot::default()).get("detect.alert"),
     );
-    finish(
+    let stall_timeout = cfg.output.eve.stall_timeout;
+    let stall = stalled
+        .load(Ordering::Acquire)
+        .then(|| pipeline.first_stall())
+        .flatten();
+    let r = finish(
         cfg,
         pipeline,
         stats_out,
@@ -239,7 +248,14 @@ pub fn run_files(cfg: &SensorConfig, opts: RunOptions) -> Result<RunResult, RunE
         reader_snapshot,
         result,
         started,
-    )
+    )?;
+    match stall {
+        Some(why) => Err(RunError(format!(
+            "{why}: EVE output made no progress for {stall_timeout} s; stopped after {} packets",
+            r.packets
+        ))),
+        None => Ok(r),
+    }
 }
 
 /// Dispatch runmode: this thread reads and hashes, N pinned workers inspect.
@@ -254,6 +270,7 @@ fn run_dispatch(
     det: Option<&DetectSetup>,
     result: &mut RunResult,
     output_closed: &Arc<AtomicBool>,
+    stalled: &Arc<AtomicBool>,
 ) -> Snapshot {
     let workers = outputs.len();
     let cpus = if cfg.workers.cpus.is_empty() {
@@ -291,7 +308,7 @@ fn run_dispatch(
                 .expect("spawn worker")
         })
         .collect();
-    let mut reader = Reader::new(cfg, seed, output_closed.clone());
+    let mut reader = Reader::new(cfg, seed, output_closed.clone(), stalled.clone());
     let mut clock = ReaderClock::default();
     let mut last: Option<Entry<PacketMeta>> = None;
     reader.read_all(opts, result, |e, data| {
@@ -490,6 +507,8 @@ struct Reader {
     stopped: bool,
     /// Raised by the EVE writer when the output's reader went away.
     output_closed: Arc<AtomicBool>,
+    /// Set when the EVE writer stalls: stop reading.
+    stalled: Arc<AtomicBool>,
 }
 
 /// Packets the single runmode decodes and inspects per round of the worker loop.
@@ -518,7 +537,12 @@ impl PacketFeed for SingleFeed<'_> {
 }
 
 impl Reader {
-    fn new(cfg: &SensorConfig, seed: u64, output_closed: Arc<AtomicBool>) -> Self {
+    fn new(
+        cfg: &SensorConfig,
+        seed: u64,
+        output_closed: Arc<AtomicBool>,
+        stalled: Arc<AtomicBool>,
+    ) -> Self {
         Reader {
             ingest: Ingest::new(cfg, seed),
             pcap_cnt: 0,
@@ -527,6 +551,7 @@ impl Reader {
             next_input: 0,
             stopped: false,
             output_closed,
+            stalled,
         }
     }
 
@@ -576,6 +601,15 @@ impl Reader {
             if opts.stop.load(Ordering::Relaxed) {
                 eprintln!(
                     "shrike: stopping on signal after {} packets",
+                    result.packets
+                );
+                self.stopped = true;
+                self.cur = None;
+                return false;
+            }
+            if self.stalled.load(Ordering::Relaxed) {
+                eprintln!(
+                    "shrike: EVE output stalled: stopping after {} packets",
                     result.packets
                 );
                 self.stopped = true;
