@@ -78,6 +78,7 @@ impl Ingest {
                 hash,
                 seq: f.seq,
                 tick: false,
+                order: 0,
                 meta: r,
             };
             sink(&re, f.data);
@@ -91,6 +92,7 @@ impl Ingest {
             hash: 0,
             seq: f.seq,
             tick: false,
+            order: 0,
             meta,
         };
         if !meta.is_ip() {
@@ -150,6 +152,7 @@ impl Ingest {
             hash,
             seq: f.seq,
             tick: false,
+            order: 0,
             meta: rm,
         };
         sink(&re, bytes);

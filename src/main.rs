@@ -5,6 +5,7 @@ mod anomaly;
 mod cli;
 mod config;
 mod dispatch;
+mod host_order;
 mod ingest;
 mod live;
 mod ops;

@@ -16,6 +16,7 @@ use shrike_detect::engine::Engine;
 
 use crate::config::{Runmode, SensorConfig};
 use crate::dispatch::{self, Entry};
+use crate::host_order::HostOrder;
 use crate::ingest::{Frame, Ingest};
 use crate::progress::Progress;
 use crate::stats::{Snapshot, StatsBoard};
@@ -269,6 +270,11 @@ fn run_dispatch(
         cfg.workers.batch_packets,
         stop.clone(),
     );
+    // Host-scoped detection state is decided in input order (see crate::host_order).
+    let order = (workers > 1 && det.is_some()).then(|| HostOrder::new(workers));
+    if let Some(o) = &order {
+        disp.serve_markers(o.want.clone());
+    }
     let handles: Vec<_> = queues
         .into_iter()
         .zip(outputs)
@@ -277,6 +283,7 @@ fn run_dispatch(
             let cfg = cfg.clone();
             let board = board.clone();
             let wd = det.map(DetectSetup::for_worker);
+            let order = order.clone();
             let cpu = cpus.get(i % cpus.len().max(1)).copied();
             thread::Builder::new()
                 .name(format!("W#{i:02}"))
@@ -286,14 +293,22 @@ fn run_dispatch(
                     }
                     let mut worker = Worker::new(i, &cfg, out, board, seed)
                         .with_detect(wd)
+                        .with_gate(order.as_ref().map(|o| o.gate(i)))
                         .with_share(&cfg, workers)
                         .file_mode();
+                    // However this thread ends, nobody waits for it any more.
+                    let _floor = FloorGuard(order.clone(), i);
                     let idle = Duration::from_millis(100);
                     loop {
                         match q.next_batch(Some(idle)) {
                             Some(batch) => {
+                                let mut last = 0;
                                 for (e, data) in batch.iter() {
                                     worker.process(e, data);
+                                    last = e.order;
+                                }
+                                if let Some(o) = &order {
+                                    o.publish(i, last);
                                 }
                                 worker.batch_done();
                                 q.recycle(batch);
@@ -311,23 +326,33 @@ fn run_dispatch(
     let mut reader = Reader::new(cfg, seed, output_closed.clone());
     let mut clock = ReaderClock::default();
     let mut last: Option<Entry<PacketMeta>> = None;
+    let mut n = 0u64;
     reader.read_all(opts, result, |e, data| {
+        n += 1;
         let w = worker_for(e.hash, workers);
         if clock.advance(e.ts.0) {
             // Every other worker learns the time too, in order among its own packets.
             for o in (0..workers).filter(|&o| o != w) {
-                disp.push_tick(o, e);
+                disp.push_tick(o, e, 2 * n);
             }
             last = Some(*e);
         }
-        disp.push(w, *e, data);
+        disp.push(
+            w,
+            Entry {
+                order: 2 * n + 1,
+                ..*e
+            },
+            data,
+        );
     });
     // The end of input, at the reader's exact clock: every worker ends its flows at the
-    // same time whatever the worker count.
+    // same time whatever the worker count (and, at the highest position, releases any
+    // worker waiting for host state).
     if let Some(mut e) = last {
         e.ts = shrike_capture::Timestamp(clock.now);
         for o in 0..workers {
-            disp.push_tick(o, &e);
+            disp.push_tick(o, &e, 2 * n + 2);
         }
     }
     disp.flush_all();
@@ -344,7 +369,26 @@ fn run_dispatch(
         disp_stats.queue_full_waits,
     );
     snap.add("shrike.dispatch.wait_us", disp_stats.wait_ns / 1000);
+    if let Some(o) = &order {
+        snap.add("shrike.host_order.waits", o.waits.load(Ordering::Relaxed));
+        snap.add(
+            "shrike.host_order.wait_us",
+            o.wait_ns.load(Ordering::Relaxed) / 1000,
+        );
+    }
     snap
+}
+
+/// Publishes a worker's floor as the highest position when its thread ends (normally or
+/// not), so that no other worker waits for it.
+struct FloorGuard(Option<Arc<HostOrder>>, usize);
+
+impl Drop for FloorGuard {
+    fn drop(&mut self) {
+        if let Some(o) = &self.0 {
+            o.publish(self.1, u64::MAX);
+        }
+    }
 }
 
 pub(crate) fn finish(
