@@ -25,6 +25,9 @@ use crate::worker::{Worker, WorkerDetect};
 /// What the run needs besides the config.
 pub struct RunOptions {
     pub inputs: Vec<PathBuf>,
+    /// Per input: it came from a directory given with `-r` (an unreadable one is skipped
+    /// with a warning instead of failing the run).
+    pub from_dir: Vec<bool>,
     pub log_dir: PathBuf,
     pub workers: usize,
     pub runmode: Runmode,
@@ -111,8 +114,14 @@ pub struct RunResult {
     pub alerts: u64,
     pub drops: u64,
     pub seconds: f64,
-    /// Some input could not be read (corrupt header or record): exit 1.
+    /// Some input named on the command line could not be read (corrupt header or record):
+    /// exit 1.
     pub input_errors: usize,
+    /// Files of a directory that could not be read (or not to the end): skipped with a
+    /// warning, counted in the summary.
+    pub skipped_files: usize,
+    /// Inputs that could be opened.
+    pub readable_files: usize,
     /// Every counter at the end of the run (EVE stats names plus `shrike.*` extras).
     pub counters: Snapshot,
     /// The EVE output's reader went away (EPIPE on stdout or a FIFO): the run stopped early,
@@ -563,14 +572,16 @@ impl Reader {
         result: &mut RunResult,
         mut sink: impl FnMut(&Entry<PacketMeta>, &[u8]),
     ) {
-        'inputs: for path in &opts.inputs {
+        'inputs: for (i, path) in opts.inputs.iter().enumerate() {
+            let in_dir = opts.from_dir.get(i).copied().unwrap_or(false);
             let mut src = match open_input(path) {
                 Ok(s) => s,
                 Err(e) => {
-                    report_input_error(&e, result);
+                    report_input_error(&e, in_dir, result);
                     continue;
                 }
             };
+            result.readable_files += 1;
             opts.progress.start_file(path, src.total_bytes());
             loop {
                 if self.output_closed.load(Ordering::Relaxed) {
@@ -604,7 +615,7 @@ impl Reader {
                     }
                     Ok(None) => break,
                     Err(e) => {
-                        report_input_error(&e, result);
+                        report_input_error(&e, in_dir, result);
                         break;
                     }
                 }
@@ -647,9 +658,14 @@ fn open_input(path: &Path) -> Result<FileSource, CaptureError> {
     }
 }
 
-fn report_input_error(e: &CaptureError, result: &mut RunResult) {
+fn report_input_error(e: &CaptureError, in_dir: bool, result: &mut RunResult) {
     if e.is_unsupported_link() {
         eprintln!("shrike: warning: {e}; file skipped");
+        result.skipped_files += 1;
+    } else if in_dir {
+        // A directory is read as a whole: one bad file does not fail the others.
+        eprintln!("shrike: warning: {e}; file skipped (the rest of it, if any)");
+        result.skipped_files += 1;
     } else {
         eprintln!("shrike: error: {e}");
         result.input_errors += 1;
@@ -663,9 +679,14 @@ pub fn print_summary(r: &RunResult) {
     } else {
         0.0
     };
+    let skipped = if r.skipped_files > 0 {
+        format!(", {} file(s) skipped", r.skipped_files)
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         std::io::stderr(),
-        "shrike: {} packets, {} bytes, {} flows, {} alerts, {} drops, {:.3} s, {:.0} packets/s",
+        "shrike: {} packets, {} bytes, {} flows, {} alerts, {} drops{skipped}, {:.3} s, {:.0} packets/s",
         r.packets,
         r.bytes,
         r.flows,

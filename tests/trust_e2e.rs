@@ -265,3 +265,114 @@ fn eve_is_the_same_whatever_the_worker_count_ndpi_et_open() {
     std::fs::write(&rules, all).unwrap();
     check_deterministic(&[ndpi], &rules, 3);
 }
+
+/// Packets in a run's summary line.
+fn packets_of(o: &std::process::Output) -> u64 {
+    summary_packets(&stderr(o)).unwrap_or_else(|| panic!("no summary: {}", stderr(o)))
+}
+
+#[test]
+fn gzip_captures_read_from_files_directories_and_stdin() {
+    let tmp = TempDir::new("gz");
+    let plain = repo().join("samples/sample.pcap");
+    let gz = tmp.path().join("sample.pcap.gz");
+    let st = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "gzip -c '{}' > '{}'",
+            plain.display(),
+            gz.display()
+        ))
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let run = |args: &[&str], stdin: Option<&std::path::Path>| {
+        let mut c = shrike();
+        c.args(args).args(["-l", "-", "--disable-detection"]);
+        if let Some(p) = stdin {
+            c.stdin(std::fs::File::open(p).unwrap());
+        }
+        c.stdout(Stdio::null()).output().unwrap()
+    };
+    let base = run(&["-r", plain.to_str().unwrap()], None);
+    assert_eq!(base.status.code(), Some(0), "{}", stderr(&base));
+    let want = packets_of(&base);
+    assert!(want > 0);
+    for (what, o) in [
+        ("file", run(&["-r", gz.to_str().unwrap()], None)),
+        ("dir", run(&["-r", tmp.path().to_str().unwrap()], None)),
+        ("stdin", run(&["-r", "-"], Some(&gz))),
+    ] {
+        assert_eq!(o.status.code(), Some(0), "{what}: {}", stderr(&o));
+        assert_eq!(packets_of(&o), want, "{what}: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn a_directory_run_skips_unreadable_files_and_counts_them() {
+    let tmp = TempDir::new("dirskip");
+    let dir = tmp.path().join("in");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::copy(repo().join("samples/sample.pcap"), dir.join("a.pcap")).unwrap();
+    std::fs::write(dir.join("b.pcap"), b"GIF89a not a capture at all").unwrap();
+    std::fs::write(dir.join("c.pcap.gz"), [0x1f, 0x8b, 8, 0, 0, 0]).unwrap();
+    let o = shrike()
+        .args(["-l", "-", "--disable-detection", "-r"])
+        .arg(&dir)
+        .stdout(Stdio::null())
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("b.pcap") && err.contains("file skipped"),
+        "{err}"
+    );
+    assert!(err.contains("2 file(s) skipped"), "{err}");
+    assert!(packets_of(&o) > 0);
+    // Nothing readable at all: exit 1.
+    std::fs::remove_file(dir.join("a.pcap")).unwrap();
+    let o = shrike()
+        .args(["-l", "-", "--disable-detection", "-r"])
+        .arg(&dir)
+        .stdout(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    // A file named on the command line is still an error.
+    let o = shrike()
+        .args(["-l", "-", "--disable-detection", "-r"])
+        .arg(dir.join("b.pcap"))
+        .stdout(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+}
+
+#[test]
+fn eve_types_filter_each_protocol() {
+    let tmp = TempDir::new("types");
+    let inputs = [
+        repo().join("tests/data/app/dns.pcap"),
+        repo().join("tests/data/app/443-curl.pcap"),
+    ];
+    let run = |cfg: Option<&str>| {
+        let out = TempDir::new("types-out");
+        let mut c = shrike();
+        c.arg("-r").args(&inputs).arg("-l").arg(out.path());
+        if let Some(text) = cfg {
+            let p = tmp.path().join("shrike.yaml");
+            std::fs::write(&p, text).unwrap();
+            c.arg("-c").arg(&p);
+        }
+        let o = c.output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        eve_records(out.path())
+    };
+    let all = run(None);
+    assert!(count_type(&all, "dns") > 0 && count_type(&all, "tls") > 0);
+    let some = run(Some("output:\n  eve:\n    types: [alert, flow, tls]\n"));
+    assert_eq!(count_type(&some, "dns"), 0, "dns is not among the types");
+    assert_eq!(count_type(&some, "tls"), count_type(&all, "tls"));
+    assert_eq!(count_type(&some, "flow"), count_type(&all, "flow"));
+}
