@@ -111,6 +111,9 @@ fn real_main(cli: Cli) -> Result<u8, (u8, String)> {
     }
     let inputs =
         shrike_capture::expand_inputs(&cli.read).map_err(|e| (EXIT_INPUT, e.to_string()))?;
+    // Inputs not named on the command line came from a directory.
+    let from_dir: Vec<bool> = inputs.iter().map(|p| !cli.read.contains(p)).collect();
+    let dir_run = from_dir.iter().any(|&d| d);
     let log_dir = resolve_log_dir(&cli, &mut cfg).map_err(|e| (EXIT_INPUT, e))?;
 
     let progress = progress::Progress::new(cli.progress.into(), cli.quiet);
@@ -131,6 +134,7 @@ fn real_main(cli: Cli) -> Result<u8, (u8, String)> {
     signals.exit_after_grace(std::time::Duration::from_millis(800));
     let opts = run::RunOptions {
         inputs,
+        from_dir,
         log_dir,
         workers: if runmode == Runmode::Single {
             1
@@ -157,7 +161,9 @@ fn real_main(cli: Cli) -> Result<u8, (u8, String)> {
             eprintln!("shrike: note: the EVE output's reader went away (closed pipe): stopped reading early");
         }
     }
-    Ok(if result.input_errors > 0 {
+    // A directory run fails only when nothing in it could be read.
+    let nothing_read = dir_run && result.readable_files == 0;
+    Ok(if result.input_errors > 0 || nothing_read {
         EXIT_INPUT
     } else {
         0

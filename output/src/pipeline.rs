@@ -198,6 +198,7 @@ impl EvePipeline {
         let on = cfg.enabled_kinds();
         for o in &mut outs {
             o.set_enabled(on);
+            o.set_types(cfg.types.as_deref());
         }
         Ok((pipe, outs))
     }
