@@ -19,6 +19,7 @@ pub mod memory;
 mod pcap;
 mod pcapng;
 pub mod privileges;
+pub mod safefs;
 mod source;
 mod stats;
 
