@@ -190,6 +190,7 @@ pub fn load(
     on_file: &mut dyn FnMut(usize, usize),
     on_compile: &mut dyn FnMut(),
 ) -> LoadedEngine {
+    super::prefilter::allow_insecure_cache(setup.allow_insecure_files);
     let mut refused: Vec<String> = Vec::new();
     let mut refuse = |p: &Path| match setup.check_trusted(p) {
         Ok(()) => true,
