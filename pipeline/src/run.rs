@@ -50,10 +50,7 @@ pub(crate) struct DetectSetup {
 impl DetectSetup {
     pub(crate) fn for_worker(&self) -> WorkerDetect {
         let fast = self.fast_path.as_ref().and_then(|p| {
-            std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(p)
+            shrike_sys::safefs::open_append(p, shrike_output::sink::LOG_FILE_MODE)
                 .map_err(|e| eprintln!("shrike: warning: {}: {e}", p.display()))
                 .ok()
         });
@@ -86,13 +83,13 @@ pub(crate) fn detect_setup_for(
     let fast = &cfg.output.fast;
     let fast_path = fast.enabled.then(|| log_dir.join(&fast.filename));
     if let Some(p) = &fast_path {
+        // Appended to by default; `append: no` empties it, but only a regular file of ours
+        // (never one planted under that name: see shrike_sys::safefs).
+        let mode = shrike_output::sink::LOG_FILE_MODE;
         let r = if fast.append {
-            std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(p)
+            shrike_sys::safefs::open_append(p, mode)
         } else {
-            std::fs::File::create(p)
+            shrike_sys::safefs::create_truncate(p, mode)
         };
         if let Err(e) = r {
             eprintln!("shrike: warning: {}: {e}", p.display());
