@@ -139,6 +139,18 @@ pub struct Cli {
     #[arg(long = "no-random", hide = true)]
     pub no_random: bool,
 
+    /// Write the process id to FILE (removed at exit), as Suricata's --pidfile.
+    #[arg(long = "pidfile", value_name = "FILE")]
+    pub pidfile: Option<PathBuf>,
+
+    /// User to switch to once the capture sockets are open (overrides `run-as.user`).
+    #[arg(long = "user", value_name = "USER")]
+    pub user: Option<String>,
+
+    /// Group to switch to once the capture sockets are open (overrides `run-as.group`).
+    #[arg(long = "group", value_name = "GROUP")]
+    pub group: Option<String>,
+
     /// Control a running sensor: `shrike ctl reload|stats`.
     #[arg(hide = true, num_args = 0.., trailing_var_arg = true)]
     pub rest: Vec<String>,

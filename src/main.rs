@@ -25,7 +25,16 @@ const EXIT_USAGE: u8 = 2;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match real_main(cli) {
+    let pidfile = match cli.pidfile.as_deref().map(PidFile::create).transpose() {
+        Ok(p) => p,
+        Err(msg) => {
+            eprintln!("shrike: error: {msg}");
+            return ExitCode::from(EXIT_INPUT);
+        }
+    };
+    let r = real_main(cli);
+    drop(pidfile);
+    match r {
         Ok(code) => ExitCode::from(code),
         Err((code, msg)) => {
             eprintln!("shrike: error: {msg}");
@@ -39,11 +48,25 @@ fn real_main(cli: Cli) -> Result<u8, (u8, String)> {
     let loaded =
         config::load(cli.config.as_deref(), &sets).map_err(|e| (EXIT_INPUT, e.to_string()))?;
     let mut cfg = loaded.config;
-    if loaded.from_suricata && !loaded.ignored.is_empty() && cli.verbose > 0 {
-        eprintln!(
-            "shrike: note: suricata.yaml settings not used by shrike: {}",
-            loaded.ignored.join(", ")
-        );
+    if loaded.from_suricata && !loaded.ignored.is_empty() && !cli.quiet {
+        // Nothing ignored in silence: a one-line count by default, the list with -v.
+        if cli.verbose > 0 {
+            eprintln!(
+                "shrike: note: suricata.yaml settings not used by shrike: {}",
+                loaded.ignored.join(", ")
+            );
+        } else {
+            eprintln!(
+                "shrike: note: {} suricata.yaml setting(s) not used by shrike (-v lists them)",
+                loaded.ignored.len()
+            );
+        }
+    }
+    if let Some(u) = &cli.user {
+        cfg.run_as.user = Some(u.clone());
+    }
+    if let Some(g) = &cli.group {
+        cfg.run_as.group = Some(g.clone());
     }
     if cli.rest.first().map(String::as_str) == Some("ctl") {
         let instance = ops::config::instance_name(cli.config.as_deref());
@@ -173,6 +196,23 @@ fn real_main(cli: Cli) -> Result<u8, (u8, String)> {
     } else {
         0
     })
+}
+
+/// `--pidfile`: the process id, written at start, removed when the run ends.
+struct PidFile(PathBuf);
+
+impl PidFile {
+    fn create(path: &Path) -> Result<PidFile, String> {
+        std::fs::write(path, format!("{}\n", std::process::id()))
+            .map_err(|e| format!("--pidfile {}: {e}", path.display()))?;
+        Ok(PidFile(path.to_path_buf()))
+    }
+}
+
+impl Drop for PidFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
 }
 
 /// Rule files, variables and config files for the engine, from the config and the CLI:

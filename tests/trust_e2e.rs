@@ -376,3 +376,57 @@ fn eve_types_filter_each_protocol() {
     assert_eq!(count_type(&some, "tls"), count_type(&all, "tls"));
     assert_eq!(count_type(&some, "flow"), count_type(&all, "flow"));
 }
+
+#[test]
+fn pidfile_is_written_while_running_and_removed_after() {
+    let tmp = TempDir::new("pid");
+    let pidfile = tmp.path().join("shrike.pid");
+    let mut child = shrike()
+        .args(["-r", "-", "-l", "-", "--disable-detection", "--pidfile"])
+        .arg(&pidfile)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    while !pidfile.exists() && t0.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let text = std::fs::read_to_string(&pidfile).expect("pidfile written");
+    assert_eq!(text.trim(), child.id().to_string());
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin
+            .write_all(&std::fs::read(repo().join("samples/sample.pcap")).unwrap())
+            .unwrap();
+    }
+    let st = wait_within(&mut child, Duration::from_secs(10), "pidfile run");
+    assert!(st.success());
+    assert!(!pidfile.exists(), "pidfile removed at exit");
+}
+
+#[test]
+fn unused_suricata_yaml_settings_are_reported_at_default_verbosity() {
+    let yaml = PathBuf::from("/etc/suricata/suricata.yaml");
+    if !yaml.exists() {
+        eprintln!("skipped: Suricata's suricata.yaml not installed");
+        return;
+    }
+    let tmp = TempDir::new("suri-yaml");
+    let o = shrike()
+        .arg("-c")
+        .arg(&yaml)
+        .args(["--disable-detection", "-r"])
+        .arg(repo().join("samples/sample.pcap"))
+        .arg("-l")
+        .arg(tmp.path())
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert!(
+        err.contains("suricata.yaml setting(s) not used by shrike (-v lists them)"),
+        "{err}"
+    );
+}
