@@ -107,6 +107,12 @@ pub struct Cli {
     #[arg(long = "disable-detection")]
     pub disable_detection: bool,
 
+    /// Accept rule, configuration and cache files and a log directory that are world-writable
+    /// or owned by another (non-root) user. Whoever can write them controls what the sensor
+    /// loads or where it writes: only for a deliberate setup (docs/security.md).
+    #[arg(long = "allow-insecure-files")]
+    pub allow_insecure_files: bool,
+
     /// Write EVE records to standard output instead of eve.json.
     #[arg(long = "eve-stdout")]
     pub eve_stdout: bool,
@@ -124,13 +130,26 @@ pub struct Cli {
     #[arg(long = "simulate-ips", hide = true)]
     pub simulate_ips: bool,
 
-    /// Accepted for Suricata compatibility (errors during init are always fatal in shrike).
-    #[arg(long = "init-errors-fatal", hide = true)]
+    /// Stop at start-up when any rule fails to load (as `-T` does), Suricata's flag; without it
+    /// the bad rules are skipped with their reason and the others run.
+    #[arg(long = "init-errors-fatal")]
     pub init_errors_fatal: bool,
 
     /// Accepted for Suricata compatibility (the flow hash seed stays random per run unless set).
     #[arg(long = "no-random", hide = true)]
     pub no_random: bool,
+
+    /// Write the process id to FILE (removed at exit), as Suricata's --pidfile.
+    #[arg(long = "pidfile", value_name = "FILE")]
+    pub pidfile: Option<PathBuf>,
+
+    /// User to switch to once the capture sockets are open (overrides `run-as.user`).
+    #[arg(long = "user", value_name = "USER")]
+    pub user: Option<String>,
+
+    /// Group to switch to once the capture sockets are open (overrides `run-as.group`).
+    #[arg(long = "group", value_name = "GROUP")]
+    pub group: Option<String>,
 
     /// Control a running sensor: `shrike ctl reload|stats`.
     #[arg(hide = true, num_args = 0.., trailing_var_arg = true)]

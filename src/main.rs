@@ -25,7 +25,16 @@ const EXIT_USAGE: u8 = 2;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match real_main(cli) {
+    let pidfile = match cli.pidfile.as_deref().map(PidFile::create).transpose() {
+        Ok(p) => p,
+        Err(msg) => {
+            eprintln!("shrike: error: {msg}");
+            return ExitCode::from(EXIT_INPUT);
+        }
+    };
+    let r = real_main(cli);
+    drop(pidfile);
+    match r {
         Ok(code) => ExitCode::from(code),
         Err((code, msg)) => {
             eprintln!("shrike: error: {msg}");
@@ -39,19 +48,33 @@ fn real_main(cli: Cli) -> Result<u8, (u8, String)> {
     let loaded =
         config::load(cli.config.as_deref(), &sets).map_err(|e| (EXIT_INPUT, e.to_string()))?;
     let mut cfg = loaded.config;
-    if loaded.from_suricata && !loaded.ignored.is_empty() && cli.verbose > 0 {
-        eprintln!(
-            "shrike: note: suricata.yaml settings not used by shrike: {}",
-            loaded.ignored.join(", ")
-        );
+    if loaded.from_suricata && !loaded.ignored.is_empty() && !cli.quiet {
+        // Nothing ignored in silence: a one-line count by default, the list with -v.
+        if cli.verbose > 0 {
+            eprintln!(
+                "shrike: note: suricata.yaml settings not used by shrike: {}",
+                loaded.ignored.join(", ")
+            );
+        } else {
+            eprintln!(
+                "shrike: note: {} suricata.yaml setting(s) not used by shrike (-v lists them)",
+                loaded.ignored.len()
+            );
+        }
+    }
+    if let Some(u) = &cli.user {
+        cfg.run_as.user = Some(u.clone());
+    }
+    if let Some(g) = &cli.group {
+        cfg.run_as.group = Some(g.clone());
     }
     if cli.rest.first().map(String::as_str) == Some("ctl") {
         let instance = ops::config::instance_name(cli.config.as_deref());
         let socket = cfg.unix_command.socket_path(&instance);
         return Ok(ops::run_ctl(&cli.rest[1..], &socket).clamp(0, 255) as u8);
     }
-    if let Some(c) = cli.config.as_deref() {
-        shrike_sys::privileges::check_not_world_writable(c)
+    if let Some(c) = cli.config.as_deref().filter(|_| !cli.allow_insecure_files) {
+        shrike_sys::privileges::check_trusted(c, run_as_uid(&cfg))
             .map_err(|e| (EXIT_INPUT, e.to_string()))?;
     }
     if let Some(k) = cli.checksum {
@@ -82,7 +105,10 @@ fn real_main(cli: Cli) -> Result<u8, (u8, String)> {
         let progress = progress::Progress::new(cli.progress.into(), cli.quiet);
         let loaded = load_engine(&cfg, &cli, &progress);
         print_rule_summary(&loaded, cli.verbose, false);
-        let failed = rule_failures(&loaded);
+        let failed = load_failures(&loaded);
+        if !loaded.refused_files.is_empty() {
+            return Ok(EXIT_INPUT);
+        }
         if failed > 0 || !loaded.missing_files.is_empty() {
             eprintln!(
                 "shrike: error: {} rule file(s) missing, {failed} rule(s) failed to load",
@@ -111,6 +137,9 @@ fn real_main(cli: Cli) -> Result<u8, (u8, String)> {
     }
     let inputs =
         shrike_capture::expand_inputs(&cli.read).map_err(|e| (EXIT_INPUT, e.to_string()))?;
+    // Inputs not named on the command line came from a directory.
+    let from_dir: Vec<bool> = inputs.iter().map(|p| !cli.read.contains(p)).collect();
+    let dir_run = from_dir.iter().any(|&d| d);
     let log_dir = resolve_log_dir(&cli, &mut cfg).map_err(|e| (EXIT_INPUT, e))?;
 
     let progress = progress::Progress::new(cli.progress.into(), cli.quiet);
@@ -122,6 +151,8 @@ fn real_main(cli: Cli) -> Result<u8, (u8, String)> {
         if !cli.quiet {
             print_rule_summary(&loaded, cli.verbose, true);
         }
+        refuse_insecure(&loaded)?;
+        fatal_rule_errors(&loaded, &cli)?;
         (!loaded.engine.is_empty()).then(|| Arc::new(loaded.engine))
     };
     // The parse trees and rule texts just freed would stay resident: the workers allocate
@@ -131,6 +162,7 @@ fn real_main(cli: Cli) -> Result<u8, (u8, String)> {
     signals.exit_after_grace(std::time::Duration::from_millis(800));
     let opts = run::RunOptions {
         inputs,
+        from_dir,
         log_dir,
         workers: if runmode == Runmode::Single {
             1
@@ -157,11 +189,30 @@ fn real_main(cli: Cli) -> Result<u8, (u8, String)> {
             eprintln!("shrike: note: the EVE output's reader went away (closed pipe): stopped reading early");
         }
     }
-    Ok(if result.input_errors > 0 {
+    // A directory run fails only when nothing in it could be read.
+    let nothing_read = dir_run && result.readable_files == 0;
+    Ok(if result.input_errors > 0 || nothing_read {
         EXIT_INPUT
     } else {
         0
     })
+}
+
+/// `--pidfile`: the process id, written at start, removed when the run ends.
+struct PidFile(PathBuf);
+
+impl PidFile {
+    fn create(path: &Path) -> Result<PidFile, String> {
+        std::fs::write(path, format!("{}\n", std::process::id()))
+            .map_err(|e| format!("--pidfile {}: {e}", path.display()))?;
+        Ok(PidFile(path.to_path_buf()))
+    }
+}
+
+impl Drop for PidFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
 }
 
 /// Rule files, variables and config files for the engine, from the config and the CLI:
@@ -198,6 +249,24 @@ fn engine_setup(cfg: &SensorConfig, cli: &Cli) -> EngineSetup {
         reference_file: cfg.rules.reference_config_file.clone(),
         threshold_file: cfg.rules.threshold_file.clone(),
         config: cfg.detect.engine.clone(),
+        allow_insecure_files: cli.allow_insecure_files,
+        trusted_uid: run_as_uid(cfg),
+    }
+}
+
+/// Start-up stops when a rule, classification or threshold file was refused as insecure
+/// (the reasons are printed with the rule summary).
+fn refuse_insecure(l: &LoadedEngine) -> Result<(), (u8, String)> {
+    match l.refused_files.first() {
+        None => Ok(()),
+        Some(first) => Err((
+            EXIT_INPUT,
+            format!(
+                "{} insecure file(s) refused (first: {first}); fix the permissions or pass \
+                 --allow-insecure-files",
+                l.refused_files.len()
+            ),
+        )),
     }
 }
 
@@ -215,7 +284,43 @@ fn load_engine(cfg: &SensorConfig, cli: &Cli, progress: &progress::Progress) -> 
 fn rule_failures(l: &LoadedEngine) -> usize {
     l.parse_errors
         .iter()
-        .filter(|e| e.error.kind != ErrorKind::Semantic("duplicate sid"))
+        .filter(|e| {
+            e.error.kind != ErrorKind::Semantic("duplicate sid") && e.error.kind != setup::REPLACED
+        })
+        .count()
+}
+
+/// Rules that fail `-T` (and a start-up with `--init-errors-fatal`): every rule that does not
+/// load, duplicates included, and every rule found invalid when compiled, as Suricata's `-T`
+/// counts them; a newer revision replacing an older one is not a failure.
+fn load_failures(l: &LoadedEngine) -> usize {
+    l.parse_errors
+        .iter()
+        .filter(|e| e.error.kind != setup::REPLACED)
+        .count()
+        + invalid_rules(l)
+}
+
+/// `--init-errors-fatal` (Suricata's flag): a start-up with a rule that failed to load stops.
+fn fatal_rule_errors(l: &LoadedEngine, cli: &Cli) -> Result<(), (u8, String)> {
+    let n = load_failures(l);
+    if cli.init_errors_fatal && n > 0 {
+        return Err((
+            EXIT_INPUT,
+            format!("{n} rule(s) failed to load (--init-errors-fatal)"),
+        ));
+    }
+    Ok(())
+}
+
+/// Rules parsed but found invalid when compiled (a `pcre` that does not compile …): Suricata
+/// rejects them when it parses them.
+fn invalid_rules(l: &LoadedEngine) -> usize {
+    l.engine
+        .report()
+        .skipped
+        .iter()
+        .filter(|s| matches!(s.reason, shrike_detect::SkipReason::Invalid(_)))
         .count()
 }
 
@@ -239,7 +344,15 @@ fn print_rule_summary(l: &LoadedEngine, verbose: u8, running: bool) {
         r.skipped.len()
     );
     for f in &l.missing_files {
-        eprintln!("shrike: error: rule file {}: cannot be read", f.display());
+        let why = if f.exists() {
+            "cannot be read"
+        } else {
+            "missing"
+        };
+        eprintln!("shrike: error: rule file {}: {why}", f.display());
+    }
+    for r in &l.refused_files {
+        eprintln!("shrike: error: {r}");
     }
     for e in &l.parse_errors {
         eprintln!("shrike: rule failed: {e}");
@@ -306,6 +419,8 @@ fn run_live(cli: &Cli, cfg: &config::SensorConfig, workers: usize) -> Result<u8,
         if !cli.quiet {
             print_rule_summary(&loaded, cli.verbose, true);
         }
+        refuse_insecure(&loaded)?;
+        fatal_rule_errors(&loaded, cli)?;
         // Even with no rules the workers get an (empty) engine: a reload can add rules.
         Some(live::LiveDetect {
             rules_failed: rule_failures(&loaded) as u64,
@@ -347,23 +462,49 @@ fn resolve_log_dir(cli: &Cli, cfg: &mut config::SensorConfig) -> Result<PathBuf,
         .clone()
         .or_else(|| cfg.default_log_dir.clone())
         .unwrap_or_else(|| PathBuf::from("."));
-    check_log_dir(&log_dir)?;
+    check_log_dir(&log_dir, cfg, cli.allow_insecure_files)?;
     Ok(log_dir)
 }
 
-/// The log directory must exist (or be creatable) and be writable, before any work starts.
-fn check_log_dir(dir: &Path) -> Result<(), String> {
-    if !dir.exists() {
-        std::fs::create_dir_all(dir)
+/// The `run-as` user's uid, when one is configured (a numeric user or a known name): the log
+/// directory may belong to it.
+fn run_as_uid(cfg: &config::SensorConfig) -> Option<u32> {
+    let user = cfg.run_as.user.as_deref()?;
+    user.parse::<u32>().ok().or_else(|| {
+        shrike_sys::privileges::lookup_user(user)
+            .ok()
+            .map(|(u, _)| u)
+    })
+}
+
+/// The log directory must exist (or be creatable, mode 0750), be trusted (not world-writable,
+/// owned by root, the user shrike runs as or the `run-as` user; reached through a symbolic link
+/// only when the link is owned by one of them too) and be writable, before any work starts.
+/// The write probe is created with `O_EXCL | O_NOFOLLOW` under an unpredictable name relative
+/// to the directory, then removed: nothing planted in the directory is opened.
+fn check_log_dir(dir: &Path, cfg: &config::SensorConfig, insecure_ok: bool) -> Result<(), String> {
+    if std::fs::symlink_metadata(dir).is_err() {
+        use std::os::unix::fs::DirBuilderExt;
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o750)
+            .create(dir)
             .map_err(|e| format!("log directory {}: {e}", dir.display()))?;
     }
     if !dir.is_dir() {
         return Err(format!("log directory {}: not a directory", dir.display()));
     }
-    let probe = dir.join(format!(".shrike-write-test-{}", std::process::id()));
-    std::fs::write(&probe, b"")
+    if !insecure_ok {
+        shrike_sys::privileges::check_output_dir(dir, run_as_uid(cfg))
+            .map_err(|e| format!("log directory: {e}"))?;
+    }
+    let handle = shrike_sys::safefs::DirHandle::open(dir)
+        .map_err(|e| format!("log directory {}: {e}", dir.display()))?;
+    let name = shrike_sys::safefs::unpredictable_name(".shrike-write-test-");
+    handle
+        .create_new(std::ffi::OsStr::new(&name), 0o600)
         .map_err(|e| format!("log directory {} is not writable: {e}", dir.display()))?;
-    let _ = std::fs::remove_file(&probe);
+    let _ = handle.unlink(std::ffi::OsStr::new(&name));
     Ok(())
 }
 

@@ -298,7 +298,7 @@ fn missing_files_are_named() {
     // Rules: crate-level (see bad_input_rules.rs for the binary once -S loads rules).
     let set = shrike_detect_rules_missing();
     assert!(
-        set.contains("/nonexistent/x.rules:0") && set.contains("cannot read file"),
+        set.contains("/nonexistent/x.rules:0") && set.contains("missing rule file"),
         "{set}"
     );
 }

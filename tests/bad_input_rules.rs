@@ -175,12 +175,13 @@ fn loader_missing_and_unreadable_rule_files() {
     let msgs: Vec<String> = set.errors.iter().map(|e| e.to_string()).collect();
     assert!(
         msgs.iter()
-            .any(|m| m.starts_with("/nonexistent/a.rules:0") && m.contains("cannot read file")),
+            .any(|m| m.starts_with("/nonexistent/a.rules:0") && m.contains("missing rule file")),
         "{msgs:?}"
     );
     assert!(
         msgs.iter()
-            .any(|m| m.contains(&d.path().display().to_string()) && m.contains("cannot read file")),
+            .any(|m| m.contains(&d.path().display().to_string())
+                && m.contains("cannot read rule file")),
         "{msgs:?}"
     );
     assert_eq!(set.rules.len(), 1, "the readable file still loads");

@@ -192,3 +192,76 @@ fn sigkill_loses_at_most_about_one_flush_interval() {
     // One flush interval (1 s) at 1,000 alerts/s, plus what sat in the pipe and in flight.
     assert!(lost <= rate + rate / 2, "lost {lost} > ~one flush interval");
 }
+
+/// A tmpfs mounted for the test, unmounted on drop (even when the test fails).
+struct Mount(std::path::PathBuf);
+
+impl Mount {
+    fn tmpfs(at: &std::path::Path, opts: &str) -> Option<Mount> {
+        std::fs::create_dir_all(at).ok()?;
+        let ok = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", opts, "tmpfs"])
+            .arg(at)
+            .status()
+            .ok()?
+            .success();
+        ok.then(|| Mount(at.to_path_buf()))
+    }
+}
+
+impl Drop for Mount {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg("-l").arg(&self.0).status();
+        let _ = std::fs::remove_dir(&self.0);
+    }
+}
+
+/// A full disk in file mode (issue 25): alerts block on the stalled writer; after
+/// `stall-timeout` seconds without progress the run ends with exit 1 and a message naming
+/// the path and the error, having written what fitted. Needs root to mount the tmpfs.
+#[test]
+fn full_disk_ends_a_file_run_with_exit_1_and_the_path() {
+    let d = TempDir::new("fulldisk");
+    let Some(m) = Mount::tmpfs(&d.path().join("full"), "size=2m") else {
+        eprintln!("skipped: cannot mount a tmpfs here (needs root)");
+        return;
+    };
+    let pcap = d.path().join("flood.pcap");
+    let mut data = pcap_header();
+    // ~60 MB of alerts for a 2 MiB filesystem.
+    for i in 0..150_000u32 {
+        udp_record(&mut data, i, 1_700_000_000_000_000 + u64::from(i) * 10, 32);
+    }
+    std::fs::write(&pcap, &data).unwrap();
+    let rules = d.path().join("every.rules");
+    std::fs::write(&rules, EVERY_PACKET).unwrap();
+    let stall_s = 3;
+    let t0 = Instant::now();
+    let o = shrike()
+        .args(["-v", "-k", "none", "--runmode", "single", "-r"])
+        .arg(&pcap)
+        .arg("-S")
+        .arg(&rules)
+        .arg("-l")
+        .arg(&m.0)
+        .args(["--set", &format!("output.eve.stall-timeout={stall_s}")])
+        .output()
+        .unwrap();
+    let took = t0.elapsed();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    let eve = m.0.join("eve.json");
+    assert!(
+        err.contains(&format!("{}: No space left on device", eve.display())),
+        "names the path and the error: {err}"
+    );
+    assert!(err.contains("no progress"), "{err}");
+    // Stall timeout, plus the bounded shutdown (10 s) and slack for a loaded machine.
+    assert!(
+        took < Duration::from_secs(stall_s + 10 + 20),
+        "ended in {took:?}: {err}"
+    );
+    // What fitted was written: the file is close to the filesystem's size.
+    let len = std::fs::metadata(&eve).map(|m| m.len()).unwrap_or(0);
+    assert!(len > 1024 * 1024, "eve.json has {len} bytes");
+}

@@ -4,7 +4,6 @@
 
 mod common;
 
-use std::collections::HashSet;
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -121,26 +120,13 @@ fn ctl_into_a_closed_pipe_does_not_panic() {
 }
 
 /// EVE records of a run, normalised for comparison: stats records left out (timing-bound),
-/// every record as canonical JSON (sorted keys), sorted. Alerts of `host_sids` and the flow
-/// `alerted` flag are left out too when `host_sids` is given (see
-/// [`check_deterministic`]).
-fn normalised(dir: &std::path::Path, host_sids: Option<&HashSet<u64>>) -> Vec<String> {
+/// every record as canonical JSON (sorted keys), sorted.
+fn normalised(dir: &std::path::Path) -> Vec<String> {
     let mut v: Vec<String> = eve_records(dir)
         .into_iter()
         .filter(|r| r["event_type"] != "stats")
-        .filter(|r| {
-            let sid = r["alert"]["signature_id"].as_u64();
-            !matches!((host_sids, sid), (Some(h), Some(s)) if h.contains(&s))
-        })
-        .map(|mut r| {
-            if host_sids.is_some() {
-                if let Some(f) = r.get_mut("flow").and_then(|f| f.as_object_mut()) {
-                    f.remove("alerted");
-                }
-            }
-            // serde_json's map is ordered by key: the text is canonical.
-            serde_json::to_string(&r).unwrap()
-        })
+        // serde_json's map is ordered by key: the text is canonical.
+        .map(|r| serde_json::to_string(&r).unwrap())
         .collect();
     v.sort();
     v
@@ -200,63 +186,30 @@ fn assert_same(what: &str, eve: &[String], base: &[String]) {
     );
 }
 
-/// Sids of rules with host-scoped state (thresholds and detection filters not tracked by
-/// flow, hostbits, host tags). Which packet such a rule alerts on can still depend on the
-/// order in which workers reach the shared state: not covered across worker counts yet.
-fn host_state_sids(rules: &str) -> HashSet<u64> {
-    rules
-        .lines()
-        .filter(|l| !l.trim_start().starts_with('#'))
-        .filter(|l| {
-            ((l.contains("threshold:") || l.contains("detection_filter:"))
-                && !l.contains("by_flow"))
-                || l.contains("hostbits:")
-                || l.contains("tag:host")
-        })
-        .filter_map(|l| {
-            let i = l.find(" sid:").or_else(|| l.find(";sid:"))? + 5;
-            l[i..].split(';').next()?.trim().parse().ok()
-        })
-        .collect()
-}
-
-/// The determinism check over `inputs`: the same worker count (and `--runmode single` against
-/// `--workers 1`) gives exactly the same sorted EVE on every run; `--workers 1, 2, 4` give the
-/// same EVE except for alerts of rules with host-scoped state (`host_sids`), and nothing is
-/// dropped.
+/// The determinism check over `inputs`: `--workers 1, 2, 4` and `--runmode single` give the
+/// same sorted EVE, on every run (`repeats` runs per mode), with nothing dropped. Host-scoped
+/// state (thresholds `by_src`/`by_dst`, host bits ...) included: ET Open's thresholds decide
+/// on the same packets whatever the worker count.
 fn check_deterministic(inputs: &[PathBuf], rules: &std::path::Path, repeats: usize) {
-    let text = std::fs::read_to_string(rules).unwrap();
-    let host = host_state_sids(&text);
     let modes: [&[&str]; 4] = [
         &["--workers", "1"],
         &["--runmode", "single"],
         &["--workers", "2"],
         &["--workers", "4"],
     ];
-    let mut exact: Vec<Vec<String>> = Vec::new();
-    let mut loose: Vec<Vec<String>> = Vec::new();
+    let mut base: Option<Vec<String>> = None;
     for m in modes {
-        let tmp = TempDir::new("det");
-        run_into(tmp.path(), inputs, rules, m);
-        exact.push(normalised(tmp.path(), None));
-        loose.push(normalised(tmp.path(), Some(&host)));
-        for r in 1..repeats {
-            let again = TempDir::new("det-again");
-            run_into(again.path(), inputs, rules, m);
-            assert_same(
-                &format!("{m:?}, run {}", r + 1),
-                &normalised(again.path(), None),
-                exact.last().unwrap(),
-            );
-        }
-    }
-    assert!(!exact[0].is_empty(), "no EVE records");
-    assert_same("--runmode single vs --workers 1", &exact[1], &exact[0]);
-    for (i, m) in modes.iter().enumerate().skip(2) {
-        if host.is_empty() {
-            assert_same(&format!("{m:?} vs --workers 1"), &exact[i], &exact[0]);
-        } else {
-            assert_same(&format!("{m:?} vs --workers 1"), &loose[i], &loose[0]);
+        for r in 0..repeats {
+            let tmp = TempDir::new("det");
+            run_into(tmp.path(), inputs, rules, m);
+            let eve = normalised(tmp.path());
+            match &base {
+                None => {
+                    assert!(!eve.is_empty(), "no EVE records");
+                    base = Some(eve);
+                }
+                Some(b) => assert_same(&format!("{m:?}, run {} vs --workers 1", r + 1), &eve, b),
+            }
         }
     }
 }
@@ -265,7 +218,17 @@ fn check_deterministic(inputs: &[PathBuf], rules: &std::path::Path, repeats: usi
 fn eve_is_the_same_whatever_the_worker_count_samples() {
     // Always runnable: the repository's own captures with an every-packet rule.
     let tmp = TempDir::new("det-samples");
-    let rules = all_rule(tmp.path());
+    // An every-packet rule, and host-scoped thresholds: which packet of a host alerts must
+    // not depend on which worker saw it.
+    let rules = tmp.path().join("det.rules");
+    std::fs::write(
+        &rules,
+        "alert ip any any -> any any (msg:\"all\"; sid:1;)\n\
+         alert ip any any -> any any (msg:\"once per source\"; threshold: type limit, track by_src, count 1, seconds 3600; sid:2;)\n\
+         alert ip any any -> any any (msg:\"every 3rd per destination\"; threshold: type threshold, track by_dst, count 3, seconds 3600; sid:3;)\n\
+         alert ip any any -> any any (msg:\"after 5 per source\"; detection_filter: track by_src, count 5, seconds 3600; sid:4;)\n",
+    )
+    .unwrap();
     let mut inputs = vec![repo().join("samples/sample.pcap")];
     for f in ["443-curl.pcap", "dns.pcap", "http_on_sip_port.pcap"] {
         inputs.push(repo().join("tests/data/app").join(f));
@@ -301,4 +264,169 @@ fn eve_is_the_same_whatever_the_worker_count_ndpi_et_open() {
     let rules = tmp.path().join("et.rules");
     std::fs::write(&rules, all).unwrap();
     check_deterministic(&[ndpi], &rules, 3);
+}
+
+/// Packets in a run's summary line.
+fn packets_of(o: &std::process::Output) -> u64 {
+    summary_packets(&stderr(o)).unwrap_or_else(|| panic!("no summary: {}", stderr(o)))
+}
+
+#[test]
+fn gzip_captures_read_from_files_directories_and_stdin() {
+    let tmp = TempDir::new("gz");
+    let plain = repo().join("samples/sample.pcap");
+    let gz = tmp.path().join("sample.pcap.gz");
+    let st = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "gzip -c '{}' > '{}'",
+            plain.display(),
+            gz.display()
+        ))
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let run = |args: &[&str], stdin: Option<&std::path::Path>| {
+        let mut c = shrike();
+        c.args(args).args(["-l", "-", "--disable-detection"]);
+        if let Some(p) = stdin {
+            c.stdin(std::fs::File::open(p).unwrap());
+        }
+        c.stdout(Stdio::null()).output().unwrap()
+    };
+    let base = run(&["-r", plain.to_str().unwrap()], None);
+    assert_eq!(base.status.code(), Some(0), "{}", stderr(&base));
+    let want = packets_of(&base);
+    assert!(want > 0);
+    for (what, o) in [
+        ("file", run(&["-r", gz.to_str().unwrap()], None)),
+        ("dir", run(&["-r", tmp.path().to_str().unwrap()], None)),
+        ("stdin", run(&["-r", "-"], Some(&gz))),
+    ] {
+        assert_eq!(o.status.code(), Some(0), "{what}: {}", stderr(&o));
+        assert_eq!(packets_of(&o), want, "{what}: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn a_directory_run_skips_unreadable_files_and_counts_them() {
+    let tmp = TempDir::new("dirskip");
+    let dir = tmp.path().join("in");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::copy(repo().join("samples/sample.pcap"), dir.join("a.pcap")).unwrap();
+    std::fs::write(dir.join("b.pcap"), b"GIF89a not a capture at all").unwrap();
+    std::fs::write(dir.join("c.pcap.gz"), [0x1f, 0x8b, 8, 0, 0, 0]).unwrap();
+    let o = shrike()
+        .args(["-l", "-", "--disable-detection", "-r"])
+        .arg(&dir)
+        .stdout(Stdio::null())
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("b.pcap") && err.contains("file skipped"),
+        "{err}"
+    );
+    assert!(err.contains("2 file(s) skipped"), "{err}");
+    assert!(packets_of(&o) > 0);
+    // Nothing readable at all: exit 1.
+    std::fs::remove_file(dir.join("a.pcap")).unwrap();
+    let o = shrike()
+        .args(["-l", "-", "--disable-detection", "-r"])
+        .arg(&dir)
+        .stdout(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    // A file named on the command line is still an error.
+    let o = shrike()
+        .args(["-l", "-", "--disable-detection", "-r"])
+        .arg(dir.join("b.pcap"))
+        .stdout(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+}
+
+#[test]
+fn eve_types_filter_each_protocol() {
+    let tmp = TempDir::new("types");
+    let inputs = [
+        repo().join("tests/data/app/dns.pcap"),
+        repo().join("tests/data/app/443-curl.pcap"),
+    ];
+    let run = |cfg: Option<&str>| {
+        let out = TempDir::new("types-out");
+        let mut c = shrike();
+        c.arg("-r").args(&inputs).arg("-l").arg(out.path());
+        if let Some(text) = cfg {
+            let p = tmp.path().join("shrike.yaml");
+            std::fs::write(&p, text).unwrap();
+            c.arg("-c").arg(&p);
+        }
+        let o = c.output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        eve_records(out.path())
+    };
+    let all = run(None);
+    assert!(count_type(&all, "dns") > 0 && count_type(&all, "tls") > 0);
+    let some = run(Some("output:\n  eve:\n    types: [alert, flow, tls]\n"));
+    assert_eq!(count_type(&some, "dns"), 0, "dns is not among the types");
+    assert_eq!(count_type(&some, "tls"), count_type(&all, "tls"));
+    assert_eq!(count_type(&some, "flow"), count_type(&all, "flow"));
+}
+
+#[test]
+fn pidfile_is_written_while_running_and_removed_after() {
+    let tmp = TempDir::new("pid");
+    let pidfile = tmp.path().join("shrike.pid");
+    let mut child = shrike()
+        .args(["-r", "-", "-l", "-", "--disable-detection", "--pidfile"])
+        .arg(&pidfile)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    while !pidfile.exists() && t0.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let text = std::fs::read_to_string(&pidfile).expect("pidfile written");
+    assert_eq!(text.trim(), child.id().to_string());
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin
+            .write_all(&std::fs::read(repo().join("samples/sample.pcap")).unwrap())
+            .unwrap();
+    }
+    let st = wait_within(&mut child, Duration::from_secs(10), "pidfile run");
+    assert!(st.success());
+    assert!(!pidfile.exists(), "pidfile removed at exit");
+}
+
+#[test]
+fn unused_suricata_yaml_settings_are_reported_at_default_verbosity() {
+    let yaml = PathBuf::from("/etc/suricata/suricata.yaml");
+    if !yaml.exists() {
+        eprintln!("skipped: Suricata's suricata.yaml not installed");
+        return;
+    }
+    let tmp = TempDir::new("suri-yaml");
+    let o = shrike()
+        .arg("-c")
+        .arg(&yaml)
+        .args(["--disable-detection", "-r"])
+        .arg(repo().join("samples/sample.pcap"))
+        .arg("-l")
+        .arg(tmp.path())
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert!(
+        err.contains("suricata.yaml setting(s) not used by shrike (-v lists them)"),
+        "{err}"
+    );
 }

@@ -85,6 +85,9 @@ impl RecordCtx<'_> {
         id: u64,
         opts: &EveHttpOptions,
     ) {
+        if !out.wants_type("http") {
+            return;
+        }
         let Some(mut rec) = out.record(EventKind::Protocol) else {
             return;
         };
@@ -104,6 +107,9 @@ impl RecordCtx<'_> {
         id: u64,
         opts: &EveHttpOptions,
     ) {
+        if !out.wants_type("files") {
+            return;
+        }
         let Some(tx) = h.tx(id) else {
             return;
         };
@@ -150,6 +156,9 @@ impl RecordCtx<'_> {
     /// The EVE `dns` records of one transaction: one per query of a request, one for a
     /// response.
     pub fn dns(&self, out: &mut shrike_output::EveOutput, tx: &DnsTx, cfg: &DnsLogConfig) {
+        if !out.wants_type("dns") {
+            return;
+        }
         if tx.request().is_some() && cfg.requests {
             for i in 0..dns_eve::query_count(tx) {
                 let Some(mut rec) = out.record(EventKind::Protocol) else {
@@ -189,6 +198,9 @@ impl RecordCtx<'_> {
 
     /// The EVE `tls` record of the flow.
     pub fn tls(&self, out: &mut shrike_output::EveOutput, t: &TlsState, cfg: &TlsLogConfig) {
+        if !out.wants_type("tls") {
+            return;
+        }
         let Some(mut rec) = out.record(EventKind::Protocol) else {
             return;
         };

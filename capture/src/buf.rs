@@ -41,6 +41,13 @@ impl InputBuf {
         self.pos
     }
 
+    /// The unconsumed bytes followed by the rest of the input, as one reader (to put a
+    /// decompressor in front of an input whose first bytes were already read).
+    pub(crate) fn into_reader(self) -> Box<dyn Read + Send> {
+        let head = self.data().to_vec();
+        Box::new(io::Cursor::new(head).chain(self.inner))
+    }
+
     /// Number of buffered, unconsumed bytes.
     #[inline]
     pub(crate) fn len(&self) -> usize {

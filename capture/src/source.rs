@@ -220,10 +220,21 @@ impl FileSource {
                 (FileFormat::PcapNg, Reader::Ng(NgReader::new()))
             }
             [0x1f, 0x8b, ..] => {
-                return Err(bad(
-                    "gzip-compressed; decompress it first (e.g. `zcat FILE | shrike -r -`)".into(),
-                    &name,
-                ))
+                // gzip (`.pcap.gz`, as tcpdump and Wireshark read them), from a file or a
+                // pipe alike: decompress on the fly (concatenated members too). The
+                // compressed size says nothing about progress.
+                let gz = flate2::read::MultiGzDecoder::new(input.into_reader());
+                return match FileSource::with_input(name.clone(), Box::new(gz), None) {
+                    Err(CaptureError::Io { source, .. }) => Err(bad(
+                        format!("gzip-compressed input that cannot be decompressed: {source}"),
+                        &name,
+                    )),
+                    Err(CaptureError::Empty { .. }) => Err(bad(
+                        "gzip-compressed input that holds no data".into(),
+                        &name,
+                    )),
+                    r => r,
+                };
             }
             other => {
                 return Err(bad(

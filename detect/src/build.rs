@@ -248,6 +248,14 @@ impl Engine {
             .filter(|s| s.app.as_ref().is_some_and(|a| a.is_tx() && a.fp.is_some()))
             .count();
         let has_tags = sigs.iter().any(|s| !s.tags.is_empty());
+        let has_host_tags = sigs.iter().any(|s| {
+            s.tags
+                .iter()
+                .any(|t| t.kind == shrike_rules::parse::keywords::TagKind::Host)
+        });
+        let has_hostbits = sigs
+            .iter()
+            .any(|s| !s.host_checks.is_empty() || !s.host_post.is_empty());
         let by_id = |m: &HashMap<String, u32>| {
             let mut v: Vec<Box<str>> = vec![Box::from(""); m.len()];
             for (k, &i) in m {
@@ -265,6 +273,9 @@ impl Engine {
             bit_names,
             int_names,
             has_tags,
+            has_host_tags,
+            has_hostbits,
+            host: Default::default(),
             sigs,
             iponly,
             groups,

@@ -4,15 +4,16 @@ use shrike_rules::matcher::{MatchEnv, Scratch};
 use shrike_rules::parse::Action;
 
 use super::group::Group;
-use super::hostbits::HostBits;
+use super::host_state::{HostGate, HostShared};
 use super::packet::{FlowInput, Packet, PacketView};
 use super::sig::{mask, Sig};
 use super::stream_inspect::{stream_view, StreamData};
-use super::tag::{self, HostTags};
-use super::threshold::{ThresholdState, Verdict};
+use super::tag;
+use super::threshold::Verdict;
 use super::vars::{fflag, FlowVars};
 use super::Engine;
 use shrike_rules::parse::keywords::TagKind;
+use std::sync::Arc;
 
 /// One alert of a packet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,18 +77,43 @@ pub struct DetectThread {
     queue: Vec<(u32, u64)>,
     alerts: Vec<Alert>,
     app_sc: super::app_inspect::AppScratch,
-    /// Threshold and detection_filter counters of this worker.
-    pub thresholds: ThresholdState,
-    /// Host bits of this worker.
-    pub hostbits: HostBits,
-    /// Host tags of this worker.
-    pub host_tags: HostTags,
+    /// Thresholds, detection filters, host bits and host tags: shared by every context of
+    /// the engine (see [`super::host_state`]).
+    pub host: Arc<HostShared>,
+    /// File mode: orders host-state decisions by input position.
+    gate: Option<Arc<dyn HostGate>>,
+    /// Input position of the entry being processed (for the gate).
+    order: u64,
+    /// The gate was passed for `order`.
+    turn: bool,
     tagged: bool,
     /// Counters.
     pub stats: DetectStats,
 }
 
 impl DetectThread {
+    /// File mode: order host-state decisions with `gate` (see [`super::host_state`]).
+    pub fn set_gate(&mut self, gate: Arc<dyn HostGate>) {
+        self.gate = Some(gate);
+    }
+
+    /// The input position of the entry about to be processed (packet, or clock tick whose
+    /// flow timeouts may inspect released data).
+    pub fn set_order(&mut self, order: u64) {
+        self.order = order;
+        self.turn = false;
+    }
+
+    /// Wait, once per entry, until host state may be touched (no-op without a gate).
+    fn host_turn(&mut self) {
+        if !self.turn {
+            if let Some(g) = &self.gate {
+                g.wait_turn(self.order);
+            }
+            self.turn = true;
+        }
+    }
+
     /// Start a packet: no alerts queued yet.
     pub(crate) fn begin(&mut self) {
         self.alerts.clear();
@@ -139,9 +165,10 @@ impl Engine {
             queue: Vec::with_capacity(32),
             alerts: Vec::with_capacity(self.cfg.packet_alert_max.max(1)),
             app_sc: super::app_inspect::AppScratch::new(self.sigs.len()),
-            thresholds: ThresholdState::default(),
-            hostbits: HostBits::default(),
-            host_tags: HostTags::default(),
+            host: Arc::clone(&self.host),
+            gate: None,
+            order: 0,
+            turn: false,
             tagged: false,
             stats: DetectStats::default(),
         }
@@ -223,13 +250,25 @@ impl Engine {
                     let Some(s) = self.sigs.get(n as usize) else {
                         continue;
                     };
-                    if s.header.matches(&p)
-                        && s.host_checks.iter().all(|b| th.hostbits.check(b, &p))
+                    if !s.header.matches(&p) {
+                        continue;
+                    }
+                    let host = !s.host_checks.is_empty() || !s.host_post.is_empty();
+                    if host {
+                        th.host_turn();
+                    }
+                    if !host
+                        || s.host_checks
+                            .iter()
+                            .all(|b| th.host.hostbits().check(b, &p))
                     {
                         if let Some(f) = flow.as_mut() {
                             s.post.iter().for_each(|op| op.apply(f.state));
                         }
-                        s.host_post.iter().for_each(|b| th.hostbits.apply(b, &p));
+                        if host {
+                            let mut hb = th.host.hostbits();
+                            s.host_post.iter().for_each(|b| hb.apply(b, &p));
+                        }
                         th.queue.push((n, NO_TX));
                     }
                 }
@@ -270,11 +309,22 @@ impl Engine {
                 ) else {
                     continue;
                 };
-                if s.host_checks.iter().all(|b| th.hostbits.check(b, &p)) {
+                let host = !s.host_checks.is_empty() || !s.host_post.is_empty();
+                if host {
+                    th.host_turn();
+                }
+                if !host
+                    || s.host_checks
+                        .iter()
+                        .all(|b| th.host.hostbits().check(b, &p))
+                {
                     if let Some(f) = flow.as_mut() {
                         s.post.iter().for_each(|op| op.apply(f.state));
                     }
-                    s.host_post.iter().for_each(|b| th.hostbits.apply(b, &p));
+                    if host {
+                        let mut hb = th.host.hostbits();
+                        s.host_post.iter().for_each(|b| hb.apply(b, &p));
+                    }
                     th.queue
                         .push((n, if on_stream { STREAM_NO_TX } else { NO_TX }));
                 }
@@ -307,11 +357,18 @@ impl Engine {
             return;
         }
         let env = MatchEnv::default();
-        let hostbits = &th.hostbits;
+        if self.has_hostbits {
+            th.host_turn();
+        }
+        let host = &th.host;
+        let has_hostbits = self.has_hostbits;
         let mut pkt_ok = |n: u32, st: &super::FlowDetect, sc: &mut Scratch| {
             self.sigs.get(n as usize).is_some_and(|s| {
                 self.sig_matches(s, p, st.vars(), sc, &env)
-                    && s.host_checks.iter().all(|b| hostbits.check(b, p))
+                    && (!has_hostbits || {
+                        let hb = host.hostbits();
+                        s.host_checks.iter().all(|b| hb.check(b, p))
+                    })
             })
         };
         self.inspect_txs(
@@ -448,7 +505,10 @@ impl Engine {
                     tagged |= tag::handle(&mut v.tags, len, now);
                 }
             }
-            tagged |= th.host_tags.handle(p);
+            if self.has_host_tags {
+                th.host_turn();
+                tagged |= th.host.host_tags().handle(p);
+            }
             th.tagged = tagged;
         }
     }
@@ -469,7 +529,10 @@ impl Engine {
             let Some(s) = self.sigs.get(n as usize) else {
                 continue;
             };
-            let verdict = self.alert_verdict(s, p, &mut th.thresholds);
+            if s.threshold.is_some() {
+                th.host_turn();
+            }
+            let verdict = self.alert_verdict(s, p, &th.host);
             if verdict == Verdict::Drop {
                 continue;
             }
@@ -488,7 +551,10 @@ impl Engine {
                                 );
                             }
                         }
-                        TagKind::Host => th.host_tags.add(t, s.info.sid, s.info.gid, p),
+                        TagKind::Host => {
+                            th.host_turn();
+                            th.host.host_tags().add(t, s.info.sid, s.info.gid, p)
+                        }
                     }
                 }
             }
@@ -518,7 +584,7 @@ impl Engine {
     }
 
     /// Suricata's `PacketAlertHandle`: suppressions first, then the threshold.
-    fn alert_verdict(&self, s: &Sig, p: &PacketView<'_>, st: &mut ThresholdState) -> Verdict {
+    fn alert_verdict(&self, s: &Sig, p: &PacketView<'_>, host: &HostShared) -> Verdict {
         if p.ip_version == 0 {
             return Verdict::Alert;
         }
@@ -529,7 +595,7 @@ impl Engine {
         }
         match s.threshold {
             Some(t) => match self.thresholds.get(t as usize) {
-                Some(spec) => st.handle(t, spec, p),
+                Some(spec) => host.thresholds().handle(t, spec, p),
                 None => Verdict::Alert,
             },
             None => Verdict::Alert,

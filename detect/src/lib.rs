@@ -22,6 +22,7 @@ mod build;
 mod compile;
 pub mod config;
 mod group;
+pub mod host_state;
 pub mod hostbits;
 mod inspect;
 mod iponly;
@@ -125,6 +126,12 @@ pub struct Engine {
     report: BuildReport,
     /// Some rule has `tag`.
     has_tags: bool,
+    /// Some rule has a `tag` on a host (host tags are looked up for every packet).
+    has_host_tags: bool,
+    /// Some rule checks or sets host bits.
+    has_hostbits: bool,
+    /// Host-scoped state, shared by every detection context of this engine.
+    host: std::sync::Arc<host_state::HostShared>,
     /// Flowbit names by id.
     bit_names: Vec<Box<str>>,
     /// Flowint names by id.

@@ -94,6 +94,19 @@ pub fn configure(algo: MpmAlgo, cache_dir: Option<std::path::PathBuf>) {
     }
 }
 
+static INSECURE_CACHE_OK: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Use the Hyperscan cache directory even when it is world-writable or owned by another user
+/// (`--allow-insecure-files`).
+pub fn allow_insecure_cache(ok: bool) {
+    INSECURE_CACHE_OK.store(ok, std::sync::atomic::Ordering::Relaxed);
+}
+
+#[cfg_attr(not(feature = "hyperscan"), allow(dead_code))]
+pub(crate) fn insecure_cache_ok() -> bool {
+    INSECURE_CACHE_OK.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// The matcher engines are built with.
 pub fn algo() -> MpmAlgo {
     SETTINGS.read().map(|s| s.algo).unwrap_or_default()

@@ -19,6 +19,8 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 use hyperscan::prelude::*;
 use std::collections::HashSet;
 
+use shrike_sys::safefs::DirHandle;
+
 use super::prefilter::Prefilter;
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
@@ -76,15 +78,14 @@ impl HsPrefilter {
     /// Load the database for `patterns` from the cache in `dir`, or compile it and store it
     /// there. Counts hits and misses in [`cache_stats`].
     pub fn cached(dir: Option<&Path>, patterns: &[&[u8]]) -> Option<HsPrefilter> {
-        let path = dir.map(|d| d.join(cache_name(patterns)));
-        if let Some(db) = path.as_deref().and_then(load) {
-            CACHE_HITS.fetch_add(1, Ordering::Relaxed);
+        if let Some(db) = load_cached(dir, patterns) {
             return Some(HsPrefilter::with_db(db, patterns));
         }
         CACHE_MISSES.fetch_add(1, Ordering::Relaxed);
         let db = compile(patterns)?;
-        if let Some(p) = path.as_deref() {
-            store(p, &db);
+        if let Some(d) = dir.and_then(open_dir) {
+            let fp = fingerprint(patterns);
+            store(&d, &cache_name(&fp), &fp, &db);
         }
         Some(HsPrefilter::with_db(db, patterns))
     }
@@ -104,50 +105,183 @@ pub fn cache_stats() -> (u64, u64, u64) {
     )
 }
 
-/// Cache file name: a digest of the Hyperscan version and the pattern list.
-fn cache_name(patterns: &[&[u8]]) -> String {
+/// Cache entries discarded: a fingerprint that does not match the pattern set (a file
+/// swapped between keys or left by another version), a checksum mismatch or a database
+/// Hyperscan refuses. Each is logged, removed and rebuilt.
+static CACHE_REJECTED: AtomicU64 = AtomicU64::new(0);
+
+/// Cache entries discarded since the process started (see [`CACHE_REJECTED`]).
+pub fn cache_rejected() -> u64 {
+    CACHE_REJECTED.load(Ordering::Relaxed)
+}
+
+/// First bytes of a cache entry (the format version is in it).
+const MAGIC: &[u8; 16] = b"shrike-hsdb-v2\n\0";
+
+/// Pattern flags every database is compiled with (part of the fingerprint).
+fn pattern_flags() -> hyperscan::PatternFlags {
+    hyperscan::PatternFlags::CASELESS | hyperscan::PatternFlags::DOTALL
+}
+
+/// What a database is for: SHA-256 over the format, the Hyperscan version, the pattern
+/// flags and the pattern list. Stored in the entry and checked on load.
+fn fingerprint(patterns: &[&[u8]]) -> [u8; 32] {
     use sha2::{Digest, Sha256};
     let mut h = Sha256::new();
-    h.update(b"shrike-mpm-v1\0");
+    h.update(MAGIC);
     h.update(hyperscan::version_str().to_bytes());
+    h.update(b"\0");
+    h.update(format!("{:?}", pattern_flags()).as_bytes());
+    h.update(b"\0");
     for p in patterns {
         h.update((p.len() as u32).to_le_bytes());
         h.update(p);
     }
-    let d = h.finalize();
-    let mut name = String::with_capacity(72);
-    for b in d.iter().take(20) {
+    h.finalize().into()
+}
+
+fn sha256(b: &[u8]) -> [u8; 32] {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(b).into()
+}
+
+/// Cache file name: the first 160 bits of the fingerprint.
+fn cache_name(fp: &[u8; 32]) -> String {
+    let mut name = String::with_capacity(48);
+    for b in fp.iter().take(20) {
         name.push_str(&format!("{b:02x}"));
     }
     name.push_str(".hsdb");
     name
 }
 
-fn load(path: &Path) -> Option<BlockDatabase> {
-    use hyperscan::SerializedDatabase;
-    let bytes = std::fs::read(path).ok()?;
-    bytes.deserialize::<hyperscan::BlockMode>().ok()
+/// Directories already reported as unusable (warned once each).
+static BAD_DIRS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// The cache directory as a handle, created (mode 0700) when missing; `None` (warned once)
+/// when it is not trusted: world-writable, or owned by a user other than root and the one
+/// shrike runs as, or reached through another user's symbolic link (as the log directory).
+fn open_dir(dir: &Path) -> Option<DirHandle> {
+    if std::fs::symlink_metadata(dir).is_err() {
+        use std::os::unix::fs::DirBuilderExt;
+        let _ = std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir);
+    }
+    let checked = if super::prefilter::insecure_cache_ok() {
+        Ok(())
+    } else {
+        shrike_sys::privileges::check_output_dir(dir, None).map_err(|e| e.to_string())
+    };
+    let opened = checked.and_then(|()| DirHandle::open(dir).map_err(|e| e.to_string()));
+    match opened {
+        Ok(h) => Some(h),
+        Err(why) => {
+            if let Ok(mut bad) = BAD_DIRS.lock() {
+                if !bad.iter().any(|b| b == dir) {
+                    bad.push(dir.to_path_buf());
+                    eprintln!("shrike: warning: mpm-cache-dir not used: {why}");
+                }
+            }
+            None
+        }
+    }
 }
 
-fn store(path: &Path, db: &BlockDatabase) {
+/// Discard a bad cache entry: counted, logged, removed.
+fn reject(dir: &DirHandle, name: &str, why: &str) {
+    CACHE_REJECTED.fetch_add(1, Ordering::Relaxed);
+    eprintln!(
+        "shrike: warning: mpm cache {}: {why}; discarded, rebuilding",
+        dir.path().join(name).display()
+    );
+    let _ = dir.unlink(std::ffi::OsStr::new(name));
+}
+
+/// The database stored under `name` for fingerprint `fp`, when the entry is intact and is
+/// for exactly this pattern set.
+fn load(dir: &DirHandle, name: &str, fp: &[u8; 32]) -> Option<BlockDatabase> {
+    use hyperscan::SerializedDatabase;
+    use std::io::Read;
+    let mut f = match dir.open_read(std::ffi::OsStr::new(name)) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+        Err(e) => {
+            reject(dir, name, &format!("cannot be read safely ({e})"));
+            return None;
+        }
+    };
+    let mut bytes = Vec::new();
+    if f.read_to_end(&mut bytes).is_err() {
+        reject(dir, name, "cannot be read");
+        return None;
+    }
+    let head = MAGIC.len() + 64;
+    let (Some(magic), Some(stored_fp), Some(digest), Some(payload)) = (
+        bytes.get(..MAGIC.len()),
+        bytes.get(MAGIC.len()..MAGIC.len() + 32),
+        bytes.get(MAGIC.len() + 32..head),
+        bytes.get(head..),
+    ) else {
+        reject(dir, name, "truncated");
+        return None;
+    };
+    if magic != MAGIC {
+        reject(dir, name, "not a shrike cache entry of this version");
+        return None;
+    }
+    if stored_fp != fp {
+        reject(
+            dir,
+            name,
+            "fingerprint does not match the pattern set (swapped or stale file)",
+        );
+        return None;
+    }
+    if digest != sha256(payload) {
+        reject(dir, name, "checksum mismatch (corrupt file)");
+        return None;
+    }
+    match payload.deserialize::<hyperscan::BlockMode>() {
+        Ok(db) => Some(db),
+        Err(e) => {
+            reject(dir, name, &format!("Hyperscan refuses it ({e})"));
+            None
+        }
+    }
+}
+
+/// Store `db` under `name`: written to a new file under an unpredictable name (`O_EXCL`,
+/// mode 0600, never through a link), then renamed into place, so a reader never sees a
+/// partial entry and nobody can plant the temporary file.
+fn store(dir: &DirHandle, name: &str, fp: &[u8; 32], db: &BlockDatabase) {
+    use std::io::Write;
     let Ok(bytes) = db.serialize() else {
         return;
     };
-    let Some(dir) = path.parent() else {
+    let tmp = shrike_sys::safefs::unpredictable_name(".tmp-");
+    let tmp = std::ffi::OsStr::new(&tmp);
+    let Ok(mut f) = dir.create_new(tmp, 0o600) else {
         return;
     };
-    if std::fs::create_dir_all(dir).is_err() {
-        return;
+    let ok = f.write_all(MAGIC).is_ok()
+        && f.write_all(fp).is_ok()
+        && f.write_all(&sha256(&bytes)).is_ok()
+        && f.write_all(&bytes).is_ok();
+    drop(f);
+    if !ok || dir.rename(tmp, std::ffi::OsStr::new(name)).is_err() {
+        let _ = dir.unlink(tmp);
     }
-    // Write then rename: a reader never sees a partial file.
-    let tmp = dir.join(format!(
-        ".{}.{}.tmp",
-        std::process::id(),
-        NEXT_ID.fetch_add(1, Ordering::Relaxed)
-    ));
-    if std::fs::write(&tmp, &*bytes).is_ok() && std::fs::rename(&tmp, path).is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
+}
+
+/// Load from the cache in `dir`, if any (counted as a hit).
+fn load_cached(dir: Option<&Path>, patterns: &[&[u8]]) -> Option<BlockDatabase> {
+    let d = open_dir(dir?)?;
+    let fp = fingerprint(patterns);
+    let db = load(&d, &cache_name(&fp), &fp)?;
+    CACHE_HITS.fetch_add(1, Ordering::Relaxed);
+    Some(db)
 }
 
 fn compile(patterns: &[&[u8]]) -> Option<BlockDatabase> {
@@ -158,11 +292,7 @@ fn compile(patterns: &[&[u8]]) -> Option<BlockDatabase> {
         .iter()
         .enumerate()
         .map(|(i, p)| {
-            Pattern::with_flags(
-                escape(p),
-                hyperscan::PatternFlags::CASELESS | hyperscan::PatternFlags::DOTALL,
-            )
-            .map(|mut pat| {
+            Pattern::with_flags(escape(p), pattern_flags()).map(|mut pat| {
                 pat.id = Some(i);
                 pat
             })
@@ -221,11 +351,8 @@ pub fn build_auto(
     patterns: &[&[u8]],
     ac: impl FnOnce() -> Option<Box<dyn Prefilter>>,
 ) -> Option<Box<dyn Prefilter>> {
-    if let Some(d) = dir {
-        if let Some(db) = load(&d.join(cache_name(patterns))) {
-            CACHE_HITS.fetch_add(1, Ordering::Relaxed);
-            return Some(Box::new(HsPrefilter::with_db(db, patterns)));
-        }
+    if let Some(db) = load_cached(dir, patterns) {
+        return Some(Box::new(HsPrefilter::with_db(db, patterns)));
     }
     // Not cached: Aho-Corasick now (built only here, so a warm cache costs no automaton).
     let ac = ac()?;
@@ -419,6 +546,79 @@ mod tests {
         assert_eq!(hits(&h, b"evil"), vec![(0, 0, 4)]);
         assert!(std::fs::read(&f).unwrap().len() > 100);
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Whoever can write the cache swaps entries between pattern sets or flips bytes: each
+    /// is detected (counted), discarded and rebuilt, and the matches stay those of the
+    /// patterns asked for.
+    #[test]
+    fn poisoned_cache_entries_are_detected_and_rebuilt() {
+        let dir = std::env::temp_dir().join(format!("shrike-mpm-poison-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let a: [&[u8]; 2] = [b"alpha", b"bravo"];
+        let b: [&[u8]; 2] = [b"charlie", b"delta"];
+        let hay = b"alpha bravo charlie delta";
+        let want_a = hits(&HsPrefilter::new(&a).unwrap(), hay);
+        let want_b = hits(&HsPrefilter::new(&b).unwrap(), hay);
+        HsPrefilter::cached(Some(&dir), &a).unwrap();
+        HsPrefilter::cached(Some(&dir), &b).unwrap();
+        let fa = dir.join(cache_name(&fingerprint(&a)));
+        let fb = dir.join(cache_name(&fingerprint(&b)));
+        assert!(fa.exists() && fb.exists());
+        // Only the two entries: no temporary file left behind.
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 2);
+
+        // Swap the two entries.
+        let (ba, bb) = (std::fs::read(&fa).unwrap(), std::fs::read(&fb).unwrap());
+        std::fs::write(&fa, &bb).unwrap();
+        std::fs::write(&fb, &ba).unwrap();
+        let r0 = cache_rejected();
+        let h = HsPrefilter::cached(Some(&dir), &a).unwrap();
+        assert_eq!(hits(&h, hay), want_a, "a's matches, not b's");
+        let h = build_auto(Some(&dir), &b, || {
+            AcPrefilter::new(&b).map(|p| Box::new(p) as Box<dyn Prefilter>)
+        })
+        .unwrap();
+        assert_eq!(hits(&*h, hay), want_b, "b's matches, not a's");
+        assert_eq!(cache_rejected(), r0 + 2, "both swaps detected");
+        assert_eq!(std::fs::read(&fa).unwrap(), ba, "a rebuilt in place");
+
+        // Flip one byte of the database: the checksum catches it.
+        let mut bytes = std::fs::read(&fa).unwrap();
+        let last = bytes.len() - 1;
+        bytes[last] ^= 0x55;
+        std::fs::write(&fa, &bytes).unwrap();
+        let h = HsPrefilter::cached(Some(&dir), &a).unwrap();
+        assert_eq!(hits(&h, hay), want_a);
+        assert_eq!(cache_rejected(), r0 + 3);
+
+        // A symbolic link planted as an entry is not followed (and is discarded).
+        std::fs::remove_file(&fa).unwrap();
+        let outside = dir.with_extension("outside");
+        std::fs::write(&outside, &ba).unwrap();
+        std::os::unix::fs::symlink(&outside, &fa).unwrap();
+        let h = HsPrefilter::cached(Some(&dir), &a).unwrap();
+        assert_eq!(hits(&h, hay), want_a);
+        assert_eq!(cache_rejected(), r0 + 4);
+        assert_eq!(
+            std::fs::read(&outside).unwrap(),
+            ba,
+            "the link target untouched"
+        );
+
+        // A world-writable cache directory is not used at all.
+        use std::os::unix::fs::PermissionsExt;
+        let ww = dir.join("ww");
+        std::fs::create_dir(&ww).unwrap();
+        std::fs::set_permissions(&ww, std::fs::Permissions::from_mode(0o777)).unwrap();
+        HsPrefilter::cached(Some(&ww), &a).unwrap();
+        assert_eq!(
+            std::fs::read_dir(&ww).unwrap().count(),
+            0,
+            "nothing stored there"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+        let _ = std::fs::remove_file(&outside);
     }
 
     #[test]

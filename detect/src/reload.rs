@@ -16,6 +16,7 @@
 use super::vars::fflag;
 use super::{DetectThread, Engine, FlowDetect};
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// Old-engine variable ids to new-engine ids, by name. Build it once per reload.
 #[derive(Debug, Clone, Default)]
@@ -89,7 +90,13 @@ impl Engine {
     pub fn thread_after_reload(&self, old: DetectThread) -> DetectThread {
         let mut t = self.thread();
         t.stats = old.stats;
-        t.host_tags = old.host_tags;
+        // Host tags carry over (once: every worker's old context shares them).
+        if !Arc::ptr_eq(&t.host, &old.host) {
+            let mut new = t.host.host_tags();
+            if new.is_empty() {
+                std::mem::swap(&mut *new, &mut *old.host.host_tags());
+            }
+        }
         t
     }
 }

@@ -117,6 +117,23 @@ pub struct EngineSetup {
     pub threshold_file: Option<PathBuf>,
     /// Engine settings.
     pub config: EngineConfig,
+    /// Load rule, classification and threshold files even when world-writable or owned by
+    /// another non-root user (`--allow-insecure-files`).
+    pub allow_insecure_files: bool,
+    /// One more owner trusted besides root and the effective user (the `run-as` user).
+    pub trusted_uid: Option<u32>,
+}
+
+impl EngineSetup {
+    /// `Err(why)` when `path` must not be loaded: world-writable or owned by another user
+    /// ([`shrike_sys::privileges::check_trusted`]), unless insecure files are allowed.
+    /// A missing file passes (it is reported as missing where it is read).
+    pub fn check_trusted(&self, path: &Path) -> Result<(), String> {
+        if self.allow_insecure_files || std::fs::metadata(path).is_err() {
+            return Ok(());
+        }
+        shrike_sys::privileges::check_trusted(path, self.trusted_uid).map_err(|e| e.to_string())
+    }
 }
 
 /// An engine plus what loading it found.
@@ -130,6 +147,8 @@ pub struct LoadedEngine {
     pub parse_errors: Vec<RuleLoadError>,
     /// Rule files that could not be read.
     pub missing_files: Vec<PathBuf>,
+    /// Rule, classification or threshold files refused as insecure, with the reason.
+    pub refused_files: Vec<String>,
     /// Non-fatal notes (duplicate sids, config-file problems).
     pub warnings: Vec<String>,
     /// Where the classifications came from (a path or "built-in").
@@ -171,12 +190,32 @@ pub fn load(
     on_file: &mut dyn FnMut(usize, usize),
     on_compile: &mut dyn FnMut(),
 ) -> LoadedEngine {
-    let (class_src, class_text, mut warnings) = find_classification(setup);
+    super::prefilter::allow_insecure_cache(setup.allow_insecure_files);
+    let mut refused: Vec<String> = Vec::new();
+    let mut refuse = |p: &Path| match setup.check_trusted(p) {
+        Ok(()) => true,
+        Err(e) => {
+            refused.push(e);
+            false
+        }
+    };
+    let class_ok = setup.classification_file.as_deref().is_none_or(&mut refuse);
+    let threshold_ok = setup.threshold_file.as_deref().is_none_or(&mut refuse);
+    let rules_ok: Vec<bool> = setup.rule_files.iter().map(|p| refuse(p)).collect();
+    let (class_src, class_text, mut warnings) = if class_ok {
+        find_classification(setup)
+    } else {
+        (
+            "built-in".into(),
+            DEFAULT_CLASSIFICATION.to_string(),
+            Vec::new(),
+        )
+    };
     let (classes, class_errs) = parse_classification_config(&class_text);
     for e in class_errs {
         warnings.push(format!("{class_src}:{}: {}", e.line, e.reason));
     }
-    let thresholds = match &setup.threshold_file {
+    let thresholds = match setup.threshold_file.as_ref().filter(|_| threshold_ok) {
         None => Vec::new(),
         Some(p) => match std::fs::read_to_string(p) {
             Ok(t) => {
@@ -200,11 +239,19 @@ pub fn load(
     let texts: Vec<(Arc<str>, Result<String, String>)> = setup
         .rule_files
         .iter()
-        .map(|p| {
+        .zip(&rules_ok)
+        .map(|(p, &ok)| {
             let name: Arc<str> = Arc::from(p.display().to_string());
-            let text = std::fs::read(p)
-                .map(|b| String::from_utf8_lossy(&b).into_owned())
-                .map_err(|e| e.to_string());
+            let text = if ok {
+                std::fs::read(p)
+                    .map(|b| String::from_utf8_lossy(&b).into_owned())
+                    .map_err(|e| match e.kind() {
+                        std::io::ErrorKind::NotFound => "missing rule file: no such file".into(),
+                        _ => format!("cannot read rule file: {e}"),
+                    })
+            } else {
+                Err("refused: insecure rule file (world-writable or owned by another user)".into())
+            };
             (name, text)
         })
         .collect();
@@ -221,9 +268,11 @@ pub fn load(
         .rule_files
         .iter()
         .zip(&texts)
-        .filter(|(_, (_, t))| t.is_err())
-        .map(|(p, _)| p.clone())
+        .zip(&rules_ok)
+        .filter(|((_, (_, t)), &ok)| ok && t.is_err())
+        .map(|((p, _), _)| p.clone())
         .collect();
+    loaded.refused_files = refused;
     warnings.append(&mut loaded.warnings);
     loaded.warnings = warnings;
     loaded.classification_source = class_src;
@@ -258,13 +307,13 @@ pub fn load_texts(
                 *merged
                     .summary
                     .skipped_by_reason
-                    .entry(ErrorKind::Syntax.to_string())
+                    .entry(ErrorKind::File.to_string())
                     .or_default() += 1;
                 merged.errors.push(RuleLoadError {
                     file: Arc::clone(name),
                     line: 0,
                     sid: None,
-                    error: ParseError::new(ErrorKind::Syntax, format!("cannot read file: {e}")),
+                    error: ParseError::new(ErrorKind::File, e.clone()),
                 });
                 on_file(i + 1, texts.len());
                 continue;
@@ -293,6 +342,7 @@ pub fn load_texts(
         load: merged.summary,
         parse_errors: merged.errors,
         missing_files: Vec::new(),
+        refused_files: Vec::new(),
         warnings: merged.warnings,
         classification_source: String::new(),
     }
@@ -300,6 +350,10 @@ pub fn load_texts(
 
 /// Append one file's rules, resolving duplicate sids across files as the loader does within
 /// one (a higher `rev` replaces, otherwise the first one stays).
+/// The kind of the note left where a rule was replaced by a newer revision of the same sid
+/// (not an error for `-T`, as in Suricata).
+pub const REPLACED: ErrorKind = ErrorKind::Semantic("replaced by a newer revision");
+
 fn merge(
     into: &mut RuleSet,
     set: RuleSet,
@@ -327,10 +381,15 @@ fn merge(
                 format!("gid {} sid {}", key.0, key.1),
             );
             into.summary.skipped += 1;
+            let kind = if r.rule.rev > old_rev {
+                REPLACED
+            } else {
+                dup.kind.clone()
+            };
             *into
                 .summary
                 .skipped_by_reason
-                .entry(dup.kind.to_string())
+                .entry(kind.to_string())
                 .or_default() += 1;
             if r.rule.rev > old_rev {
                 if let Some(x) = removed.get_mut(old) {
@@ -341,11 +400,12 @@ fn merge(
                     .get(old)
                     .map(|o| (Arc::clone(&o.source.file), o.source.line))
                     .unwrap_or_else(|| (Arc::clone(&r.source.file), 0));
+                // Suricata replaces the older revision with a warning, not an error.
                 into.errors.push(RuleLoadError {
                     file: f,
                     line: l,
                     sid: Some(key.1),
-                    error: dup,
+                    error: ParseError::new(REPLACED, format!("gid {} sid {}", key.0, key.1)),
                 });
                 index.insert(key, into.rules.len());
                 into.rules.push(r);

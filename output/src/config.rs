@@ -191,6 +191,10 @@ pub struct EveConfig {
     pub flush_interval: f64,
     /// Buffers per worker in the recycled pool (default 8).
     pub pool_size: usize,
+    /// Seconds of failed writes without progress (a full disk, a dead socket) after which
+    /// the writer counts a stall (`output.eve.stalls`) and drops buffers until a write
+    /// succeeds; a run over capture files ends then with an error (default 30, 0: never).
+    pub stall_timeout: u64,
     /// Per-event-kind overload policy.
     pub overload: OverloadConfig,
     /// Segment rotation (per-worker layout).
@@ -264,6 +268,7 @@ impl Default for EveConfig {
             buffer_size: DEFAULT_BUFFER_SIZE,
             flush_interval: 1.0,
             pool_size: 8,
+            stall_timeout: 30,
             overload: OverloadConfig::default(),
             rotate: RotateConfig::default(),
             redis: RedisConfig::default(),

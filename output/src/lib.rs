@@ -26,6 +26,6 @@ pub use config::{AnomalyConfig, EveConfig, FastConfig, Layout, OutputConfig, Sta
 pub use error::OutputError;
 pub use json::{JsonError, JsonWriter, Mark};
 pub use output::EveOutput;
-pub use pipeline::EvePipeline;
+pub use pipeline::{EvePipeline, StallWatch};
 pub use sink::{EveSink, FileWriter};
 pub use stats::OutputStats;

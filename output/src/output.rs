@@ -37,6 +37,9 @@ pub struct EveOutput {
     policies: [OverloadPolicy; EventKind::COUNT],
     /// Kinds written at all (`eve-log.types`).
     enabled: [bool; EventKind::COUNT],
+    /// Suricata's `types:` names, when given: protocol records are filtered by name
+    /// (see [`EveOutput::wants_type`]).
+    types: Option<std::sync::Arc<[Box<str>]>>,
 }
 
 impl EveOutput {
@@ -49,6 +52,7 @@ impl EveOutput {
             stats: OutputStats::default(),
             policies: [OverloadPolicy::Block; EventKind::COUNT],
             enabled: [true; EventKind::COUNT],
+            types: None,
         }
     }
 
@@ -63,12 +67,28 @@ impl EveOutput {
             stats: OutputStats::default(),
             policies,
             enabled: [true; EventKind::COUNT],
+            types: None,
         }
     }
 
     /// Write only these kinds (`eve-log.types`); the others are skipped without a count.
     pub fn set_enabled(&mut self, enabled: [bool; EventKind::COUNT]) {
         self.enabled = enabled;
+    }
+
+    /// Filter records by Suricata's `types:` names (`None`: every type).
+    pub fn set_types(&mut self, types: Option<&[String]>) {
+        self.types = types.map(|t| t.iter().map(|s| s.as_str().into()).collect());
+    }
+
+    /// Whether records of Suricata type `name` (`http`, `dns`, `tls`, `files` for `fileinfo`
+    /// ...) are written: `types:` unset, or it lists `name`. Protocol loggers ask before
+    /// building a record, so that dropping `dns` from `types:` removes DNS records even
+    /// when other protocols stay.
+    pub fn wants_type(&self, name: &str) -> bool {
+        self.types
+            .as_ref()
+            .is_none_or(|t| t.iter().any(|x| &**x == name))
     }
 
     /// Whether records of `kind` are written at all.

@@ -15,6 +15,12 @@
 //! backoff (1 ms doubling to 1 s), continuing from the first byte not yet written, so a record
 //! is never split or duplicated in a file and nothing already handed over is lost. Only
 //! [`EvePipeline::shutdown`] with an expired deadline gives up, counting `lost_bytes`.
+//!
+//! A sink that makes no progress for `stall-timeout` (a full disk) puts the writer in the
+//! **stalled** state (`output.eve.stalls`, [`EvePipeline::stalled`] says why): buffers are
+//! then tried once and dropped on failure (`lost_bytes`) so no worker waits on the disk,
+//! until a write succeeds again. A run over files stops then (see
+//! [`EvePipeline::stop_on_stall`]); a live one keeps running with its `STATUS=` saying so.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -46,6 +52,14 @@ struct Control {
     /// Raised with `closed` so the run stops reading (see [`EvePipeline::stop_when_closed`]).
     on_close: Mutex<Option<Arc<AtomicBool>>>,
     stats: Mutex<OutputStats>,
+    /// No progress for this long: stalled (zero: never).
+    stall_after: Duration,
+    /// Why the writer is stalled now ("<path>: <error>"), if it is.
+    stalled: Mutex<Option<String>>,
+    /// Set when the writer stalls.
+    on_stall: Mutex<Option<Arc<AtomicBool>>>,
+    /// The first stall's reason, kept after recovery.
+    first_stall: Mutex<Option<String>>,
 }
 
 impl Control {
@@ -173,22 +187,42 @@ impl EvePipeline {
             )));
         }
         let (sinks, map) = build_sinks(cfg, log_dir, workers)?;
-        let (pipe, mut outs) =
-            Self::with_sinks(sinks, &map, cfg.buffer_size, cfg.pool_size, policies(cfg));
+        let (pipe, mut outs) = Self::with_sinks_stall(
+            sinks,
+            &map,
+            cfg.buffer_size,
+            cfg.pool_size,
+            policies(cfg),
+            Duration::from_secs(cfg.stall_timeout),
+        );
         let on = cfg.enabled_kinds();
         for o in &mut outs {
             o.set_enabled(on);
+            o.set_types(cfg.types.as_deref());
         }
         Ok((pipe, outs))
     }
 
-    /// Start the writer over given sinks; worker `i` writes to `sinks[map[i]]`.
+    /// Start the writer over given sinks; worker `i` writes to `sinks[map[i]]`. The writer
+    /// never declares a stall.
     pub fn with_sinks(
         sinks: Vec<Box<dyn Sink>>,
         map: &[usize],
         buffer_size: usize,
         pool_size: usize,
         policies: [OverloadPolicy; EventKind::COUNT],
+    ) -> (EvePipeline, Vec<EveOutput>) {
+        Self::with_sinks_stall(sinks, map, buffer_size, pool_size, policies, Duration::ZERO)
+    }
+
+    /// [`Self::with_sinks`] with a stall timeout (zero: never stalled).
+    pub fn with_sinks_stall(
+        sinks: Vec<Box<dyn Sink>>,
+        map: &[usize],
+        buffer_size: usize,
+        pool_size: usize,
+        policies: [OverloadPolicy; EventKind::COUNT],
+        stall_after: Duration,
     ) -> (EvePipeline, Vec<EveOutput>) {
         let pool_size = pool_size.max(2);
         let cap = buffer_size + headroom(buffer_size);
@@ -198,6 +232,10 @@ impl EvePipeline {
             closed: AtomicBool::new(false),
             on_close: Mutex::new(None),
             stats: Mutex::new(OutputStats::default()),
+            stall_after,
+            stalled: Mutex::new(None),
+            on_stall: Mutex::new(None),
+            first_stall: Mutex::new(None),
         });
         let mut slots = Vec::with_capacity(map.len());
         let mut ends = Vec::with_capacity(map.len());
@@ -267,6 +305,28 @@ impl EvePipeline {
         }
     }
 
+    /// Why the writer stalled the first time (`"<path>: <error>"`), even if it recovered.
+    pub fn first_stall(&self) -> Option<String> {
+        self.ctl.first_stall.lock().ok().and_then(|s| s.clone())
+    }
+
+    /// Why the writer is stalled now (`"<path>: <error>"`), or `None` when it is not.
+    pub fn stalled(&self) -> Option<String> {
+        self.ctl.stalled.lock().ok().and_then(|s| s.clone())
+    }
+
+    /// A handle that tells, from any thread, whether the writer is stalled now.
+    pub fn stall_watch(&self) -> StallWatch {
+        StallWatch(Arc::clone(&self.ctl))
+    }
+
+    /// Sets `flag` when the writer stalls (a run over files stops on it).
+    pub fn stop_on_stall(&self, flag: Arc<AtomicBool>) {
+        if let Ok(mut f) = self.ctl.on_stall.lock() {
+            *f = Some(flag);
+        }
+    }
+
     /// Writer-side counters so far (bytes, writes, errors, rotations, reopens).
     pub fn stats(&self) -> OutputStats {
         self.ctl.stats.lock().map(|s| s.clone()).unwrap_or_default()
@@ -294,6 +354,17 @@ impl EvePipeline {
     }
 }
 
+/// See [`EvePipeline::stall_watch`].
+#[derive(Clone, Debug)]
+pub struct StallWatch(Arc<Control>);
+
+impl StallWatch {
+    /// Why the writer is stalled now (`"<path>: <error>"`), or `None`.
+    pub fn reason(&self) -> Option<String> {
+        self.0.stalled.lock().ok().and_then(|s| s.clone())
+    }
+}
+
 /// A buffer being written, possibly after a failed attempt.
 struct Pending {
     slot: usize,
@@ -303,12 +374,29 @@ struct Pending {
     retry_at: Instant,
 }
 
+/// Enters the stalled state: counts it, records why, raises the stop flag.
+fn declare_stall(ctl: &Control, stats: &mut OutputStats, what: String) {
+    stats.stalls += 1;
+    if let Ok(mut s) = ctl.first_stall.lock() {
+        s.get_or_insert_with(|| what.clone());
+    }
+    if let Ok(mut s) = ctl.stalled.lock() {
+        *s = Some(what);
+    }
+    if let Some(f) = ctl.on_stall.lock().ok().and_then(|f| f.clone()) {
+        f.store(true, Ordering::Release);
+    }
+}
+
 fn writer_loop(mut sinks: Vec<Box<dyn Sink>>, mut slots: Vec<Slot>, ctl: &Control) -> OutputStats {
     let mut stats = OutputStats::default();
     let mut pending: Option<Pending> = None;
     let mut next = 0usize;
     // Sinks whose reader went away (EPIPE): their buffers are discarded, counted.
     let mut gone = vec![false; sinks.len()];
+    // Since when writes have failed without progress; whether that made a stall.
+    let mut failing_since: Option<Instant> = None;
+    let mut stalled = false;
     loop {
         let mut changed = false;
         if ctl.reopen.swap(false, Ordering::AcqRel) {
@@ -366,6 +454,13 @@ fn writer_loop(mut sinks: Vec<Box<dyn Sink>>, mut slots: Vec<Slot>, ctl: &Contro
                         stats.buffers += 1;
                         recycle(&mut slots, p.slot, p.buf);
                         progressed = true;
+                        failing_since = None;
+                        if stalled {
+                            stalled = false;
+                            if let Ok(mut s) = ctl.stalled.lock() {
+                                *s = None;
+                            }
+                        }
                     }
                     Err((done, _, true)) => {
                         // The reader is gone for good: retrying cannot succeed.
@@ -386,7 +481,21 @@ fn writer_loop(mut sinks: Vec<Box<dyn Sink>>, mut slots: Vec<Slot>, ctl: &Contro
                             stats.enospc += 1;
                         }
                         p.offset += done;
-                        if ctl.give_up.load(Ordering::Acquire) {
+                        if done > 0 {
+                            failing_since = None;
+                        }
+                        let since = *failing_since.get_or_insert_with(Instant::now);
+                        if !stalled
+                            && !ctl.stall_after.is_zero()
+                            && since.elapsed() >= ctl.stall_after
+                        {
+                            stalled = true;
+                            let name = sinks
+                                .get(sink_idx)
+                                .map_or_else(|| "EVE output".into(), |s| s.describe());
+                            declare_stall(ctl, &mut stats, format!("{name}: {e}"));
+                        }
+                        if stalled || ctl.give_up.load(Ordering::Acquire) {
                             stats.lost_bytes += (p.buf.len() - p.offset) as u64;
                             recycle(&mut slots, p.slot, p.buf);
                         } else {

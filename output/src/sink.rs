@@ -5,7 +5,7 @@
 //! on errors such as ENOSPC). With `O_APPEND` each write lands atomically at the end of the file
 //! relative to other appends, so records of different workers never interleave.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -21,16 +21,17 @@ pub struct EveSink {
     shared: Option<Arc<File>>,
 }
 
-/// Open `path` for appending (created with mode 0644 when missing).
+/// Mode of the log files shrike creates (Suricata's default `filemode`, 0640).
+pub const LOG_FILE_MODE: u32 = 0o640;
+
+/// Open `path` for appending (created with mode [`LOG_FILE_MODE`] when missing), relative to
+/// its directory and never through a symbolic link, a hard link or into anything but a regular
+/// file ([`shrike_sys::safefs`]); `/dev/stdout` and other `/dev/` paths as given.
 pub fn open_append(path: &Path) -> Result<File, OutputError> {
-    OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .map_err(|source| OutputError::Open {
-            path: path.to_path_buf(),
-            source,
-        })
+    shrike_sys::safefs::open_append(path, LOG_FILE_MODE).map_err(|source| OutputError::Open {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 /// `eve.json` -> `eve.<worker>.json` (Suricata's threaded file naming); `eve` -> `eve.<worker>`.

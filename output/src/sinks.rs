@@ -35,6 +35,10 @@ pub trait Sink: Send + std::fmt::Debug {
     fn reader_gone(&self, _e: &io::Error) -> bool {
         false
     }
+    /// The destination, for messages (a file's path, a socket's path, a Redis server).
+    fn describe(&self) -> String {
+        "EVE output".into()
+    }
 }
 
 fn write_file(f: &mut File, data: &[u8], stats: &mut OutputStats) -> Result<(), Partial> {
@@ -152,6 +156,10 @@ impl Sink for FileSink {
         self.size = f.metadata().map(|m| m.len()).unwrap_or(0);
         self.file = f;
         Ok(())
+    }
+
+    fn describe(&self) -> String {
+        self.path.display().to_string()
     }
 
     fn tick(&mut self, now: Instant, stats: &mut OutputStats) {

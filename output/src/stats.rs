@@ -30,8 +30,12 @@ pub struct OutputStats {
     pub write_errors: u64,
     /// Failed write attempts that were ENOSPC.
     pub enospc: u64,
-    /// Bytes given up after an unrecoverable error (e.g. a record larger than a datagram).
+    /// Bytes given up after an unrecoverable error (e.g. a record larger than a datagram),
+    /// or while the writer was stalled (see `stalls`).
     pub lost_bytes: u64,
+    /// Times the writer made no progress for `stall-timeout` and started dropping buffers
+    /// (until a write succeeds again).
+    pub stalls: u64,
     /// Files reopened on request (logrotate).
     pub reopens: u64,
     /// Segments started by rotation.
@@ -73,6 +77,7 @@ impl OutputStats {
         f("output.eve.write_errors", self.write_errors);
         f("output.eve.enospc", self.enospc);
         f("output.eve.lost_bytes", self.lost_bytes);
+        f("output.eve.stalls", self.stalls);
         f("output.eve.reopens", self.reopens);
         f("output.eve.rotations", self.rotations);
     }
@@ -94,6 +99,7 @@ impl OutputStats {
         self.write_errors += other.write_errors;
         self.enospc += other.enospc;
         self.lost_bytes += other.lost_bytes;
+        self.stalls += other.stalls;
         self.reopens += other.reopens;
         self.rotations += other.rotations;
     }

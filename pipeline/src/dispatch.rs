@@ -25,6 +25,9 @@ pub struct Entry<M> {
     pub seq: u64,
     /// Not a packet: the reader's clock moved on (file mode, see [`Dispatcher::push_tick`]).
     pub tick: bool,
+    /// Position in the input (file mode with several workers, see [`crate::host_order`]):
+    /// packet `n` is `2n + 1`, the clock tick just before it `2n`; 0 when not numbered.
+    pub order: u64,
     pub meta: M,
 }
 
@@ -126,6 +129,13 @@ pub struct Dispatcher<M> {
     max_bytes: usize,
     pool_per_lane: usize,
     pub stats: DispatchStats,
+    /// File mode with a host-state gate: set by a waiting worker (see [`crate::host_order`]).
+    want_marks: Option<Arc<AtomicBool>>,
+    /// Highest `order` queued so far, and an entry to copy markers from.
+    last_order: u64,
+    template: Option<Entry<M>>,
+    /// Per lane: the highest `order` a marker for it was queued with.
+    marked: Vec<u64>,
 }
 
 /// A worker's end of its lane.
@@ -174,6 +184,10 @@ pub fn channel<M: Copy>(
             max_bytes: (max_packets * 2048).max(256 * 1024),
             pool_per_lane: depth + 2,
             stats: DispatchStats::default(),
+            want_marks: None,
+            last_order: 0,
+            template: None,
+            marked: vec![0; workers],
         },
         queues,
     )
@@ -185,8 +199,81 @@ impl<M: Copy> Dispatcher<M> {
         self.lanes.len()
     }
 
+    /// Serve markers whenever `want` is raised (see [`crate::host_order`]).
+    pub fn serve_markers(&mut self, want: Arc<AtomicBool>) {
+        self.want_marks = Some(want);
+    }
+
+    /// A waiting worker asked for markers: give every lane but `busy` a marker entry at the
+    /// highest position queued so far, and send their batches without waiting. Whatever could
+    /// not be done now raises the request again for the next call.
+    fn marks(&mut self, busy: usize) {
+        let Some(want) = self.want_marks.as_ref() else {
+            return;
+        };
+        if !want.swap(false, Ordering::AcqRel) {
+            return;
+        }
+        let (Some(t), order) = (self.template, self.last_order) else {
+            return;
+        };
+        let mut again = false;
+        for w in (0..self.lanes.len()).filter(|&w| w != busy) {
+            if self.marked[w] < order {
+                let lane = &mut self.lanes[w];
+                if lane.current.is_none() {
+                    if let Ok(mut b) = lane.from_worker.pop() {
+                        b.clear();
+                        lane.current = Some(b);
+                    } else if lane.allocated < self.pool_per_lane {
+                        lane.allocated += 1;
+                        lane.current = Some(Box::new(Batch::new(self.max_packets, self.max_bytes)));
+                    }
+                }
+                match lane.current.as_mut() {
+                    Some(b) if b.fits(0) => {
+                        b.push(
+                            Entry {
+                                len: 0,
+                                tick: true,
+                                // No clock change: a marker only tells the position.
+                                ts: Timestamp(0),
+                                order,
+                                ..t
+                            },
+                            &[],
+                        );
+                        self.marked[w] = order;
+                    }
+                    _ => again = true,
+                }
+            }
+            let lane = &mut self.lanes[w];
+            if let Some(b) = lane.current.take() {
+                if b.is_empty() {
+                    lane.current = Some(b);
+                } else if let Err(rtrb::PushError::Full(b)) = lane.to_worker.push(b) {
+                    lane.current = Some(b);
+                    again = true;
+                } else {
+                    self.stats.batches += 1;
+                }
+            }
+        }
+        if again {
+            want.store(true, Ordering::Release);
+        }
+    }
+
     /// Queue one packet for `worker`, sending the worker's batch when it is full.
     pub fn push(&mut self, worker: usize, e: Entry<M>, bytes: &[u8]) {
+        if self.want_marks.is_some() {
+            self.marks(usize::MAX);
+            self.last_order = self.last_order.max(e.order);
+            if self.template.is_none() {
+                self.template = Some(e);
+            }
+        }
         let len = bytes.len().min(self.max_bytes);
         let bytes = &bytes[..len];
         let e = Entry {
@@ -215,12 +302,13 @@ impl<M: Copy> Dispatcher<M> {
     /// workers' timer wheels) fire at the same packet whatever the worker count, because each
     /// worker sees, in order among its own packets, every moment the reader's clock entered a
     /// new millisecond.
-    pub fn push_tick(&mut self, worker: usize, at: &Entry<M>) {
+    pub fn push_tick(&mut self, worker: usize, at: &Entry<M>, order: u64) {
         self.push(
             worker,
             Entry {
                 len: 0,
                 tick: true,
+                order,
                 ..*at
             },
             &[],
@@ -255,8 +343,8 @@ impl<M: Copy> Dispatcher<M> {
         let start = Instant::now();
         self.stats.queue_full_waits += 1;
         let mut backoff = Backoff::new();
-        let lane = &mut self.lanes[worker];
         loop {
+            let lane = &mut self.lanes[worker];
             if let Ok(mut b) = lane.from_worker.pop() {
                 b.clear();
                 self.stats.wait_ns += start.elapsed().as_nanos() as u64;
@@ -266,6 +354,8 @@ impl<M: Copy> Dispatcher<M> {
                 // The worker died; keep going with a fresh batch rather than hang.
                 return Box::new(Batch::new(max_packets, max_bytes));
             }
+            // The worker may be waiting for another one that needs a marker.
+            self.marks(worker);
             backoff.snooze();
         }
     }
@@ -289,6 +379,7 @@ impl<M: Copy> Dispatcher<M> {
                         waited = Some(Instant::now());
                         self.stats.queue_full_waits += 1;
                     }
+                    self.marks(worker);
                     backoff.snooze();
                 }
             }
@@ -360,6 +451,7 @@ mod tests {
             hash,
             seq: hash,
             tick: false,
+            order: 0,
             meta: hash as u32,
         }
     }

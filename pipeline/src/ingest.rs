@@ -76,6 +76,7 @@ impl Ingest {
                 hash,
                 seq: f.seq,
                 tick: false,
+                order: 0,
                 meta: r,
             };
             sink(&re, f.data);
@@ -89,6 +90,7 @@ impl Ingest {
             hash: 0,
             seq: f.seq,
             tick: false,
+            order: 0,
             meta,
         };
         if !meta.is_ip() {
@@ -144,6 +146,7 @@ impl Ingest {
             hash,
             seq: f.seq,
             tick: false,
+            order: 0,
             meta: rm,
         };
         sink(&re, bytes);

@@ -18,6 +18,7 @@
 pub mod anomaly;
 pub mod config;
 pub mod dispatch;
+pub mod host_order;
 pub mod ingest;
 pub mod live;
 pub mod ops;

@@ -394,15 +394,21 @@ pub fn run_live(
     // Operations: systemd notification, control socket, metrics.
     let status = {
         let board = board.clone();
+        let stall = pipeline.stall_watch();
         move || {
             let t = board.total_with(&Snapshot::default());
-            crate::ops::notify::Status {
+            let line = crate::ops::notify::Status {
                 packets: t.get("capture.kernel_packets"),
                 drops: t.get("capture.kernel_drops"),
                 rules: t.get("shrike.detect.engine.rules_loaded"),
                 alerts: t.get("detect.alert"),
             }
-            .line()
+            .line();
+            match stall.reason() {
+                // The writer drops EVE buffers until a write succeeds (output.eve.stalls).
+                Some(why) => format!("{line}; EVE output stalled ({why}), dropping records"),
+                None => line,
+            }
         }
     };
     let mut notifier = crate::ops::Notifier::from_env();
@@ -452,9 +458,21 @@ pub fn run_live(
         None
     };
     notifier.ready(&status());
+    let stall = pipeline.stall_watch();
+    let mut was_stalled = false;
     while !stop.load(Ordering::Relaxed) {
         thread::sleep(Duration::from_millis(100));
         notifier.tick(Instant::now(), &status);
+        let why = stall.reason();
+        if why.is_some() != was_stalled {
+            was_stalled = why.is_some();
+            match why {
+                Some(w) => eprintln!(
+                    "shrike: warning: {w}: EVE output stalled, dropping records until it recovers"
+                ),
+                None => eprintln!("shrike: EVE output recovered"),
+            }
+        }
         if signals.hup.swap(false, Ordering::Relaxed) {
             pipeline.reopen();
         }

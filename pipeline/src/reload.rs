@@ -139,6 +139,12 @@ impl ReloadStats {
 /// Why a freshly loaded rule set is not put in service (`None`: it is good). With no rule
 /// file configured at all an empty engine is what the configuration asks for (as at start-up).
 pub fn reject_reason(l: &LoadedEngine, rule_files: usize) -> Option<String> {
+    if let Some(first) = l.refused_files.first() {
+        return Some(format!(
+            "{} insecure file(s) refused: {first}",
+            l.refused_files.len()
+        ));
+    }
     if !l.missing_files.is_empty() {
         let files: Vec<String> = l
             .missing_files
@@ -172,9 +178,41 @@ fn unix_secs() -> u64 {
 /// A finished build: the engine or why not, and how long it took.
 type Built = (Result<LoadedEngine, String>, Duration);
 
+/// What builds an engine from a setup ([`setup::load`]; a test can swap in a failing one).
+type BuildFn = Arc<dyn Fn(&EngineSetup) -> LoadedEngine + Send + Sync>;
+
+/// Stack of the reload thread: as large as the main thread's, where the same rules were
+/// built at start-up (the parser bounds its own depth; this is the margin on top).
+const RELOAD_STACK: usize = 8 << 20;
+
+/// The text of a panic payload.
+fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = p.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = p.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "unknown panic".to_string()
+    }
+}
+
+/// Build an engine with `build`, turning a panic into an error: a reload that fails in any
+/// way leaves the running engine in place.
+fn build_guarded(build: &BuildFn, setup: &EngineSetup) -> Result<LoadedEngine, String> {
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| build(setup)));
+    match r {
+        Ok(l) => match reject_reason(&l, setup.rule_files.len()) {
+            Some(why) => Err(why),
+            None => Ok(l),
+        },
+        Err(p) => Err(format!("the rule build failed: panic: {}", panic_text(&*p))),
+    }
+}
+
 /// The main loop's side of reloading.
 pub struct Reloader {
     setup: EngineSetup,
+    build: BuildFn,
     slot: Arc<EngineSlot>,
     /// The build running now.
     building: Option<Receiver<Built>>,
@@ -209,6 +247,7 @@ impl Reloader {
         };
         Reloader {
             setup,
+            build: Arc::new(|s: &EngineSetup| setup::load(s, &mut |_, _| {}, &mut || {})),
             slot,
             building: None,
             waiters: Vec::new(),
@@ -220,6 +259,13 @@ impl Reloader {
             board: None,
             stats,
         }
+    }
+
+    /// Build engines with `build` instead of [`setup::load`] (tests: a build that panics).
+    #[cfg(test)]
+    fn with_build(mut self, build: BuildFn) -> Reloader {
+        self.build = build;
+        self
     }
 
     /// Publish the counters in slot `slot` of `board` (now and on every change).
@@ -263,15 +309,15 @@ impl Reloader {
         eprintln!("shrike: reload: loading rules");
         let (tx, rx) = mpsc::channel();
         let setup = self.setup.clone();
-        let spawned = thread::Builder::new().name("reload".into()).spawn(move || {
-            let t0 = Instant::now();
-            let l = setup::load(&setup, &mut |_, _| {}, &mut || {});
-            let r = match reject_reason(&l, setup.rule_files.len()) {
-                Some(why) => Err(why),
-                None => Ok(l),
-            };
-            let _ = tx.send((r, t0.elapsed()));
-        });
+        let build = Arc::clone(&self.build);
+        let spawned = thread::Builder::new()
+            .name("reload".into())
+            .stack_size(RELOAD_STACK)
+            .spawn(move || {
+                let t0 = Instant::now();
+                let r = build_guarded(&build, &setup);
+                let _ = tx.send((r, t0.elapsed()));
+            });
         match spawned {
             Ok(_) => self.building = Some(rx),
             Err(e) => self.failed(format!("cannot start the reload thread: {e}"), notifier),
@@ -473,6 +519,75 @@ mod tests {
         assert_eq!(r.stats.rules_loaded, 2);
         let snap = board.total_with(&Snapshot::default());
         assert_eq!(snap.get("shrike.detect.engine.reload_failures"), 1);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_panicking_or_hostile_build_keeps_the_running_rules() {
+        let dir = std::env::temp_dir().join(format!("shrike-rlp-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let one = "alert tcp any any -> any any (msg:\"a\"; sid:1;)\n";
+        let first = Arc::new(engine(one, &dir).engine);
+        let slot = EngineSlot::new(Arc::clone(&first), 2);
+        let setup = EngineSetup {
+            rule_files: vec![dir.join("t.rules")],
+            ..EngineSetup::default()
+        };
+        let mut n = Notifier::disabled();
+        // A build that panics: reported, counted, nothing published.
+        let mut r = Reloader::new(setup.clone(), Arc::clone(&slot), Arc::clone(&first))
+            .with_build(Arc::new(|_: &EngineSetup| panic!("planted failure")));
+        r.request(None, &mut n);
+        drive(&mut r, &mut n, |r| !r.busy());
+        assert_eq!(r.stats.failures, 1);
+        assert!(
+            r.stats.last_error.contains("planted failure"),
+            "{}",
+            r.stats.last_error
+        );
+        assert!(slot.newer_than(0).is_none(), "running rules kept");
+
+        // Hostile rules (the depth that overflowed the reload thread's stack): rejected by
+        // the parser's limits, the running rules kept.
+        let mut r = Reloader::new(setup, Arc::clone(&slot), first);
+        for hostile in [
+            format!(
+                "alert tcp any {}80{} -> any any (sid:2;)\n",
+                "[!".repeat(100),
+                "]".repeat(100)
+            ),
+            format!(
+                "alert tcp any {}80{} -> any any (sid:3;)\n",
+                "[".repeat(4000),
+                "]".repeat(4000)
+            ),
+        ] {
+            std::fs::write(dir.join("t.rules"), hostile).unwrap();
+            let before = r.stats.failures;
+            r.request(None, &mut n);
+            drive(&mut r, &mut n, |r| !r.busy());
+            assert_eq!(r.stats.failures, before + 1);
+            assert!(
+                r.stats.last_error.contains("nested deeper than 64"),
+                "{}",
+                r.stats.last_error
+            );
+            assert!(slot.newer_than(0).is_none(), "running rules kept");
+        }
+        // A run of 4,000 `!` (which overflowed the reload thread's stack) is read without
+        // recursion; an even run cancels out, as in Suricata, and the reload goes through.
+        std::fs::write(
+            dir.join("t.rules"),
+            format!(
+                "alert tcp {}1.2.3.4 any -> any any (sid:4;)\n",
+                "!".repeat(4000)
+            ),
+        )
+        .unwrap();
+        r.request(None, &mut n);
+        drive(&mut r, &mut n, |r| !r.busy());
+        assert_eq!(r.stats.reloads, 1, "{}", r.stats.last_error);
+        assert_eq!(r.stats.rules_loaded, 1);
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -16,6 +16,7 @@ use shrike_detect::Engine;
 
 use crate::config::{Runmode, SensorConfig};
 use crate::dispatch::{self, Entry};
+use crate::host_order::HostOrder;
 use crate::ingest::{Frame, Ingest};
 use crate::progress::Progress;
 use crate::stats::{Snapshot, StatsBoard};
@@ -25,6 +26,9 @@ use crate::worker_loop::{self, PacketFeed, QueueFeed, Round};
 /// What the run needs besides the config.
 pub struct RunOptions {
     pub inputs: Vec<PathBuf>,
+    /// Per input: it came from a directory given with `-r` (an unreadable one is skipped
+    /// with a warning instead of failing the run).
+    pub from_dir: Vec<bool>,
     pub log_dir: PathBuf,
     pub workers: usize,
     pub runmode: Runmode,
@@ -46,10 +50,7 @@ pub(crate) struct DetectSetup {
 impl DetectSetup {
     pub(crate) fn for_worker(&self) -> WorkerDetect {
         let fast = self.fast_path.as_ref().and_then(|p| {
-            std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(p)
+            shrike_sys::safefs::open_append(p, shrike_output::sink::LOG_FILE_MODE)
                 .map_err(|e| eprintln!("shrike: warning: {}: {e}", p.display()))
                 .ok()
         });
@@ -82,13 +83,13 @@ pub(crate) fn detect_setup_for(
     let fast = &cfg.output.fast;
     let fast_path = fast.enabled.then(|| log_dir.join(&fast.filename));
     if let Some(p) = &fast_path {
+        // Appended to by default; `append: no` empties it, but only a regular file of ours
+        // (never one planted under that name: see shrike_sys::safefs).
+        let mode = shrike_output::sink::LOG_FILE_MODE;
         let r = if fast.append {
-            std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(p)
+            shrike_sys::safefs::open_append(p, mode)
         } else {
-            std::fs::File::create(p)
+            shrike_sys::safefs::create_truncate(p, mode)
         };
         if let Err(e) = r {
             eprintln!("shrike: warning: {}: {e}", p.display());
@@ -111,8 +112,14 @@ pub struct RunResult {
     pub alerts: u64,
     pub drops: u64,
     pub seconds: f64,
-    /// Some input could not be read (corrupt header or record): exit 1.
+    /// Some input named on the command line could not be read (corrupt header or record):
+    /// exit 1.
     pub input_errors: usize,
+    /// Files of a directory that could not be read (or not to the end): skipped with a
+    /// warning, counted in the summary.
+    pub skipped_files: usize,
+    /// Inputs that could be opened.
+    pub readable_files: usize,
     /// Every counter at the end of the run (EVE stats names plus `shrike.*` extras).
     pub counters: Snapshot,
     /// The EVE output's reader went away (EPIPE on stdout or a FIFO): the run stopped early,
@@ -193,6 +200,9 @@ pub fn run_files(cfg: &SensorConfig, opts: RunOptions) -> Result<RunResult, RunE
     pipeline.stop_when_closed(output_closed.clone());
     let board = Arc::new(StatsBoard::new(workers));
     let stop = Arc::new(AtomicBool::new(false));
+    // A stalled EVE writer (full disk) ends the run: stop reading, finish, exit 1.
+    let stalled = Arc::new(AtomicBool::new(false));
+    pipeline.stop_on_stall(stalled.clone());
 
     let mut result = RunResult::default();
     let det = detect_setup(cfg, &opts);
@@ -201,7 +211,7 @@ pub fn run_files(cfg: &SensorConfig, opts: RunOptions) -> Result<RunResult, RunE
         let worker = Worker::new(0, cfg, out, board.clone(), seed)
             .with_detect(det.as_ref().map(DetectSetup::for_worker))
             .file_mode();
-        let mut reader = Reader::new(cfg, seed, output_closed.clone());
+        let mut reader = Reader::new(cfg, seed, output_closed.clone(), stalled.clone());
         worker_loop::run(
             worker,
             &mut SingleFeed {
@@ -223,6 +233,7 @@ pub fn run_files(cfg: &SensorConfig, opts: RunOptions) -> Result<RunResult, RunE
             det.as_ref(),
             &mut result,
             &output_closed,
+            &stalled,
         );
         stop.store(true, Ordering::Relaxed);
         (snap, stats_thread.join())
@@ -231,7 +242,12 @@ pub fn run_files(cfg: &SensorConfig, opts: RunOptions) -> Result<RunResult, RunE
         result.packets,
         board.total_with(&Snapshot::default()).get("detect.alert"),
     );
-    finish(
+    let stall_timeout = cfg.output.eve.stall_timeout;
+    let stall = stalled
+        .load(Ordering::Acquire)
+        .then(|| pipeline.first_stall())
+        .flatten();
+    let r = finish(
         cfg,
         pipeline,
         stats_out,
@@ -239,7 +255,14 @@ pub fn run_files(cfg: &SensorConfig, opts: RunOptions) -> Result<RunResult, RunE
         reader_snapshot,
         result,
         started,
-    )
+    )?;
+    match stall {
+        Some(why) => Err(RunError(format!(
+            "{why}: EVE output made no progress for {stall_timeout} s; stopped after {} packets",
+            r.packets
+        ))),
+        None => Ok(r),
+    }
 }
 
 /// Dispatch runmode: this thread reads and hashes, N pinned workers inspect.
@@ -254,6 +277,7 @@ fn run_dispatch(
     det: Option<&DetectSetup>,
     result: &mut RunResult,
     output_closed: &Arc<AtomicBool>,
+    stalled: &Arc<AtomicBool>,
 ) -> Snapshot {
     let workers = outputs.len();
     let cpus = if cfg.workers.cpus.is_empty() {
@@ -267,6 +291,11 @@ fn run_dispatch(
         cfg.workers.batch_packets,
         stop.clone(),
     );
+    // Host-scoped detection state is decided in input order (see crate::host_order).
+    let order = (workers > 1 && det.is_some()).then(|| HostOrder::new(workers));
+    if let Some(o) = &order {
+        disp.serve_markers(o.want.clone());
+    }
     let handles: Vec<_> = queues
         .into_iter()
         .zip(outputs)
@@ -275,6 +304,7 @@ fn run_dispatch(
             let cfg = cfg.clone();
             let board = board.clone();
             let wd = det.map(DetectSetup::for_worker);
+            let order = order.clone();
             let cpu = cpus.get(i % cpus.len().max(1)).copied();
             thread::Builder::new()
                 .name(format!("W#{i:02}"))
@@ -284,33 +314,46 @@ fn run_dispatch(
                     }
                     let worker = Worker::new(i, &cfg, out, board, seed)
                         .with_detect(wd)
+                        .with_gate(order.as_ref().map(|o| o.gate(i)))
                         .with_share(&cfg, workers)
                         .file_mode();
-                    worker_loop::run(worker, &mut QueueFeed::file(q));
+                    // However this thread ends, nobody waits for it any more.
+                    let _floor = FloorGuard(order.clone(), i);
+                    worker_loop::run(worker, &mut QueueFeed::file(q).with_order(order, i));
                 })
                 .expect("spawn worker")
         })
         .collect();
-    let mut reader = Reader::new(cfg, seed, output_closed.clone());
+    let mut reader = Reader::new(cfg, seed, output_closed.clone(), stalled.clone());
     let mut clock = ReaderClock::default();
     let mut last: Option<Entry<PacketMeta>> = None;
+    let mut n = 0u64;
     reader.read_all(opts, result, |e, data| {
+        n += 1;
         let w = worker_for(e.hash, workers);
         if clock.advance(e.ts.0) {
             // Every other worker learns the time too, in order among its own packets.
             for o in (0..workers).filter(|&o| o != w) {
-                disp.push_tick(o, e);
+                disp.push_tick(o, e, 2 * n);
             }
             last = Some(*e);
         }
-        disp.push(w, *e, data);
+        disp.push(
+            w,
+            Entry {
+                order: 2 * n + 1,
+                ..*e
+            },
+            data,
+        );
     });
     // The end of input, at the reader's exact clock: every worker ends its flows at the
-    // same time whatever the worker count.
+    // same time whatever the worker count (and, at the highest position, releases any
+    // worker waiting for host state).
     if let Some(mut e) = last {
         e.ts = shrike_capture::Timestamp(clock.now);
         for o in 0..workers {
-            disp.push_tick(o, &e);
+            disp.push_tick(o, &e, 2 * n + 2);
         }
     }
     disp.flush_all();
@@ -327,7 +370,26 @@ fn run_dispatch(
         disp_stats.queue_full_waits,
     );
     snap.add("shrike.dispatch.wait_us", disp_stats.wait_ns / 1000);
+    if let Some(o) = &order {
+        snap.add("shrike.host_order.waits", o.waits.load(Ordering::Relaxed));
+        snap.add(
+            "shrike.host_order.wait_us",
+            o.wait_ns.load(Ordering::Relaxed) / 1000,
+        );
+    }
     snap
+}
+
+/// Publishes a worker's floor as the highest position when its thread ends (normally or
+/// not), so that no other worker waits for it.
+struct FloorGuard(Option<Arc<HostOrder>>, usize);
+
+impl Drop for FloorGuard {
+    fn drop(&mut self) {
+        if let Some(o) = &self.0 {
+            o.publish(self.1, u64::MAX);
+        }
+    }
 }
 
 pub(crate) fn finish(
@@ -486,10 +548,14 @@ struct Reader {
     cur: Option<FileSource>,
     /// Index of the next input to open.
     next_input: usize,
+    /// The input being read came from a directory (an unreadable one is skipped).
+    cur_in_dir: bool,
     /// A stop was requested: no more input is read.
     stopped: bool,
     /// Raised by the EVE writer when the output's reader went away.
     output_closed: Arc<AtomicBool>,
+    /// Set when the EVE writer stalls: stop reading.
+    stalled: Arc<AtomicBool>,
 }
 
 /// Packets the single runmode decodes and inspects per round of the worker loop.
@@ -518,15 +584,22 @@ impl PacketFeed for SingleFeed<'_> {
 }
 
 impl Reader {
-    fn new(cfg: &SensorConfig, seed: u64, output_closed: Arc<AtomicBool>) -> Self {
+    fn new(
+        cfg: &SensorConfig,
+        seed: u64,
+        output_closed: Arc<AtomicBool>,
+        stalled: Arc<AtomicBool>,
+    ) -> Self {
         Reader {
             ingest: Ingest::new(cfg, seed),
             pcap_cnt: 0,
             capture: Default::default(),
             cur: None,
             next_input: 0,
+            cur_in_dir: false,
             stopped: false,
             output_closed,
+            stalled,
         }
     }
 
@@ -554,16 +627,19 @@ impl Reader {
                 return false;
             }
             let Some(src) = self.cur.as_mut() else {
-                let Some(path) = opts.inputs.get(self.next_input) else {
+                let i = self.next_input;
+                let Some(path) = opts.inputs.get(i) else {
                     return false;
                 };
                 self.next_input += 1;
+                self.cur_in_dir = opts.from_dir.get(i).copied().unwrap_or(false);
                 match open_input(path) {
                     Ok(s) => {
+                        result.readable_files += 1;
                         opts.progress.start_file(path, s.total_bytes());
                         self.cur = Some(s);
                     }
-                    Err(e) => report_input_error(&e, result),
+                    Err(e) => report_input_error(&e, self.cur_in_dir, result),
                 }
                 continue;
             };
@@ -576,6 +652,15 @@ impl Reader {
             if opts.stop.load(Ordering::Relaxed) {
                 eprintln!(
                     "shrike: stopping on signal after {} packets",
+                    result.packets
+                );
+                self.stopped = true;
+                self.cur = None;
+                return false;
+            }
+            if self.stalled.load(Ordering::Relaxed) {
+                eprintln!(
+                    "shrike: EVE output stalled: stopping after {} packets",
                     result.packets
                 );
                 self.stopped = true;
@@ -606,7 +691,7 @@ impl Reader {
                 }
                 Ok(None) => self.end_input(opts, result),
                 Err(e) => {
-                    report_input_error(&e, result);
+                    report_input_error(&e, self.cur_in_dir, result);
                     self.end_input(opts, result);
                 }
             }
@@ -655,9 +740,14 @@ fn open_input(path: &Path) -> Result<FileSource, CaptureError> {
     }
 }
 
-fn report_input_error(e: &CaptureError, result: &mut RunResult) {
+fn report_input_error(e: &CaptureError, in_dir: bool, result: &mut RunResult) {
     if e.is_unsupported_link() {
         eprintln!("shrike: warning: {e}; file skipped");
+        result.skipped_files += 1;
+    } else if in_dir {
+        // A directory is read as a whole: one bad file does not fail the others.
+        eprintln!("shrike: warning: {e}; file skipped (the rest of it, if any)");
+        result.skipped_files += 1;
     } else {
         eprintln!("shrike: error: {e}");
         result.input_errors += 1;
@@ -671,9 +761,14 @@ pub fn print_summary(r: &RunResult) {
     } else {
         0.0
     };
+    let skipped = if r.skipped_files > 0 {
+        format!(", {} file(s) skipped", r.skipped_files)
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         std::io::stderr(),
-        "shrike: {} packets, {} bytes, {} flows, {} alerts, {} drops, {:.3} s, {:.0} packets/s",
+        "shrike: {} packets, {} bytes, {} flows, {} alerts, {} drops{skipped}, {:.3} s, {:.0} packets/s",
         r.packets,
         r.bytes,
         r.flows,

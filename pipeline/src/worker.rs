@@ -268,6 +268,17 @@ impl Worker {
         w.slot.ack(self.id, gen);
     }
 
+    /// File mode with several workers: order host-state decisions with `gate`.
+    pub fn with_gate(
+        mut self,
+        gate: Option<Arc<dyn shrike_detect::host_state::HostGate>>,
+    ) -> Worker {
+        if let (Some(d), Some(g)) = (self.detect.as_mut(), gate) {
+            d.thread.set_gate(g);
+        }
+        self
+    }
+
     /// Run detection in this worker (`None`: decode and flows only).
     pub fn with_detect(mut self, det: Option<WorkerDetect>) -> Worker {
         self.detect = det.map(|d| Detect {
@@ -284,6 +295,9 @@ impl Worker {
     /// Process one packet (decoded by the reader).
     #[inline]
     pub fn process(&mut self, e: &Entry<PacketMeta>, data: &[u8]) {
+        if let Some(d) = self.detect.as_mut() {
+            d.thread.set_order(e.order);
+        }
         self.advance_clock(e.ts);
         if e.tick {
             return;

@@ -12,7 +12,10 @@ use std::time::Duration;
 use shrike_capture::Timestamp;
 use shrike_packet::decode::PacketMeta;
 
+use std::sync::Arc;
+
 use crate::dispatch::WorkerQueue;
+use crate::host_order::HostOrder;
 use crate::worker::Worker;
 
 /// What one round of a feed produced.
@@ -68,12 +71,25 @@ pub struct QueueFeed {
     q: WorkerQueue<PacketMeta>,
     /// Files: time follows the packets (the reader sends ticks); a wait only flushes output.
     file_mode: bool,
+    /// Files with several workers and detection: after each batch this worker publishes the
+    /// input position it reached, so host-scoped state is decided in input order.
+    order: Option<(Arc<HostOrder>, usize)>,
 }
 
 impl QueueFeed {
     /// A worker of a file run.
     pub fn file(q: WorkerQueue<PacketMeta>) -> Self {
-        QueueFeed { q, file_mode: true }
+        QueueFeed {
+            q,
+            file_mode: true,
+            order: None,
+        }
+    }
+
+    /// Publish this worker's (`worker`) input position to `order` after each batch.
+    pub fn with_order(mut self, order: Option<Arc<HostOrder>>, worker: usize) -> Self {
+        self.order = order.map(|o| (o, worker));
+        self
     }
 
     /// A worker of a live dispatch runmode.
@@ -81,6 +97,7 @@ impl QueueFeed {
         QueueFeed {
             q,
             file_mode: false,
+            order: None,
         }
     }
 }
@@ -89,8 +106,13 @@ impl PacketFeed for QueueFeed {
     fn next_round(&mut self, worker: &mut Worker) -> Round {
         match self.q.next_batch(Some(QUEUE_IDLE)) {
             Some(batch) => {
+                let mut last = 0;
                 for (e, data) in batch.iter() {
                     worker.process(e, data);
+                    last = e.order;
+                }
+                if let Some((o, i)) = &self.order {
+                    o.publish(*i, last);
                 }
                 self.q.recycle(batch);
                 Round::Packets

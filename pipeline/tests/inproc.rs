@@ -48,6 +48,7 @@ fn run(inputs: &[PathBuf], rules: &str, runmode: Runmode, workers: usize) -> Vec
     assert!(skipped.is_empty(), "{skipped:?}");
     let opts = RunOptions {
         inputs: inputs.to_vec(),
+        from_dir: vec![false; inputs.len()],
         log_dir: out.dir.clone(),
         workers,
         runmode,

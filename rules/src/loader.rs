@@ -114,7 +114,13 @@ pub fn load_rules<P: AsRef<Path>>(files: &[P], vars: &Vars, opts: &LoadOptions) 
                 &name,
                 0,
                 None,
-                ParseError::new(ErrorKind::Syntax, format!("cannot read file: {e}")),
+                ParseError::new(
+                    ErrorKind::File,
+                    match e.kind() {
+                        std::io::ErrorKind::NotFound => "missing rule file: no such file".into(),
+                        _ => format!("cannot read rule file: {e}"),
+                    },
+                ),
             ),
         }
     }
@@ -261,7 +267,12 @@ impl<'a> LoadState<'a> {
                     .get(old)
                     .map(|r| (Arc::clone(&r.source.file), r.source.line))
                     .unwrap_or_else(|| (Arc::clone(file), 0));
-                self.fail(&of, ol, Some(key.1), dup);
+                // Suricata replaces the older revision with a warning, not an error.
+                let replaced = ParseError::new(
+                    ErrorKind::Semantic("replaced by a newer revision"),
+                    dup.detail,
+                );
+                self.fail(&of, ol, Some(key.1), replaced);
             } else {
                 self.set.warnings.push(format!(
                     "{file}:{line}: duplicate sid {} (rev {} ignored, rev {old_rev} kept from {})",

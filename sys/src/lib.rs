@@ -9,3 +9,4 @@ pub mod cpu;
 pub mod memory;
 pub mod netns;
 pub mod privileges;
+pub mod safefs;

@@ -245,8 +245,8 @@ pub enum PrivError {
     },
     /// A configuration or rules path anyone may write to.
     #[error(
-        "{}: world-writable (mode {mode:04o}); refusing to load configuration or rules any \
-         local user could change (chmod o-w)",
+        "{}: world-writable (mode {mode:04o}); refusing configuration, rules or an output \
+         directory any local user could change (chmod o-w, or --allow-insecure-files)",
         path.display()
     )]
     WorldWritable {
@@ -254,6 +254,35 @@ pub enum PrivError {
         path: PathBuf,
         /// Its permission bits.
         mode: u32,
+    },
+    /// A configuration, rules or cache file owned by a user other than root and the one shrike
+    /// runs as.
+    #[error(
+        "{}: owned by uid {uid}, neither root nor uid {current}; refusing a file another user \
+         controls (chown it, or --allow-insecure-files)",
+        path.display()
+    )]
+    OtherOwner {
+        /// The offending file or directory.
+        path: PathBuf,
+        /// Its owner.
+        uid: u32,
+        /// The effective uid shrike runs as.
+        current: u32,
+    },
+    /// A log or cache directory reached through a symbolic link that another user controls.
+    #[error(
+        "{}: a symbolic link owned by uid {uid} (neither root nor uid {current}); refusing to \
+         follow it (point -l at the real directory)",
+        path.display()
+    )]
+    UntrustedLink {
+        /// The link.
+        path: PathBuf,
+        /// Its owner.
+        uid: u32,
+        /// The effective uid shrike runs as.
+        current: u32,
     },
     /// A path could not be inspected.
     #[error("{}: {source}", path.display())]
@@ -667,6 +696,71 @@ pub fn check_not_world_writable(path: &Path) -> Result<(), PrivError> {
     check_path(path, 0)
 }
 
+/// Refuses a rule, configuration or cache file (or directory) that is world-writable or owned by
+/// a user other than root and the effective user (`extra_owner`: one more trusted uid, the
+/// `run-as` user). As for [`check_not_world_writable`], a directory is checked with what is in it.
+pub fn check_trusted(path: &Path, extra_owner: Option<u32>) -> Result<(), PrivError> {
+    check_not_world_writable(path)?;
+    let md = std::fs::metadata(path).map_err(|source| PrivError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let current = current_ids().0;
+    if md.uid() != 0 && md.uid() != current && Some(md.uid()) != extra_owner {
+        return Err(PrivError::OtherOwner {
+            path: path.to_path_buf(),
+            uid: md.uid(),
+            current,
+        });
+    }
+    Ok(())
+}
+
+/// Checks a directory shrike writes into (the log directory, the Hyperscan cache): it must not be
+/// world-writable and must belong to root, the effective user or `extra_owner` (the `run-as`
+/// user). A symbolic link to it is followed only when the link itself belongs to root, the
+/// effective user or `extra_owner`; the directory it leads to is then checked the same way.
+/// The directory's contents are not inspected (files in it are opened with
+/// [`crate::safefs::DirHandle`]).
+pub fn check_output_dir(path: &Path, extra_owner: Option<u32>) -> Result<(), PrivError> {
+    let io_err = |source| PrivError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let current = current_ids().0;
+    let trusted = |uid: u32| uid == 0 || uid == current || Some(uid) == extra_owner;
+    let lmd = std::fs::symlink_metadata(path).map_err(io_err)?;
+    if lmd.file_type().is_symlink() && !trusted(lmd.uid()) {
+        return Err(PrivError::UntrustedLink {
+            path: path.to_path_buf(),
+            uid: lmd.uid(),
+            current,
+        });
+    }
+    let md = std::fs::metadata(path).map_err(io_err)?;
+    if !md.is_dir() {
+        return Err(PrivError::Io {
+            path: path.to_path_buf(),
+            source: io::Error::new(io::ErrorKind::InvalidInput, "not a directory"),
+        });
+    }
+    let mode = md.mode() & 0o7777;
+    if mode & 0o002 != 0 {
+        return Err(PrivError::WorldWritable {
+            path: path.to_path_buf(),
+            mode,
+        });
+    }
+    if !trusted(md.uid()) {
+        return Err(PrivError::OtherOwner {
+            path: path.to_path_buf(),
+            uid: md.uid(),
+            current,
+        });
+    }
+    Ok(())
+}
+
 fn check_path(path: &Path, depth: usize) -> Result<(), PrivError> {
     let md = std::fs::metadata(path).map_err(|source| PrivError::Io {
         path: path.to_path_buf(),
@@ -820,5 +914,66 @@ mod tests {
         let err = check_not_world_writable(&d.join("missing")).unwrap_err();
         assert!(err.to_string().contains("missing"), "{err}");
         std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn output_dirs_and_trusted_files_are_checked() {
+        use std::os::unix::fs::symlink;
+        let d = std::env::temp_dir().join(format!("shrike-outdir-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o755)).unwrap();
+        check_output_dir(&d, None).unwrap();
+        // A link we own to a good directory is followed.
+        let link = d.join("via-link");
+        let real = d.join("real");
+        std::fs::create_dir(&real).unwrap();
+        std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o750)).unwrap();
+        symlink(&real, &link).unwrap();
+        check_output_dir(&link, None).unwrap();
+        // World-writable (even sticky, like /tmp) is refused, for a directory and a file.
+        std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o1777)).unwrap();
+        let e = check_output_dir(&link, None).unwrap_err();
+        assert!(matches!(e, PrivError::WorldWritable { .. }), "{e}");
+        std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o750)).unwrap();
+        let f = d.join("a.rules");
+        std::fs::write(&f, "x").unwrap();
+        std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o646)).unwrap();
+        assert!(matches!(
+            check_trusted(&f, None),
+            Err(PrivError::WorldWritable { .. })
+        ));
+        std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o644)).unwrap();
+        check_trusted(&f, None).unwrap();
+        assert!(
+            check_output_dir(&f, None).is_err(),
+            "a file is not a directory"
+        );
+        if current_ids().0 == 0 {
+            // Owned by another (non-root) user: refused unless that is the run-as user.
+            let c = CString::new(f.as_os_str().as_encoded_bytes()).unwrap();
+            // SAFETY: a valid path string.
+            assert_eq!(unsafe { libc::chown(c.as_ptr(), 65534, 65534) }, 0);
+            let e = check_trusted(&f, None).unwrap_err();
+            assert!(e.to_string().contains("owned by uid 65534"), "{e}");
+            check_trusted(&f, Some(65534)).unwrap();
+            let c = CString::new(real.as_os_str().as_encoded_bytes()).unwrap();
+            // SAFETY: a valid path string.
+            assert_eq!(unsafe { libc::chown(c.as_ptr(), 65534, 65534) }, 0);
+            assert!(matches!(
+                check_output_dir(&link, None),
+                Err(PrivError::OtherOwner { .. })
+            ));
+            check_output_dir(&link, Some(65534)).unwrap();
+            // A link owned by another user is not followed, wherever it leads.
+            let c = CString::new(link.as_os_str().as_encoded_bytes()).unwrap();
+            // SAFETY: a valid path string.
+            assert_eq!(unsafe { libc::lchown(c.as_ptr(), 65534, 65534) }, 0);
+            assert!(matches!(
+                check_output_dir(&link, None),
+                Err(PrivError::UntrustedLink { .. })
+            ));
+        }
+        let _ = std::fs::remove_dir_all(&d);
     }
 }

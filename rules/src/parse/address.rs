@@ -5,10 +5,7 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use super::error::{ErrorKind, PResult, ParseError};
 use super::ranges::RangeSet;
-use super::vars::{split_top_level, strip_outer_brackets, Vars};
-
-/// Maximum `$VAR` nesting depth (catches `A: $B`, `B: $A` loops).
-const MAX_VAR_DEPTH: usize = 16;
+use super::vars::{split_top_level, strip_negations, strip_outer_brackets, Nesting, Vars};
 
 /// A compiled address matcher: sorted, merged IPv4 and IPv6 ranges with every
 /// negation already resolved.
@@ -69,7 +66,7 @@ impl IpSet {
 
     /// Parses and compiles an address specification, resolving `$VARS`.
     pub fn parse(spec: &str, vars: &Vars) -> PResult<IpSet> {
-        let set = parse_group(spec.trim(), vars, 0)?;
+        let set = parse_group(spec.trim(), vars, &mut Nesting::new(ErrorKind::Address))?;
         if set.is_empty() {
             return Err(ParseError::new(
                 ErrorKind::Address,
@@ -85,30 +82,39 @@ fn addr_err(spec: &str, why: &str) -> ParseError {
 }
 
 /// A group is an element, a list, or a negated group. A negated group is a
-/// one-element list with a negative element.
-fn parse_group(s: &str, vars: &Vars, depth: usize) -> PResult<IpSet> {
-    if depth > MAX_VAR_DEPTH {
-        return Err(addr_err(s, "variable nesting too deep (loop?)"));
-    }
+/// one-element list with a negative element. Every `[`, `!` and `$VAR` level
+/// counts against [`super::vars::MAX_NESTING`]; a variable that refers back to
+/// itself is reported as a loop.
+fn parse_group<'v>(s: &str, vars: &'v Vars, nest: &mut Nesting<'v>) -> PResult<IpSet> {
+    nest.enter(s)?;
+    let r = parse_group_inner(s, vars, nest);
+    nest.leave();
+    r
+}
+
+fn parse_group_inner<'v>(s: &str, vars: &'v Vars, nest: &mut Nesting<'v>) -> PResult<IpSet> {
     if s.is_empty() {
         return Err(addr_err(s, "empty address"));
     }
     if s.starts_with('!') {
-        return parse_list(&[s], vars, depth);
+        return parse_list(&[s], vars, nest);
     }
     if s.starts_with('[') {
         let inner = strip_outer_brackets(s).ok_or_else(|| addr_err(s, "unbalanced brackets"))?;
         let parts = split_top_level(inner).ok_or_else(|| addr_err(s, "unbalanced brackets"))?;
-        return parse_list(&parts, vars, depth);
+        return parse_list(&parts, vars, nest);
     }
     if let Some(name) = s.strip_prefix('$') {
-        let val = vars.address(name).ok_or_else(|| {
+        let (key, val) = vars.address_entry(name).ok_or_else(|| {
             ParseError::new(
                 ErrorKind::UndefinedVariable,
                 format!("address variable `${name}` is not defined"),
             )
         })?;
-        return parse_group(val.trim(), vars, depth + 1);
+        nest.push_var(key)?;
+        let r = parse_group(val.trim(), vars, nest);
+        nest.pop_var();
+        return r;
     }
     if s.eq_ignore_ascii_case("any") {
         return Ok(IpSet::any());
@@ -119,16 +125,17 @@ fn parse_group(s: &str, vars: &Vars, depth: usize) -> PResult<IpSet> {
 /// Suricata's merge rule: per address family, the positives are unioned;
 /// when a family has negatives but no positives, the positives become that
 /// whole family; the result is positives minus negatives.
-fn parse_list(parts: &[&str], vars: &Vars, depth: usize) -> PResult<IpSet> {
+fn parse_list<'v>(parts: &[&str], vars: &'v Vars, nest: &mut Nesting<'v>) -> PResult<IpSet> {
     let mut pos = IpSet::default();
     let mut neg = IpSet::default();
     for p in parts {
         let p = p.trim();
-        if let Some(rest) = p.strip_prefix('!') {
-            let n = parse_group(rest.trim(), vars, depth)?;
+        let (negated, p) = strip_negations(p);
+        if negated {
+            let n = parse_group(p, vars, nest)?;
             neg = neg.union(&n);
         } else {
-            let g = parse_group(p, vars, depth)?;
+            let g = parse_group(p, vars, nest)?;
             pos = pos.union(&g);
         }
     }

@@ -28,6 +28,8 @@ pub enum ErrorKind {
     Semantic(&'static str),
     /// The rule has no `sid`.
     MissingSid,
+    /// A rule file is missing, unreadable or refused (not a problem of any rule in it).
+    File,
 }
 
 impl fmt::Display for ErrorKind {
@@ -44,6 +46,7 @@ impl fmt::Display for ErrorKind {
             ErrorKind::BadValue(k) => write!(f, "invalid `{k}` value"),
             ErrorKind::Semantic(what) => write!(f, "invalid rule: {what}"),
             ErrorKind::MissingSid => f.write_str("missing sid"),
+            ErrorKind::File => f.write_str("rule file not loaded"),
         }
     }
 }

@@ -32,6 +32,12 @@ pub use uint::{UintMatch, UintMode};
 pub use vars::Vars;
 
 use builder::Builder;
+
+/// Longest rule accepted, in bytes: Suricata reads rules into an 8192-byte
+/// line buffer (`DETECT_MAX_RULE_SIZE`, the terminating NUL included), so a
+/// longer rule fails there too. Bounds the work one rule can cause (100,000
+/// options, a megabyte of brackets).
+pub const MAX_RULE_LEN: usize = 8191;
 use lexer::{split_rule, OptionIter};
 
 /// Parses rules against one variable table, caching compiled address and
@@ -54,6 +60,12 @@ impl<'v> RuleParser<'v> {
 
     /// Parses one rule (a single logical line, already joined).
     pub fn parse(&mut self, text: &str) -> PResult<Rule> {
+        if text.len() > MAX_RULE_LEN {
+            return Err(ParseError::syntax(format!(
+                "rule is {} bytes long, over the limit of {MAX_RULE_LEN} bytes",
+                text.len()
+            )));
+        }
         let (header, body) = split_rule(text)?;
         let toks = header_tokens(header);
         let [action, proto, src, sport, dir, dst, dport] = toks.as_slice() else {

@@ -3,9 +3,7 @@
 
 use super::error::{ErrorKind, PResult, ParseError};
 use super::ranges::RangeSet;
-use super::vars::{split_top_level, strip_outer_brackets, Vars};
-
-const MAX_VAR_DEPTH: usize = 16;
+use super::vars::{split_top_level, strip_negations, strip_outer_brackets, Nesting, Vars};
 
 /// A compiled port matcher: sorted, merged `u16` ranges.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
@@ -35,7 +33,7 @@ impl PortSet {
 
     /// Parses and compiles a port specification, resolving `$VARS`.
     pub fn parse(spec: &str, vars: &Vars) -> PResult<PortSet> {
-        let set = parse_group(spec.trim(), vars, 0)?;
+        let set = parse_group(spec.trim(), vars, &mut Nesting::new(ErrorKind::Port))?;
         if set.is_empty() {
             return Err(port_err(spec, "matches no port"));
         }
@@ -47,29 +45,41 @@ fn port_err(spec: &str, why: &str) -> ParseError {
     ParseError::new(ErrorKind::Port, format!("{why}: `{spec}`"))
 }
 
-fn parse_group(s: &str, vars: &Vars, depth: usize) -> PResult<RangeSet<u16>> {
-    if depth > MAX_VAR_DEPTH {
-        return Err(port_err(s, "variable nesting too deep (loop?)"));
-    }
+/// Every `[`, `!` and `$VAR` level counts against [`super::vars::MAX_NESTING`].
+fn parse_group<'v>(s: &str, vars: &'v Vars, nest: &mut Nesting<'v>) -> PResult<RangeSet<u16>> {
+    nest.enter(s)?;
+    let r = parse_group_inner(s, vars, nest);
+    nest.leave();
+    r
+}
+
+fn parse_group_inner<'v>(
+    s: &str,
+    vars: &'v Vars,
+    nest: &mut Nesting<'v>,
+) -> PResult<RangeSet<u16>> {
     if s.is_empty() {
         return Err(port_err(s, "empty port"));
     }
     if s.starts_with('!') {
-        return parse_list(&[s], vars, depth);
+        return parse_list(&[s], vars, nest);
     }
     if s.starts_with('[') {
         let inner = strip_outer_brackets(s).ok_or_else(|| port_err(s, "unbalanced brackets"))?;
         let parts = split_top_level(inner).ok_or_else(|| port_err(s, "unbalanced brackets"))?;
-        return parse_list(&parts, vars, depth);
+        return parse_list(&parts, vars, nest);
     }
     if let Some(name) = s.strip_prefix('$') {
-        let val = vars.port(name).ok_or_else(|| {
+        let (key, val) = vars.port_entry(name).ok_or_else(|| {
             ParseError::new(
                 ErrorKind::UndefinedVariable,
                 format!("port variable `${name}` is not defined"),
             )
         })?;
-        return parse_group(val.trim(), vars, depth + 1);
+        nest.push_var(key)?;
+        let r = parse_group(val.trim(), vars, nest);
+        nest.pop_var();
+        return r;
     }
     if s.eq_ignore_ascii_case("any") {
         return Ok(RangeSet::full());
@@ -103,15 +113,20 @@ fn parse_group(s: &str, vars: &Vars, depth: usize) -> PResult<RangeSet<u16>> {
     Ok(RangeSet::from_ranges(vec![(lo, hi)]))
 }
 
-fn parse_list(parts: &[&str], vars: &Vars, depth: usize) -> PResult<RangeSet<u16>> {
+fn parse_list<'v>(
+    parts: &[&str],
+    vars: &'v Vars,
+    nest: &mut Nesting<'v>,
+) -> PResult<RangeSet<u16>> {
     let mut pos = RangeSet::empty();
     let mut neg = RangeSet::empty();
     for p in parts {
         let p = p.trim();
-        if let Some(rest) = p.strip_prefix('!') {
-            neg = neg.union(&parse_group(rest.trim(), vars, depth)?);
+        let (negated, p) = strip_negations(p);
+        if negated {
+            neg = neg.union(&parse_group(p, vars, nest)?);
         } else {
-            pos = pos.union(&parse_group(p, vars, depth)?);
+            pos = pos.union(&parse_group(p, vars, nest)?);
         }
     }
     if neg.is_full() {

@@ -2,6 +2,72 @@
 
 use std::collections::HashMap;
 
+use super::error::{ErrorKind, PResult, ParseError};
+use super::lexer::truncate;
+
+/// Deepest nesting of `[` lists, `!` negations and `$VAR` references in one
+/// address or port specification: Suricata's limit ("address block recursion
+/// limit reached (max 64)"). Deeper input is rejected, never recursed into.
+pub const MAX_NESTING: usize = 64;
+
+/// Nesting depth and the chain of variables being expanded, for one
+/// address or port specification.
+pub(crate) struct Nesting<'v> {
+    kind: ErrorKind,
+    depth: usize,
+    vars: Vec<&'v str>,
+}
+
+impl<'v> Nesting<'v> {
+    /// Errors will carry `kind` ([`ErrorKind::Address`] or [`ErrorKind::Port`]).
+    pub(crate) fn new(kind: ErrorKind) -> Self {
+        Nesting {
+            kind,
+            depth: 0,
+            vars: Vec::new(),
+        }
+    }
+
+    /// One level deeper (into `s`); an error past [`MAX_NESTING`].
+    pub(crate) fn enter(&mut self, s: &str) -> PResult<()> {
+        self.depth += 1;
+        if self.depth > MAX_NESTING {
+            return Err(ParseError::new(
+                self.kind.clone(),
+                format!(
+                    "nested deeper than {MAX_NESTING} levels of `[`, `!` or variables (the limit): `{}`",
+                    truncate(s, 40)
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Back out of a level.
+    pub(crate) fn leave(&mut self) {
+        self.depth = self.depth.saturating_sub(1);
+    }
+
+    /// Start expanding `$name`; an error when it is already being expanded (a loop).
+    pub(crate) fn push_var(&mut self, name: &'v str) -> PResult<()> {
+        if self.vars.contains(&name) {
+            let mut chain: Vec<String> = self.vars.iter().map(|v| format!("${v}")).collect();
+            chain.push(format!("${name}"));
+            return Err(ParseError::new(
+                self.kind.clone(),
+                format!("variable loop: {}", chain.join(" -> ")),
+            ));
+        }
+        self.vars.push(name);
+        Ok(())
+    }
+
+    /// Done expanding the innermost variable.
+    pub(crate) fn pop_var(&mut self) {
+        self.vars.pop();
+    }
+}
+
 /// Suricata 7's default `address-groups` from its shipped `suricata.yaml`.
 pub const DEFAULT_ADDRESS_GROUPS: &[(&str, &str)] = &[
     ("HOME_NET", "[192.168.0.0/16,10.0.0.0/8,172.16.0.0/12]"),
@@ -86,10 +152,31 @@ impl Vars {
         self.address_groups.get(name).map(String::as_str)
     }
 
+    /// Looks up an address group: the stored name and its value.
+    pub(crate) fn address_entry(&self, name: &str) -> Option<(&str, &str)> {
+        self.address_groups
+            .get_key_value(name)
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+    }
+
+    /// Looks up a port group: the stored name and its value.
+    pub(crate) fn port_entry(&self, name: &str) -> Option<(&str, &str)> {
+        self.port_groups
+            .get_key_value(name)
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+    }
+
     /// Looks up a port group by name (without `$`).
     pub fn port(&self, name: &str) -> Option<&str> {
         self.port_groups.get(name).map(String::as_str)
     }
+}
+
+/// Strips a run of `!` (any length, counted without recursion, as Suricata does): whether an
+/// odd number negates what follows, and what follows.
+pub(crate) fn strip_negations(p: &str) -> (bool, &str) {
+    let rest = p.trim_start_matches('!');
+    ((p.len() - rest.len()) % 2 == 1, rest.trim())
 }
 
 /// Splits a list body (without the outer brackets) at top-level commas.
