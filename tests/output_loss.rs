@@ -200,7 +200,8 @@ impl Mount {
     fn tmpfs(at: &std::path::Path, opts: &str) -> Option<Mount> {
         std::fs::create_dir_all(at).ok()?;
         let ok = Command::new("mount")
-            .args(["-t", "tmpfs", "-o", opts, "tmpfs"])
+            // A log directory must not be world-writable (tmpfs roots default to 1777).
+            .args(["-t", "tmpfs", "-o", &format!("{opts},mode=0755"), "tmpfs"])
             .arg(at)
             .status()
             .ok()?
