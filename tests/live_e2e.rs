@@ -276,11 +276,15 @@ fn tiny_ring_at_top_speed_accounts_for_every_packet() {
 
 #[test]
 fn missing_interface_is_a_clear_error_at_start() {
+    // A private log directory (a world-writable one such as /tmp is refused).
+    let dir = std::env::temp_dir().join(format!("shrike-live-noif-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
     let o = shrike()
         .args(["-i", "no-such-if0", "-l"])
-        .arg(std::env::temp_dir())
+        .arg(&dir)
         .output()
         .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(err.contains("no-such-if0"), "{err}");

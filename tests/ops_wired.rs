@@ -255,7 +255,9 @@ fn metrics_of_a_live_sensor() {
 fn run_as_drops_to_nobody_keeping_capture_caps() {
     let ns = Netns::new("runas");
     let d = scratch("runas");
-    std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o777)).unwrap();
+    // The run-as user owns the log directory (a world-writable one is refused).
+    std::os::unix::fs::chown(&d, Some(65534), Some(65534)).unwrap();
+    std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o755)).unwrap();
     let child = ns.shrike(&["--set", "run-as.user=nobody"], &[], &d);
     std::thread::sleep(Duration::from_secs(3));
     let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap();

@@ -710,7 +710,13 @@ mod tests {
             (8443, &hello, b"", AppProto::TLS),
             (443, &hello, b"", AppProto::TLS),
             (80, b"\x00\x01garbage", b"\x02\x03more", AppProto::FAILED),
-            (2222, b"SSH-2.0-x\r\n", b"SSH-2.0-y\r\n", AppProto::FAILED),
+            (
+                2222,
+                b"SSH-2.0-x\r\n",
+                b"SSH-2.0-y\r\n",
+                AppProto::from_index(3),
+            ),
+            (2222, b"\x00SSH-2.0-x\r\n", b"\x01junk", AppProto::FAILED),
         ];
         for (port, ts, tc, want) in cases {
             let mut al = AppLayer::new();

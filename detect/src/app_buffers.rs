@@ -283,7 +283,11 @@ mod tests {
             AppBuf::of(id("ja4.hash")),
             Some(AppBuf::Tls(TlsBuffer::Ja4Hash))
         );
-        assert_eq!(AppBuf::of(id("ssh.proto")), None);
+        assert!(matches!(
+            AppBuf::of(id("ssh.proto")),
+            Some(AppBuf::Reg { dir: None, .. })
+        ));
+        assert_eq!(AppBuf::of(id("smb.share")), None);
         assert_eq!(
             AppBuf::of(id("file.data")).map(AppBuf::proto),
             Some(AppProto::HTTP)

@@ -194,10 +194,13 @@ impl Signals {
     pub fn install() -> Result<Signals, String> {
         let stop = Arc::new(AtomicBool::new(false));
         let hup = Arc::new(AtomicBool::new(false));
+        // Set by SIGINT/SIGTERM only (a stop asked over the control socket is not a signal).
+        let signalled = Arc::new(AtomicBool::new(false));
         for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
             // A second signal while stopping ends the process at once (exit 1).
-            signal_hook::flag::register_conditional_shutdown(sig, 1, stop.clone())
+            signal_hook::flag::register_conditional_shutdown(sig, 1, signalled.clone())
                 .map_err(|e| e.to_string())?;
+            signal_hook::flag::register(sig, signalled.clone()).map_err(|e| e.to_string())?;
             signal_hook::flag::register(sig, stop.clone()).map_err(|e| e.to_string())?;
         }
         signal_hook::flag::register(signal_hook::consts::SIGHUP, hup.clone())

@@ -236,7 +236,9 @@ fn duplicate_sids_keep_highest_rev() {
         set.summary
             .skipped_by_reason
             .get("invalid rule: duplicate sid"),
-        Some(&2)
+        // rev 2 is replaced by the later rev 5 (a warning, as in Suricata); rev 3 after
+        // rev 5 is the duplicate.
+        Some(&1)
     );
     assert_eq!(set.warnings.len(), 2);
     let bad = set
