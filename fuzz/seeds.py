@@ -248,6 +248,15 @@ def main():
     if os.path.exists(sample):
         with open(sample, "rb") as f:
             put("rules", f.read(), 10_000)
+    # Deep nesting (issue 26): negation runs, nested address/port lists, negated groups,
+    # variables, near and past the 64-level and 8191-byte limits.
+    for n in (1, 63, 64, 65, 200, 4000, 4001):
+        put("rules", b"alert tcp " + b"!" * n + b"1.2.3.4 any -> any any (sid:1;)\n", 10_000)
+    for n in (63, 64, 65, 500, 2000):
+        put("rules", b"alert tcp [" * 1 + b"[" * n + b"1.2.3.4" + b"]" * (n + 1) + b" any -> any any (sid:2;)\n", 10_000)
+        put("rules", b"alert tcp any " + b"[!" * n + b"80" + b"]" * n + b" -> any any (sid:3;)\n", 10_000)
+    put("rules", b"alert tcp $HOME_NET $HTTP_PORTS -> [$EXTERNAL_NET,![$HOME_NET,!10.0.0.1]] [!$HTTP_PORTS,[1:5,!3]] (sid:4;)\n", 10_000)
+    put("rules", b"alert tcp any any -> any any (" + b"content:\"a\"; " * 600 + b"sid:5;)\n", 10_000)
     # Config: suricata.yaml, its sections, and shrike YAML.
     for y in ("/etc/suricata/suricata.yaml",):
         if os.path.exists(y):

@@ -75,6 +75,22 @@ impl<'a> Iterator for OptionIter<'a> {
         if name.is_empty() {
             return Some(Err(ParseError::syntax("empty option name")));
         }
+        // Suricata's quoting check (SigParseOptions): a value opened with `"` must close with
+        // `"` (else the `;` that ended it was most likely inside the quotes) and hold
+        // something. `msg:"foo; content:"zzz"; sid:1;` fails here as in Suricata.
+        if let Some(v) = value.filter(|v| v.starts_with('"')) {
+            if v.len() < 2 || !v.ends_with('"') {
+                return Some(Err(ParseError::syntax(format!(
+                    "bad quoting of `{name}` (possible missing semicolon or quote): {}",
+                    truncate(v, 60)
+                ))));
+            }
+            if v.len() == 2 {
+                return Some(Err(ParseError::syntax(format!(
+                    "empty quoted `{name}` value"
+                ))));
+            }
+        }
         Some(Ok(RawOption { name, value }))
     }
 }
