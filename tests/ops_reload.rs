@@ -441,3 +441,208 @@ fn scenario(tag: &str, runmode: &str, threads: usize) {
     assert!(last >= t_ctl.floor() && last <= t_done2 + 1.0, "{stats}");
     assert_valid_eve(&recs);
 }
+
+/// Hostile rule feeds reach a running sensor (issue 26): deep negation and nesting, a 1 MB
+/// rule and 100,000 options, by SIGUSR2 and by `ctl reload`. A file holding only hostile
+/// rules is refused with the reason (the running rules kept); one that mixes them with a good
+/// rule loads the good one and names each hostile one; the sensor never stops, keeps alerting
+/// with the rules in service and exits 0 at the end.
+#[test]
+fn hostile_rules_on_reload_leave_the_running_sensor_alone() {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(ns) = Netns::new("rlh") else { return };
+    let dir = TempDir::new("rlh");
+    let deep =
+        |open: &str, close: &str, n: usize| format!("{}1.2.3.4{}", open.repeat(n), close.repeat(n));
+    // (what, rule text, the reason the sensor must give)
+    let hostile: Vec<(&str, String, &str)> = vec![
+        (
+            "13,000 `!`",
+            format!(
+                "alert tcp {}1.2.3.4 any -> any any (sid:1;)",
+                "!".repeat(13_001)
+            ),
+            "over the limit of 8191 bytes",
+        ),
+        (
+            "16,000 nested `[`",
+            format!(
+                "alert tcp {} any -> any any (sid:2;)",
+                deep("[", "]", 16_000)
+            ),
+            "over the limit of 8191 bytes",
+        ),
+        (
+            "100 nested negated lists",
+            format!("alert tcp {} any -> any any (sid:3;)", deep("[!", "]", 100)),
+            "nested deeper than 64",
+        ),
+        (
+            "a 1 MB rule",
+            format!(
+                "alert tcp any any -> any any (msg:\"{}\"; sid:4;)",
+                "x".repeat(1 << 20)
+            ),
+            "over the limit of 8191 bytes",
+        ),
+        (
+            "100,000 options",
+            format!(
+                "alert tcp any any -> any any ({} sid:5;)",
+                "content:\"a\"; ".repeat(100_000)
+            ),
+            "over the limit of 8191 bytes",
+        ),
+    ];
+    // Not IP-only rules (those match once per flow and direction): each replay alerts again.
+    const FIRST: &str =
+        "alert ip any any -> any any (msg:\"RELOAD first\"; dsize:>0; sid:9100101; rev:1;)\n";
+    const SECOND: &str =
+        "alert ip any any -> any any (msg:\"RELOAD second\"; dsize:>0; sid:9100102; rev:1;)\n";
+    let rules = dir.path().join("live.rules");
+    write_rules(&rules, FIRST);
+    let socket = dir.path().join("ctl.sock");
+    let cfg = dir.path().join("shrike.yaml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "rules:\n  rule-files: [{}]\n\
+             unix-command:\n  enabled: yes\n  filename: {}\n\
+             interfaces:\n  - name: v0\n    runmode: workers\n    threads: 1\n",
+            rules.display(),
+            socket.display()
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("log");
+    std::fs::create_dir_all(&out).unwrap();
+    let mut child = ns
+        .exec()
+        .arg(bin())
+        .arg("-c")
+        .arg(&cfg)
+        .args(["-i", "v0", "-l"])
+        .arg(&out)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let err = child.stderr.take().unwrap();
+    let pid = child.id();
+    let mut sensor = Sensor(Some(child));
+    let (tx, rx) = mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        for l in BufReader::new(err).lines() {
+            let Ok(l) = l else { break };
+            if tx.send((now_secs(), l)).is_err() {
+                break;
+            }
+        }
+    });
+    let mut log = String::new();
+    wait_line(&rx, "capturing on", &mut log);
+    let replay = || {
+        let o = ns
+            .exec()
+            .args(["tcpreplay", "-q", "-i", "v1", "--pps=2000"])
+            .arg(repo().join("samples/sample.pcap"))
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "tcpreplay: {}", stderr(&o));
+    };
+    replay();
+
+    // Each hostile rule alone: refused with its reason, by ctl and by SIGUSR2.
+    for (i, (what, rule, reason)) in hostile.iter().enumerate() {
+        write_rules(&rules, &format!("{rule}\n"));
+        if i % 2 == 0 {
+            let o = ctl(&ns, &socket, "reload");
+            let text = format!("{}{}", String::from_utf8_lossy(&o.stdout), stderr(&o));
+            assert!(!o.status.success(), "{what}: {text}");
+            assert!(text.contains("running rules kept"), "{what}: {text}");
+            assert!(text.contains("no rule could be enforced"), "{what}: {text}");
+            assert!(text.contains(reason), "{what}: {text}");
+        } else {
+            let kill = Command::new("kill")
+                .args(["-USR2", &pid.to_string()])
+                .status()
+                .unwrap();
+            assert!(kill.success());
+            let (_, line) = wait_line(&rx, "reload failed, keeping the running rules", &mut log);
+            assert!(line.contains(reason), "{what}: {line}");
+        }
+        let o = ctl(&ns, &socket, "stats");
+        assert!(
+            o.status.success(),
+            "the sensor after {what}: {}{log}",
+            stderr(&o)
+        );
+    }
+    let t_after = now_secs();
+    replay();
+    let t_mixed = now_secs();
+    // All of them around a good rule: the good one is put in service, each hostile one named.
+    let mut mixed = String::new();
+    for (_, rule, _) in &hostile {
+        mixed.push_str(rule);
+        mixed.push('\n');
+    }
+    mixed.push_str(SECOND);
+    write_rules(&rules, &mixed);
+    let o = ctl(&ns, &socket, "reload");
+    let text = format!("{}{}", String::from_utf8_lossy(&o.stdout), stderr(&o));
+    assert!(o.status.success(), "{text}{log}");
+    let (_, line) = wait_line(&rx, "rule(s) enforced", &mut log);
+    assert!(line.contains(" 1 rule(s) enforced"), "{line}");
+    std::thread::sleep(Duration::from_millis(300));
+    replay();
+    std::thread::sleep(Duration::from_millis(500));
+
+    let o = ctl(&ns, &socket, "stats");
+    let st: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap_or_default();
+    let eng = &st["shrike"]["detect"]["engine"];
+    assert_eq!(eng["reloads"], 1, "{st}");
+    assert_eq!(eng["reload_failures"], hostile.len(), "{st}");
+    assert_eq!(eng["rules_loaded"], 1, "{st}");
+    assert_eq!(eng["rules_failed"], hostile.len(), "{st}");
+
+    let _ = Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status();
+    let mut child = sensor.0.take().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(Instant::now() < deadline, "shrike did not stop");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    reader.join().unwrap();
+    while let Ok((_, l)) = rx.try_recv() {
+        log.push_str(&l);
+        log.push('\n');
+    }
+    assert!(status.success(), "{status:?}: {log}");
+    // Every hostile rule of the mixed file is named with its line and reason.
+    for (i, (what, _, reason)) in hostile.iter().enumerate() {
+        let at = format!("live.rules:{}", i + 1);
+        assert!(
+            log.lines().any(|l| l.contains(&at) && l.contains(reason)),
+            "{what}: no `{at}` line with `{reason}` in {log}"
+        );
+    }
+    let recs = eve_records(&out);
+    let first = alert_times(&recs, 9100101);
+    let second = alert_times(&recs, 9100102);
+    assert!(!first.is_empty(), "the first rules alerted");
+    assert!(
+        first.iter().any(|&t| t > t_after && t < t_mixed),
+        "the first rules kept running through the refused reloads: {first:?}"
+    );
+    assert!(
+        !second.is_empty(),
+        "the good rule of the mixed file alerted"
+    );
+    assert!(second.iter().all(|&t| t > t_mixed));
+    assert_valid_eve(&recs);
+}

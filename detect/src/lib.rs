@@ -34,6 +34,21 @@ pub mod prefilter;
 pub mod prefilter_hs;
 pub mod reload;
 pub mod setup;
+
+/// The Hyperscan database cache's counters since the process started: entries loaded,
+/// entries compiled and stored, entries discarded (a fingerprint or checksum mismatch, a
+/// corrupt or linked file: logged, removed and rebuilt). Zeros without Hyperscan.
+pub fn mpm_cache_counters() -> (u64, u64, u64) {
+    #[cfg(feature = "hyperscan")]
+    {
+        let (hits, misses, _) = prefilter_hs::cache_stats();
+        (hits, misses, prefilter_hs::cache_rejected())
+    }
+    #[cfg(not(feature = "hyperscan"))]
+    {
+        (0, 0, 0)
+    }
+}
 mod sig;
 mod stream_inspect;
 pub mod tag;

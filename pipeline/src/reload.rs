@@ -132,6 +132,10 @@ impl ReloadStats {
         s.add("shrike.detect.engine.rules_failed", self.rules_failed);
         s.add("shrike.detect.engine.rules_skipped", self.rules_skipped);
         s.add("shrike.detect.engine.last_build_ms", self.last_build_ms);
+        let (hits, misses, rejected) = shrike_detect::mpm_cache_counters();
+        s.add("shrike.detect.mpm_cache.hits", hits);
+        s.add("shrike.detect.mpm_cache.misses", misses);
+        s.add("shrike.detect.mpm_cache.rejected", rejected);
         s
     }
 }
@@ -379,6 +383,10 @@ impl Reloader {
     fn publish(&mut self, l: LoadedEngine, took: Duration) {
         let rules = l.engine.len();
         let failed = l.parse_errors.len();
+        // Each rule that failed, as at start-up (file:line and the reason).
+        for e in &l.parse_errors {
+            eprintln!("shrike: reload: rule failed: {e}");
+        }
         self.stats.rules_of(&l);
         let engine = Arc::new(l.engine);
         let old = std::mem::replace(&mut self.running, Arc::clone(&engine));
