@@ -25,7 +25,7 @@ fuzz_target!(|data: &[u8]| {
             Step::Data(ts, d) => {
                 let _ = st.parse(dir(ts), d);
             }
-            Step::Gap(ts, n) => st.gap(dir(ts), n),
+            Step::Gap(ts, n) => st.gap(dir(ts), n.into()),
             Step::Close(_) => st.close(),
         }
     }

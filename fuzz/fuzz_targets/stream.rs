@@ -116,7 +116,7 @@ fuzz_target!(|data: &[u8]| {
             &tcp(sp, dp, seq, ack, flags, win, opts, payload),
         );
         let meta = decode(LinkType::Raw, &pkt, &dcfg, &mut dstats);
-        if eng.is_session_reuse(&s, &meta) {
+        if eng.is_session_reuse(Some(&s), &meta, dir) {
             eng.flow_end(&mut s);
             drain(&eng, &mut s, &mut delivered);
             eng.release(&mut s);
