@@ -43,11 +43,17 @@ fn main() -> ExitCode {
     }
 }
 
-fn real_main(cli: Cli) -> Result<u8, (u8, String)> {
+fn real_main(mut cli: Cli) -> Result<u8, (u8, String)> {
     let sets = cli.set_pairs().map_err(|e| (EXIT_USAGE, e))?;
     let loaded =
         config::load(cli.config.as_deref(), &sets).map_err(|e| (EXIT_INPUT, e.to_string()))?;
     let mut cfg = loaded.config;
+    if !cli.quiet {
+        let file = cli.config.as_deref().unwrap_or(Path::new("")).display();
+        for u in &loaded.unknown_keys {
+            eprintln!("shrike: warning: {file}: {u}");
+        }
+    }
     if loaded.from_suricata && !loaded.ignored.is_empty() && !cli.quiet {
         // Nothing ignored in silence: a one-line count by default, the list with -v.
         if cli.verbose > 0 {
