@@ -151,12 +151,55 @@ pub struct Cli {
     #[arg(long = "group", value_name = "GROUP")]
     pub group: Option<String>,
 
-    /// Control a running sensor: `shrike ctl reload|stats`.
-    #[arg(hide = true, num_args = 0.., trailing_var_arg = true)]
+    /// Read the BPF filter expression from FILE (Suricata's -F).
+    #[arg(short = 'F', value_name = "FILE")]
+    pub bpf_file: Option<PathBuf>,
+
+    /// A BPF filter expression after the options (`shrike -r x.pcap 'tcp port 80'`), or
+    /// `ctl reload|stats` to control a running sensor.
+    #[arg(value_name = "BPF", num_args = 0.., trailing_var_arg = true)]
     pub rest: Vec<String>,
 }
 
 impl Cli {
+    /// The BPF filter, from `-F FILE` or the words after the options (Suricata joins them
+    /// with spaces). `-r` takes several paths, so in `-r x.pcap 'udp'` the expression is the
+    /// last `-r` value: one that names no file and is not `-` is taken as the expression (and
+    /// removed from the inputs). Both `-F` and an expression: an error, as in Suricata.
+    pub fn take_bpf(&mut self) -> Result<Option<String>, String> {
+        let mut words = std::mem::take(&mut self.rest);
+        if words.is_empty() && self.read.len() > 1 {
+            if let Some(last) = self.read.last() {
+                if last.as_os_str() != "-" && std::fs::symlink_metadata(last).is_err() {
+                    words.push(last.to_string_lossy().into_owned());
+                    self.read.pop();
+                }
+            }
+        }
+        let expr = words.join(" ");
+        let from_file = match &self.bpf_file {
+            None => None,
+            Some(f) => Some(
+                std::fs::read_to_string(f)
+                    .map_err(|e| format!("-F {}: {e}", f.display()))?
+                    .lines()
+                    // libpcap filter files may carry `#` comments.
+                    .map(|l| l.split('#').next().unwrap_or("").trim())
+                    .filter(|l| !l.is_empty())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            ),
+        };
+        match (from_file, expr.trim()) {
+            (Some(_), e) if !e.is_empty() => Err(format!(
+                "-F and a BPF expression (`{e}`) on the command line: give one of them"
+            )),
+            (Some(f), _) => Ok((!f.is_empty()).then_some(f)),
+            (None, "") => Ok(None),
+            (None, e) => Ok(Some(e.to_string())),
+        }
+    }
+
     /// Parse `--set key=value` pairs.
     pub fn set_pairs(&self) -> Result<Vec<(String, String)>, String> {
         self.set
@@ -216,6 +259,45 @@ mod tests {
         let cli = Cli::try_parse_from(["shrike", "--set", "novalue"]).unwrap();
         assert!(cli.set_pairs().is_err());
         assert!(Cli::try_parse_from(["shrike", "-k", "maybe"]).is_err());
+    }
+
+    #[test]
+    fn bpf_expression_after_the_options_or_from_a_file() {
+        let pcap = concat!(env!("CARGO_MANIFEST_DIR"), "/samples/sample.pcap");
+        let mut cli = Cli::try_parse_from(["shrike", "-r", pcap, "tcp port 80"]).unwrap();
+        assert_eq!(cli.take_bpf().unwrap().as_deref(), Some("tcp port 80"));
+        assert_eq!(cli.read, vec![PathBuf::from(pcap)]);
+        let mut cli = Cli::try_parse_from([
+            "shrike", "-r", pcap, "-l", "out", "udp", "and", "port", "53",
+        ])
+        .unwrap();
+        assert_eq!(cli.take_bpf().unwrap().as_deref(), Some("udp and port 53"));
+        // A single -r value is always an input, even when missing.
+        let mut cli = Cli::try_parse_from(["shrike", "-r", "missing.pcap"]).unwrap();
+        assert_eq!(cli.take_bpf().unwrap(), None);
+        assert_eq!(cli.read.len(), 1);
+        let dir = std::env::temp_dir().join(format!("shrike-bpf-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("filter.bpf");
+        std::fs::write(
+            &f,
+            "# only DNS\nudp port 53\n  and not host 10.0.0.1 # not that one\n",
+        )
+        .unwrap();
+        let fs = f.to_str().unwrap();
+        let mut cli = Cli::try_parse_from(["shrike", "-r", pcap, "-F", fs]).unwrap();
+        assert_eq!(
+            cli.take_bpf().unwrap().as_deref(),
+            Some("udp port 53 and not host 10.0.0.1")
+        );
+        let mut cli = Cli::try_parse_from(["shrike", "-F", fs, "-r", pcap, "udp"]).unwrap();
+        assert!(cli
+            .take_bpf()
+            .unwrap_err()
+            .contains("-F and a BPF expression"));
+        let mut cli = Cli::try_parse_from(["shrike", "-F", "/nonexistent/f"]).unwrap();
+        assert!(cli.take_bpf().unwrap_err().contains("/nonexistent/f"));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -34,6 +34,9 @@ pub struct Loaded {
     pub ignored: Vec<String>,
     /// True when the file was a Suricata `suricata.yaml`.
     pub from_suricata: bool,
+    /// Keys of a Suricata config that no Suricata config has (misspellings): each with its
+    /// line and column, reported as warnings (Suricata ignores them in silence).
+    pub unknown_keys: Vec<crate::suricata_keys::UnknownKey>,
 }
 
 /// Load the configuration from an optional file and apply `--set` overrides.
@@ -62,15 +65,23 @@ pub fn load(path: Option<&Path>, sets: &[(String, String)]) -> Result<Loaded, Co
             })?;
         }
         let base = path.parent().unwrap_or(Path::new("."));
-        let (config, ignored) =
+        let (config, mut ignored) =
             suricata_yaml::translate(&tree, base).map_err(|message| ConfigError::Yaml {
                 path: path.to_path_buf(),
                 message,
             })?;
+        let unknown_keys = crate::suricata_keys::unknown_keys(&text);
+        // A misspelled top-level key is reported once, as unknown, not also as unused.
+        ignored.retain(|k| {
+            !unknown_keys
+                .iter()
+                .any(|u| u.section.is_empty() && u.key == *k)
+        });
         return Ok(Loaded {
             config,
             ignored,
             from_suricata: true,
+            unknown_keys,
         });
     }
     let mut config = parse_native(&text).map_err(|message| ConfigError::Yaml {

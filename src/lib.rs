@@ -6,6 +6,7 @@
 #![forbid(unsafe_code)]
 
 pub mod config;
+pub mod suricata_keys;
 pub mod suricata_sections;
 pub mod suricata_yaml;
 

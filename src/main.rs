@@ -43,11 +43,17 @@ fn main() -> ExitCode {
     }
 }
 
-fn real_main(cli: Cli) -> Result<u8, (u8, String)> {
+fn real_main(mut cli: Cli) -> Result<u8, (u8, String)> {
     let sets = cli.set_pairs().map_err(|e| (EXIT_USAGE, e))?;
     let loaded =
         config::load(cli.config.as_deref(), &sets).map_err(|e| (EXIT_INPUT, e.to_string()))?;
     let mut cfg = loaded.config;
+    if !cli.quiet {
+        let file = cli.config.as_deref().unwrap_or(Path::new("")).display();
+        for u in &loaded.unknown_keys {
+            eprintln!("shrike: warning: {file}: {u}");
+        }
+    }
     if loaded.from_suricata && !loaded.ignored.is_empty() && !cli.quiet {
         // Nothing ignored in silence: a one-line count by default, the list with -v.
         if cli.verbose > 0 {
@@ -73,9 +79,25 @@ fn real_main(cli: Cli) -> Result<u8, (u8, String)> {
         let socket = cfg.unix_command.socket_path(&instance);
         return Ok(ops::run_ctl(&cli.rest[1..], &socket).clamp(0, 255) as u8);
     }
+    let bpf = cli.take_bpf().map_err(|e| (EXIT_USAGE, e))?;
+    if let Some(expr) = &bpf {
+        // Checked once up front (for Ethernet); file runs compile it per link type met.
+        shrike_capture::afpacket::BpfProgram::compile(expr).map_err(|e| {
+            (
+                EXIT_INPUT,
+                format!(
+                    "{e} (the words after the options, or a last -r value that names no \
+                     file, are a BPF filter)"
+                ),
+            )
+        })?;
+    }
     if let Some(c) = cli.config.as_deref().filter(|_| !cli.allow_insecure_files) {
         shrike_sys::privileges::check_trusted(c, run_as_uid(&cfg))
             .map_err(|e| (EXIT_INPUT, e.to_string()))?;
+    }
+    for w in cfg.drop_unusable_cpus(&run::allowed_cpus()) {
+        eprintln!("shrike: warning: {w}");
     }
     if let Some(k) = cli.checksum {
         cfg.detect.decoder.checksum_validation = k == ChecksumMode::All;
@@ -127,7 +149,7 @@ fn real_main(cli: Cli) -> Result<u8, (u8, String)> {
         if !cli.read.is_empty() {
             return Err((EXIT_USAGE, "-r cannot be combined with live capture".into()));
         }
-        return run_live(&cli, &cfg, workers);
+        return run_live(&cli, &cfg, workers, bpf.as_deref());
     }
     if cli.read.is_empty() {
         return Err((
@@ -173,6 +195,7 @@ fn real_main(cli: Cli) -> Result<u8, (u8, String)> {
         progress,
         engine,
         stop: signals.stop.clone(),
+        bpf,
     };
     // The engine's memory goes back to the system with the process: freeing its hundreds
     // of thousands of small allocations one by one only delays the exit.
@@ -387,7 +410,12 @@ fn print_rule_summary(l: &LoadedEngine, verbose: u8, running: bool) {
 }
 
 /// Live capture on interfaces until SIGINT/SIGTERM.
-fn run_live(cli: &Cli, cfg: &config::SensorConfig, workers: usize) -> Result<u8, (u8, String)> {
+fn run_live(
+    cli: &Cli,
+    cfg: &config::SensorConfig,
+    workers: usize,
+    bpf: Option<&str>,
+) -> Result<u8, (u8, String)> {
     let mut names = cli.interface.clone();
     if let Some(n) = cli.af_packet.as_deref().filter(|n| !n.is_empty()) {
         names.push(n.to_string());
@@ -400,6 +428,17 @@ fn run_live(cli: &Cli, cfg: &config::SensorConfig, workers: usize) -> Result<u8,
     let runmode = cli.runmode.as_deref().and_then(Runmode::parse);
     let mut ifaces =
         live::resolve(cfg, &names, method, workers, runmode).map_err(|e| (EXIT_INPUT, e))?;
+    // A BPF filter on the command line replaces the interfaces' own (as in Suricata).
+    if let Some(expr) = bpf {
+        for i in ifaces
+            .iter_mut()
+            .filter(|i| i.method == live::Method::AfPacket)
+        {
+            let afp = i.af_packet.get_or_insert_with(Default::default);
+            afp.bpf_filter = Some(expr.to_string());
+            afp.bpf_program = None;
+        }
+    }
     if runmode == Some(Runmode::Single) {
         for i in &mut ifaces {
             i.threads = 1;

@@ -12,7 +12,7 @@ pub fn translate_sections(
     out: &mut Value,
     ignored: &mut Vec<String>,
 ) -> Result<(), String> {
-    outputs(tree, out, ignored);
+    outputs(tree, out, ignored)?;
     engine(tree, out);
     stream_defrag(tree, out);
     flow(tree, out, ignored);
@@ -20,6 +20,96 @@ pub fn translate_sections(
     af_packet(tree, out, ignored);
     dpdk(tree, out, ignored);
     app_layer(tree, out, ignored);
+    threading(tree, out, ignored)?;
+    Ok(())
+}
+
+/// Suricata's CPU list (`BuildCpusetWithCallback`): items `N`, `N-M` or `all` (every CPU:
+/// `None`, shrike's default placement). A malformed item stops the start, as in Suricata.
+fn cpu_set(name: &str, v: &Value) -> Result<Option<Vec<usize>>, String> {
+    let items: Vec<String> = match v {
+        Value::Array(a) => a.iter().filter_map(string).collect(),
+        v => string(v).into_iter().collect(),
+    };
+    let mut cpus = Vec::new();
+    for item in items {
+        let item = item.trim();
+        if item == "all" {
+            return Ok(None);
+        }
+        let bad = |why: &str| format!("{name}: invalid cpu range ({why}): \"{item}\"");
+        let (a, b) = match item.split_once('-') {
+            Some((a, b)) => {
+                let a: usize = a.trim().parse().map_err(|_| bad("start invalid"))?;
+                let b: usize = b.trim().parse().map_err(|_| bad("end invalid"))?;
+                if a > b {
+                    return Err(bad("bad order"));
+                }
+                (a, b)
+            }
+            None => {
+                let a: usize = item.parse().map_err(|_| bad("not an integer"))?;
+                (a, a)
+            }
+        };
+        if b >= 4096 {
+            return Err(bad("beyond 4095"));
+        }
+        for c in a..=b {
+            if !cpus.contains(&c) {
+                cpus.push(c);
+            }
+        }
+    }
+    Ok(Some(cpus))
+}
+
+/// `threading:` with `set-cpu-affinity: yes`: `worker-cpu-set` (or its old name
+/// `detect-cpu-set`) pins the workers (`workers.cpus`), `receive-cpu-set` the readers
+/// (`workers.receive-cpus`). The other sets and the sets' `mode`, `prio` and `threads` are
+/// listed as not used.
+fn threading(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) -> Result<(), String> {
+    let Some(t) = get(tree, "threading").and_then(Value::as_object) else {
+        return Ok(());
+    };
+    for k in t.keys() {
+        if !matches!(k.as_str(), "set-cpu-affinity" | "cpu-affinity") {
+            ignored.push(format!("threading.{k}"));
+        }
+    }
+    if !t.get("set-cpu-affinity").is_some_and(truthy) {
+        return Ok(());
+    }
+    let Some(Value::Array(sets)) = t.get("cpu-affinity") else {
+        return Ok(());
+    };
+    for set in sets {
+        let Some((name, body)) = set.as_object().and_then(|m| m.iter().next()) else {
+            continue;
+        };
+        let dst = match name.as_str() {
+            "worker-cpu-set" | "detect-cpu-set" => "cpus",
+            "receive-cpu-set" => "receive-cpus",
+            // Suricata skips these old names.
+            "decode-cpu-set" | "stream-cpu-set" | "reject-cpu-set" | "output-cpu-set" => continue,
+            other => {
+                ignored.push(format!("threading.cpu-affinity.{other}"));
+                continue;
+            }
+        };
+        let Some(body) = body.as_object() else {
+            continue;
+        };
+        for k in body.keys().filter(|k| k.as_str() != "cpu") {
+            ignored.push(format!("threading.cpu-affinity.{name}.{k}"));
+        }
+        if let Some(cpu) = body.get("cpu") {
+            let what = format!("threading.cpu-affinity.{name}.cpu");
+            if let Some(list) = cpu_set(&what, cpu)? {
+                out["workers"][dst] = json!(list);
+            }
+        }
+    }
     Ok(())
 }
 
@@ -60,9 +150,9 @@ fn string(v: &Value) -> Option<String> {
 }
 
 /// `outputs:` is a list of one-key maps (`- eve-log: {...}`, `- fast: {...}`, `- stats: {...}`).
-fn outputs(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) {
+fn outputs(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) -> Result<(), String> {
     let Some(Value::Array(list)) = get(tree, "outputs") else {
-        return;
+        return Ok(());
     };
     let mut seen_eve = false;
     for item in list {
@@ -73,7 +163,7 @@ fn outputs(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) {
         match name.as_str() {
             "eve-log" if !seen_eve => {
                 seen_eve = true;
-                eve(body, enabled, out, ignored);
+                eve(body, enabled, out, ignored)?;
             }
             "fast" => {
                 out["output"]["fast"]["enabled"] = Value::Bool(enabled);
@@ -105,10 +195,35 @@ fn outputs(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) {
             _ => {}
         }
     }
+    Ok(())
 }
 
-fn eve(body: &Value, enabled: bool, out: &mut Value, ignored: &mut Vec<String>) {
+fn eve(
+    body: &Value,
+    enabled: bool,
+    out: &mut Value,
+    ignored: &mut Vec<String>,
+) -> Result<(), String> {
     eve_alert_options(body, out);
+    // `community-id: yes` (+ `community-id-seed`, 0..=65535; Suricata stops on a bad seed).
+    if let Some(v) = body.get("community-id").filter(|v| !v.is_null()) {
+        out["output"]["eve"]["community-id"] = Value::Bool(truthy(v));
+    }
+    if let Some(v) = body.get("community-id-seed").filter(|v| !v.is_null()) {
+        let seed = string(v)
+            .and_then(|s| s.trim().parse::<u16>().ok())
+            .ok_or_else(|| {
+                format!(
+                    "outputs.eve-log.community-id-seed: `{}` is not a number in 0..=65535",
+                    string(v).unwrap_or_default()
+                )
+            })?;
+        out["output"]["eve"]["community-id-seed"] = json!(seed);
+    }
+    // The eve-log's own `sensor-name` (deprecated in Suricata, still honoured).
+    if let Some(n) = body.get("sensor-name").and_then(string) {
+        out["output"]["eve"]["sensor-name"] = Value::String(n);
+    }
     // `ethernet: yes`: packet-based records carry the `ether` object.
     if let Some(v) = body.get("ethernet") {
         out["detect"]["engine"]["alert"]["ethernet"] = Value::Bool(truthy(v));
@@ -152,6 +267,7 @@ fn eve(body: &Value, enabled: bool, out: &mut Value, ignored: &mut Vec<String>) 
         }
         e["redis"] = Value::Object(m);
     }
+    Ok(())
 }
 
 /// `types: - alert: {...}` options of an eve-log go to the engine's alert output settings.
@@ -653,6 +769,64 @@ af-packet:
         )
         .unwrap();
         assert!(cfg.output.eve.metadata);
+    }
+
+    #[test]
+    fn translates_cpu_affinity_to_pin_lists() {
+        let yaml = "threading:\n  set-cpu-affinity: yes\n  cpu-affinity:\n    \
+                    - management-cpu-set:\n        cpu: [ 0 ]\n    \
+                    - receive-cpu-set:\n        cpu: [ \"1\" ]\n    \
+                    - worker-cpu-set:\n        cpu: [ \"2-4\", 7, \"3\" ]\n        \
+                    mode: \"exclusive\"\n  detect-thread-ratio: 1.0\n";
+        let (cfg, ignored) = translate(&parse_tree(yaml).unwrap(), Path::new("/etc")).unwrap();
+        assert_eq!(cfg.workers.cpus, vec![2, 3, 4, 7]);
+        assert_eq!(cfg.workers.receive_cpus, vec![1]);
+        for k in [
+            "threading.cpu-affinity.management-cpu-set",
+            "threading.cpu-affinity.worker-cpu-set.mode",
+            "threading.detect-thread-ratio",
+        ] {
+            assert!(ignored.iter().any(|i| i == k), "{k} not in {ignored:?}");
+        }
+        // `all` is every CPU: the default placement.
+        let all = "threading:\n  set-cpu-affinity: yes\n  cpu-affinity:\n    \
+                   - worker-cpu-set:\n        cpu: [ all ]\n";
+        let (cfg, _) = translate(&parse_tree(all).unwrap(), Path::new("/etc")).unwrap();
+        assert!(cfg.workers.cpus.is_empty());
+        // Without set-cpu-affinity nothing is pinned.
+        let off = yaml.replace("set-cpu-affinity: yes", "set-cpu-affinity: no");
+        let (cfg, _) = translate(&parse_tree(&off).unwrap(), Path::new("/etc")).unwrap();
+        assert!(cfg.workers.cpus.is_empty() && cfg.workers.receive_cpus.is_empty());
+        // Malformed ranges stop the start, naming the set.
+        for bad in ["\"3-1\"", "\"x\"", "\"1-y\""] {
+            let text = all.replace("all", bad);
+            let err = translate(&parse_tree(&text).unwrap(), Path::new("/etc")).unwrap_err();
+            assert!(
+                err.contains("worker-cpu-set.cpu: invalid cpu range"),
+                "{bad}: {err}"
+            );
+        }
+    }
+
+    #[test]
+    fn translates_community_id_and_sensor_name() {
+        let yaml = "%YAML 1.1\n---\nsensor-name: probe-7\noutputs:\n  - eve-log:\n      \
+                    community-id: yes\n      community-id-seed: 513\n";
+        let (cfg, ignored) = translate(&parse_tree(yaml).unwrap(), Path::new("/etc")).unwrap();
+        assert!(cfg.output.eve.community_id);
+        assert_eq!(cfg.output.eve.community_id_seed, 513);
+        assert_eq!(cfg.sensor_name.as_deref(), Some("probe-7"));
+        assert_eq!(cfg.eve_config().sensor_name.as_deref(), Some("probe-7"));
+        assert!(ignored.is_empty(), "{ignored:?}");
+        // Off by default; the eve-log's own (deprecated) sensor-name wins.
+        let yaml = "sensor-name: a\noutputs:\n  - eve-log:\n      sensor-name: b\n";
+        let (cfg, _) = translate(&parse_tree(yaml).unwrap(), Path::new("/etc")).unwrap();
+        assert!(!cfg.output.eve.community_id);
+        assert_eq!(cfg.eve_config().sensor_name.as_deref(), Some("b"));
+        // A seed out of range stops the start, as in Suricata.
+        let yaml = "outputs:\n  - eve-log:\n      community-id-seed: 70000\n";
+        let err = translate(&parse_tree(yaml).unwrap(), Path::new("/etc")).unwrap_err();
+        assert!(err.contains("community-id-seed"), "{err}");
     }
 
     #[test]

@@ -30,6 +30,8 @@ const TRANSLATED: &[&str] = &[
     "detect",
     "mpm-algo",
     "pcre",
+    "sensor-name",
+    "threading",
 ];
 
 /// Keys that have no meaning for shrike and are accepted silently.
@@ -50,12 +52,10 @@ const SILENT: &[&str] = &[
     "runmode",
     "autofp-scheduler",
     "default-packet-size",
-    "sensor-name",
     "asn1-max-frames",
     "datasets",
     "heartbeat",
     "spm-algo",
-    "threading",
 ];
 
 /// Does this text look like a Suricata config rather than a shrike one?
@@ -221,6 +221,11 @@ pub fn translate(tree: &Value, base: &Path) -> Result<(SensorConfig, Vec<String>
     }
     if let Some(v) = get(tree, "stats.interval").and_then(parse_size) {
         out["stats"]["interval"] = Value::from(v.max(1));
+    }
+
+    // `sensor-name`: the `host` field of every EVE record.
+    if let Some(v) = get(tree, "sensor-name").and_then(as_string) {
+        out["sensor-name"] = Value::String(v);
     }
 
     crate::suricata_sections::translate_sections(tree, &mut out, &mut ignored)?;

@@ -430,3 +430,338 @@ fn unused_suricata_yaml_settings_are_reported_at_default_verbosity() {
         "{err}"
     );
 }
+
+/// Write `text` as a config in `dir` and return its path.
+fn config_file(dir: &std::path::Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+#[test]
+fn misspelled_suricata_yaml_keys_are_warned_with_line_and_column() {
+    let tmp = TempDir::new("unknown-keys");
+    let cfg = config_file(
+        tmp.path(),
+        "suricata.yaml",
+        "%YAML 1.1\n---\noutputs:\n  - eve-log:\n      enabled: yes\n      comunity-id: yes\n\
+         sensor-nam: x\n",
+    );
+    let o = shrike()
+        .arg("-c")
+        .arg(&cfg)
+        .args(["--disable-detection", "-r"])
+        .arg(repo().join("samples/sample.pcap"))
+        .arg("-l")
+        .arg(tmp.path())
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "a warning, not an error: {err}");
+    assert!(
+        err.contains("warning:")
+            && err.contains("unknown key `comunity-id` in `outputs.eve-log` at line 6, column 7")
+            && err.contains("(did you mean `community-id`?)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("unknown key `sensor-nam` at line 7, column 1")
+            && err.contains("(did you mean `sensor-name`?)"),
+        "{err}"
+    );
+    // A misspelling is not also counted among the settings shrike does not use.
+    assert!(!err.contains("not used by shrike"), "{err}");
+    // Suricata's own stock config has no unknown key.
+    let stock = PathBuf::from("/etc/suricata/suricata.yaml");
+    if stock.exists() {
+        let o = shrike()
+            .arg("-c")
+            .arg(&stock)
+            .args(["--disable-detection", "-r"])
+            .arg(repo().join("samples/sample.pcap"))
+            .arg("-l")
+            .arg(tmp.path())
+            .output()
+            .unwrap();
+        assert!(!stderr(&o).contains("unknown key"), "{}", stderr(&o));
+    }
+}
+
+#[test]
+fn community_id_and_host_are_written_as_suricata_does() {
+    let data = repo().join("tests/data/community_id");
+    let expected: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(&std::fs::read_to_string(data.join("expected.json")).unwrap())
+            .unwrap();
+    let tmp = TempDir::new("community-id");
+    let cfg = config_file(
+        tmp.path(),
+        "suricata.yaml",
+        "%YAML 1.1\n---\nsensor-name: probe-7\noutputs:\n  - eve-log:\n      enabled: yes\n      \
+         filename: eve.json\n      community-id: yes\n      community-id-seed: 0\n",
+    );
+    let rules = all_rule(tmp.path());
+    let mut inputs = Vec::new();
+    for p in ["tcp", "udp", "icmp", "icmp6", "ipv6"] {
+        inputs.push(data.join(format!("communityid_{p}.pcap")));
+    }
+    let out = TempDir::new("community-id-out");
+    let o = shrike()
+        .arg("-c")
+        .arg(&cfg)
+        .arg("-S")
+        .arg(&rules)
+        .args(["-k", "none", "-r"])
+        .args(&inputs)
+        .arg("-l")
+        .arg(out.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let records = eve_records(out.path());
+    assert!(!records.is_empty());
+    let mut by_flow = std::collections::HashMap::new();
+    let mut flows = 0;
+    for r in records.iter().filter(|r| r["event_type"] == "flow") {
+        let ep = |ip: &str, port: &str| {
+            (
+                r[ip].as_str().unwrap().to_string(),
+                r.get(port).and_then(|p| p.as_u64()).unwrap_or(0),
+            )
+        };
+        let mut e = [ep("src_ip", "src_port"), ep("dest_ip", "dest_port")];
+        let proto = r["proto"].as_str().unwrap();
+        let key = match r.get("icmp_type").and_then(|t| t.as_u64()) {
+            Some(t) => format!("{proto} {} {} type {t}", e[0].0, e[1].0),
+            None => {
+                e.sort();
+                format!("{proto} {} {} {} {}", e[0].0, e[0].1, e[1].0, e[1].1)
+            }
+        };
+        let want = expected
+            .get(&key)
+            .unwrap_or_else(|| panic!("no expected id for {key}"));
+        assert_eq!(&r["community_id"], want, "{key}");
+        by_flow.insert(r["flow_id"].as_u64().unwrap(), want.clone());
+        flows += 1;
+    }
+    assert_eq!(flows, expected.len(), "every flow Suricata logged");
+    // Alerts and protocol records carry their flow's id; every record ends with `host`.
+    let mut others = 0;
+    for r in &records {
+        assert_eq!(r["host"], "probe-7", "{r}");
+        if let Some(id) = r.get("flow_id").and_then(|f| f.as_u64()) {
+            if r["event_type"] != "flow" {
+                assert_eq!(r.get("community_id"), by_flow.get(&id), "{r}");
+                others += 1;
+            }
+        }
+    }
+    assert!(others > 0, "alert and protocol records were checked");
+    assert_valid_eve(&records);
+    // Off by default: no community_id and no host.
+    let out2 = TempDir::new("community-id-off");
+    let o = shrike()
+        .arg("-S")
+        .arg(&rules)
+        .args(["-k", "none", "-r"])
+        .args(&inputs)
+        .arg("-l")
+        .arg(out2.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for r in eve_records(out2.path()) {
+        assert!(
+            r.get("community_id").is_none() && r.get("host").is_none(),
+            "{r}"
+        );
+    }
+}
+
+#[test]
+fn stats_log_counts_the_packets_read() {
+    let tmp = TempDir::new("stats-log");
+    let cfg = config_file(
+        tmp.path(),
+        "shrike.yaml",
+        "output:\n  stats:\n    enabled: true\n    append: false\n",
+    );
+    let o = shrike()
+        .arg("-c")
+        .arg(&cfg)
+        .args(["--disable-detection", "-r"])
+        .arg(repo().join("samples/sample.pcap"))
+        .arg("-l")
+        .arg(tmp.path())
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let packets = summary_packets(&err).expect("summary line");
+    assert!(packets > 0);
+    let log = std::fs::read_to_string(tmp.path().join("stats.log")).expect("stats.log written");
+    let last = log.rsplit("Date: ").next().unwrap();
+    assert!(
+        last.contains(
+            "Counter                                       | TM Name                   | Value"
+        ),
+        "{log}"
+    );
+    let row = last
+        .lines()
+        .find(|l| l.starts_with("decoder.pkts "))
+        .unwrap_or_else(|| panic!("no decoder.pkts row: {log}"));
+    let value: u64 = row.rsplit('|').next().unwrap().trim().parse().unwrap();
+    assert_eq!(value, packets, "{row}");
+    assert!(row.contains("| Total "), "{row}");
+}
+
+#[test]
+fn an_impossible_cpu_is_a_warning() {
+    let tmp = TempDir::new("cpus");
+    let cfg = config_file(
+        tmp.path(),
+        "suricata.yaml",
+        "%YAML 1.1\n---\nthreading:\n  set-cpu-affinity: yes\n  cpu-affinity:\n    \
+         - worker-cpu-set:\n        cpu: [ \"4000-4001\" ]\n",
+    );
+    let o = shrike()
+        .arg("-c")
+        .arg(&cfg)
+        .args(["--disable-detection", "-r"])
+        .arg(repo().join("samples/sample.pcap"))
+        .arg("-l")
+        .arg(tmp.path())
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("warning: workers.cpus: CPU(s) [4000, 4001] not available"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_bpf_filter_keeps_only_what_it_accepts() {
+    let inputs = [
+        repo().join("tests/data/app/dns.pcap"),
+        repo().join("tests/data/app/443-curl.pcap"),
+    ];
+    let tmp = TempDir::new("bpf");
+    let rules = all_rule(tmp.path());
+    let run = |extra: &[&str]| {
+        let out = TempDir::new("bpf-out");
+        let o = shrike()
+            .arg("-S")
+            .arg(&rules)
+            .args(["-k", "none", "-v", "-l"])
+            .arg(out.path())
+            .arg("-r")
+            .args(&inputs)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{extra:?}: {}", stderr(&o));
+        (eve_records(out.path()), stderr(&o))
+    };
+    let protos = |recs: &[serde_json::Value], t: &str| -> std::collections::BTreeSet<String> {
+        recs.iter()
+            .filter(|r| r["event_type"] == t)
+            .map(|r| r["proto"].as_str().unwrap_or("").to_string())
+            .collect()
+    };
+    let (all, err_all) = run(&[]);
+    assert!(protos(&all, "flow").contains("TCP") && protos(&all, "flow").contains("UDP"));
+    let filter = tmp.path().join("udp.bpf");
+    std::fs::write(&filter, "# DNS only\nudp\n").unwrap();
+    let filter = filter.to_str().unwrap().to_string();
+    for extra in [vec!["udp"], vec!["-F", filter.as_str()]] {
+        let (recs, err) = run(&extra);
+        assert_eq!(
+            protos(&recs, "flow"),
+            ["UDP".to_string()].into(),
+            "{extra:?}"
+        );
+        assert_eq!(
+            protos(&recs, "alert"),
+            ["UDP".to_string()].into(),
+            "{extra:?}"
+        );
+        // The VLAN-tagged DNS flow of dns.pcap is not `udp` to BPF (it takes `vlan and
+        // udp`), as in Suricata: 2 of its 4 DNS records remain (Suricata 7.0.10 with 'udp'
+        // on dns.pcap: 2 dns, 2 flows, 3 alerts, the same as here).
+        assert_eq!(count_type(&recs, "dns"), 2, "{extra:?}");
+        assert_eq!(count_type(&all, "dns"), 4);
+        // The rejected packets are counted, and not among the packets processed.
+        let read = summary_packets(&err).unwrap();
+        let filtered = counter(&err, "capture.bpf_filtered").expect("counter");
+        assert!(filtered > 0, "{err}");
+        assert_eq!(read + filtered, summary_packets(&err_all).unwrap(), "{err}");
+    }
+    // A bad expression is a clear error, before any work.
+    let o = shrike()
+        .arg("-r")
+        .args(&inputs)
+        .args(["-l", "-", "udp and and"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("BPF filter `udp and and`"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn run_as_drops_privileges_in_file_mode_after_opening_the_first_input() {
+    let root = Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+        .unwrap_or(false);
+    if !root {
+        eprintln!("skipped: needs root");
+        return;
+    }
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = TempDir::new("runas-files");
+    let dir = tmp.path().join("in");
+    std::fs::create_dir(&dir).unwrap();
+    let sample = repo().join("samples/sample.pcap");
+    for (name, mode) in [("a.pcap", 0o600), ("b.pcap", 0o600)] {
+        let p = dir.join(name);
+        std::fs::copy(&sample, &p).unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+    let run = |user: Option<&str>| {
+        let out = TempDir::new("runas-out");
+        let mut c = shrike();
+        c.args(["--disable-detection", "-r"])
+            .arg(&dir)
+            .arg("-l")
+            .arg(out.path());
+        if let Some(u) = user {
+            c.args(["--user", u]);
+        }
+        let o = c.output().unwrap();
+        (o.status.code(), stderr(&o), eve_records(out.path()).len())
+    };
+    let (code, err, records) = run(None);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(!err.contains("skipped"), "{err}");
+    // As nobody: the first file was opened before the switch and is read; the second, root's
+    // alone, cannot be opened any more.
+    let (code, err_nobody, records_nobody) = run(Some("nobody"));
+    assert_eq!(code, Some(0), "{err_nobody}");
+    assert!(
+        err_nobody.contains("b.pcap") && err_nobody.contains("file(s) skipped"),
+        "{err_nobody}"
+    );
+    assert!(
+        records_nobody > 0 && records_nobody < records,
+        "{err_nobody}"
+    );
+}

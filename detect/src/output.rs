@@ -144,6 +144,11 @@ fn header<'a>(ctx: &'a AlertContext<'a>, event_type: &'a str) -> EveHeader<'a> {
             tunnel.unwrap_or("wire/pcap")
         }),
         ether: None,
+        community_id: ctx
+            .flow
+            .as_ref()
+            .and_then(|f| f.community_id.as_ref())
+            .map(|c| c.as_str()),
         ipv6: ctx.ipv6,
     }
 }

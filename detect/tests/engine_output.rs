@@ -62,6 +62,7 @@ fn render(rules: &str, cfg: &EngineConfig, frame: &[u8], with_flow: bool) -> Vec
         client: m.src_addr().expect("ip"),
         server: m.dst_addr().expect("ip"),
         ports: (m.proto == 17 || m.proto == 6).then_some((m.sport, m.dport)),
+        community_id: None,
     });
     let ctx = AlertContext {
         pkt,
@@ -453,6 +454,7 @@ fn stream_alert_logs_the_stream_with_gap_markers() {
         client: m.src_addr().expect("ip"),
         server: m.dst_addr().expect("ip"),
         ports: Some((12345, 8080)),
+        community_id: None,
     };
     // (stream match, session given, pcap_cnt) -> (payload_printable, stream)
     let cases: &[(bool, bool, u64, Option<&str>, u8)] = &[

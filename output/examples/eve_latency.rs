@@ -55,6 +55,7 @@ fn flow(i: u64) -> FlowRecord<'static> {
             tc_max_regions: 1,
             ..TcpFlowInfo::default()
         }),
+        community_id: None,
         ipv6: Ipv6Style::Full,
     }
 }

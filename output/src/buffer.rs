@@ -89,6 +89,8 @@ pub struct EveBuffer {
     buffer_size: usize,
     records_in_buffer: u64,
     counts: BufferCounts,
+    /// A member added at the end of every record (`"host":"<sensor-name>"`).
+    trailer: Option<Box<[u8]>>,
 }
 
 /// Extra capacity beyond `buffer_size` so the record that crosses the limit rarely grows the
@@ -115,7 +117,20 @@ impl EveBuffer {
             buffer_size,
             records_in_buffer: 0,
             counts: BufferCounts::default(),
+            trailer: None,
         }
+    }
+
+    /// End every record with `"host":"<name>"`, as Suricata does when `sensor-name` is set
+    /// (`None`: no such field).
+    pub fn set_host(&mut self, name: Option<&str>) {
+        self.trailer = name.map(|n| {
+            let mut w = JsonWriter::with_capacity(n.len() + 16);
+            w.start_object().set_str("host", n).close();
+            let b = w.as_bytes();
+            // `{"host":"..."}` without its braces.
+            b[1..b.len() - 1].to_vec().into_boxed_slice()
+        });
     }
 
     /// Start a record of `kind`. Write one JSON object through the guard, then `commit()`.
@@ -207,6 +222,9 @@ impl Record<'_> {
         self.done = true;
         let w = &mut self.buf.w;
         if w.is_complete() {
+            if let Some(t) = &self.buf.trailer {
+                w.append_to_last_object(t);
+            }
             w.newline();
             self.buf.records_in_buffer += 1;
             if let Some(c) = self.buf.counts.records.get_mut(self.kind.index()) {
@@ -252,6 +270,31 @@ impl DerefMut for Record<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn host_ends_every_record() {
+        let mut b = EveBuffer::new(256);
+        b.set_host(Some("sens\"1"));
+        let mut r = b.record(EventKind::Flow);
+        r.start_object()
+            .set_u64("a", 1)
+            .open_object("o")
+            .close()
+            .close();
+        r.commit().unwrap();
+        let mut r = b.record(EventKind::Stats);
+        r.start_object().close();
+        r.commit().unwrap();
+        assert_eq!(
+            b.as_bytes(),
+            b"{\"a\":1,\"o\":{},\"host\":\"sens\\\"1\"}\n{\"host\":\"sens\\\"1\"}\n"
+        );
+        b.set_host(None);
+        let mut r = b.record(EventKind::Flow);
+        r.start_object().close();
+        r.commit().unwrap();
+        assert!(b.as_bytes().ends_with(b"\n{}\n"));
+    }
 
     #[test]
     fn commit_abort_and_invalid() {

@@ -212,6 +212,14 @@ pub struct EveConfig {
     /// (Suricata's eve-log `metadata`, default yes). shrike honours it in `anomaly` records;
     /// alerts follow the alert `metadata` option.
     pub metadata: bool,
+    /// `host` field at the end of every record (Suricata's `sensor-name`; the top-level
+    /// `sensor-name` fills it when unset here).
+    pub sensor_name: Option<String>,
+    /// `community_id` (Community ID v1) in flow, netflow, alert, anomaly and protocol records
+    /// (default no).
+    pub community_id: bool,
+    /// Seed of the Community ID hash (default 0).
+    pub community_id_seed: u16,
 }
 
 impl EveConfig {
@@ -275,6 +283,9 @@ impl Default for EveConfig {
             types: None,
             anomaly: AnomalyConfig::default(),
             metadata: true,
+            sensor_name: None,
+            community_id: false,
+            community_id_seed: 0,
         }
     }
 }

@@ -225,6 +225,22 @@ impl JsonWriter {
         self.stack[0] = State::RootEmpty;
     }
 
+    /// Add `member` (`"key":value`, already valid JSON) as the last member of the complete
+    /// top-level object just written (`{...}` becomes `{...,member}`). Does nothing unless a
+    /// complete object ends the buffer. Used for Suricata's `host` field, which closes every
+    /// record.
+    pub fn append_to_last_object(&mut self, member: &[u8]) {
+        if !self.is_complete() || self.buf.last() != Some(&b'}') {
+            return;
+        }
+        self.buf.pop();
+        if self.buf.last() != Some(&b'{') {
+            self.buf.push(b',');
+        }
+        self.buf.extend_from_slice(member);
+        self.buf.push(b'}');
+    }
+
     /// Append raw bytes outside the JSON state machine (e.g. a line prefix).
     pub fn push_raw_bytes(&mut self, bytes: &[u8]) {
         self.buf.extend_from_slice(bytes);

@@ -81,6 +81,11 @@ impl EveOutput {
         self.types = types.map(|t| t.iter().map(|s| s.as_str().into()).collect());
     }
 
+    /// End every record with `"host":"<name>"` (Suricata's `sensor-name`).
+    pub fn set_host(&mut self, name: Option<&str>) {
+        self.buf.set_host(name);
+    }
+
     /// Whether records of Suricata type `name` (`http`, `dns`, `tls`, `files` for `fileinfo`
     /// ...) are written: `types:` unset, or it lists `name`. Protocol loggers ask before
     /// building a record, so that dropping `dns` from `types:` removes DNS records even

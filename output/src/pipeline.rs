@@ -199,6 +199,7 @@ impl EvePipeline {
         for o in &mut outs {
             o.set_enabled(on);
             o.set_types(cfg.types.as_deref());
+            o.set_host(cfg.sensor_name.as_deref());
         }
         Ok((pipe, outs))
     }

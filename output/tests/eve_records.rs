@@ -125,6 +125,7 @@ fn tcp_flow() -> FlowRecord<'static> {
             ts_max_regions: 1,
             tc_max_regions: 1,
         }),
+        community_id: None,
         ipv6: Ipv6Style::Full,
     }
 }

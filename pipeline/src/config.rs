@@ -65,6 +65,58 @@ pub struct SensorConfig {
     pub run_as: crate::ops::RunAsConfig,
     /// Prometheus endpoint.
     pub metrics: crate::ops::MetricsConfig,
+    /// The sensor's name, written as `host` in every EVE record (Suricata's `sensor-name`;
+    /// `output.eve.sensor-name` overrides it).
+    pub sensor_name: Option<String>,
+}
+
+impl SensorConfig {
+    /// Drop the configured CPUs (`workers.cpus`, `workers.receive-cpus`, each interface's
+    /// `cpus`) that this process may not run on, with one warning each: a thread pinned to
+    /// them would fail to pin. An empty `allowed` (unknown) checks nothing.
+    pub fn drop_unusable_cpus(&mut self, allowed: &[usize]) -> Vec<String> {
+        let mut warnings = Vec::new();
+        if allowed.is_empty() {
+            return warnings;
+        }
+        let mut check = |what: &str, list: &mut Vec<usize>| {
+            let bad: Vec<usize> = list
+                .iter()
+                .copied()
+                .filter(|c| !allowed.contains(c))
+                .collect();
+            if bad.is_empty() {
+                return;
+            }
+            list.retain(|c| allowed.contains(c));
+            warnings.push(format!(
+                "{what}: CPU(s) {bad:?} not available to shrike (allowed: {}); {}",
+                cpu_list(allowed),
+                if list.is_empty() {
+                    "the default placement is used"
+                } else {
+                    "left out"
+                }
+            ));
+        };
+        check("workers.cpus", &mut self.workers.cpus);
+        check("workers.receive-cpus", &mut self.workers.receive_cpus);
+        for i in &mut self.interfaces {
+            let what = format!("interfaces.{}.cpus", i.name);
+            check(&what, &mut i.cpus);
+        }
+        warnings
+    }
+
+    /// The EVE settings as the output uses them: `sensor-name` from the top level unless
+    /// the eve section names one itself (Suricata's deprecated eve-log `sensor-name`).
+    pub fn eve_config(&self) -> shrike_output::config::EveConfig {
+        let mut eve = self.output.eve.clone();
+        if eve.sensor_name.is_none() {
+            eve.sensor_name.clone_from(&self.sensor_name);
+        }
+        eve
+    }
 }
 
 /// One capture interface (a NIC), shaped per NIC: name, capture method, runmode, threads and
@@ -98,8 +150,12 @@ pub struct WorkersConfig {
     pub count: Option<usize>,
     /// `dispatch` (default) or `single` (one thread, no queues).
     pub runmode: Runmode,
-    /// CPUs to pin the workers to, in order (default: the allowed CPUs in order).
+    /// CPUs to pin the workers to, in order (default: the allowed CPUs in order). Live
+    /// interfaces without `cpus` of their own use these too.
     pub cpus: Vec<usize>,
+    /// CPUs to pin the readers to (the file reader, live dispatch capture threads), in order
+    /// (default: not pinned). Suricata's `receive-cpu-set`.
+    pub receive_cpus: Vec<usize>,
     /// Batches in flight per reader→worker queue.
     pub queue_depth: usize,
     /// Packets per batch.
@@ -112,6 +168,7 @@ impl Default for WorkersConfig {
             count: None,
             runmode: Runmode::Dispatch,
             cpus: Vec::new(),
+            receive_cpus: Vec::new(),
             queue_depth: 8,
             batch_packets: 256,
         }
@@ -178,5 +235,48 @@ impl Default for StatsConfig {
             enabled: true,
             interval: 8,
         }
+    }
+}
+
+/// `0-3,6`: a CPU list in ranges.
+fn cpu_list(cpus: &[usize]) -> String {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < cpus.len() {
+        let start = cpus[i];
+        let mut end = start;
+        while i + 1 < cpus.len() && cpus[i + 1] == end + 1 {
+            i += 1;
+            end = cpus[i];
+        }
+        out.push(if start == end {
+            start.to_string()
+        } else {
+            format!("{start}-{end}")
+        });
+        i += 1;
+    }
+    out.join(",")
+}
+
+#[cfg(test)]
+mod cpu_tests {
+    use super::*;
+
+    #[test]
+    fn unusable_cpus_are_dropped_with_a_warning() {
+        let mut c = SensorConfig::default();
+        c.workers.cpus = vec![1, 64, 2];
+        c.workers.receive_cpus = vec![99];
+        let w = c.drop_unusable_cpus(&[0, 1, 2, 3]);
+        assert_eq!(c.workers.cpus, vec![1, 2]);
+        assert!(c.workers.receive_cpus.is_empty());
+        assert_eq!(w.len(), 2, "{w:?}");
+        assert!(
+            w[0].contains("workers.cpus") && w[0].contains("[64]") && w[0].contains("0-3"),
+            "{w:?}"
+        );
+        assert!(w[1].contains("default placement"), "{w:?}");
+        assert!(c.drop_unusable_cpus(&[0, 1, 2, 3]).is_empty());
     }
 }

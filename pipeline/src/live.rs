@@ -277,9 +277,10 @@ pub fn run_live(
     }
     let workers_total: usize = plans.iter().map(|(li, _)| li.threads).sum();
     let capture_threads: usize = plans.iter().map(|(_, s)| s.len()).sum();
-    let (pipeline, mut outputs) = EvePipeline::start(&cfg.output.eve, log_dir, workers_total + 1)
+    let (pipeline, mut outputs) = EvePipeline::start(&cfg.eve_config(), log_dir, workers_total + 1)
         .map_err(|e| RunError(format!("{}: {e}", log_dir.display())))?;
     let stats_out = outputs.pop().expect("stats output");
+    let stats_log = run::open_stats_log(cfg, log_dir)?;
     // Board slots: workers first, then one per capture thread, then the reloader's.
     let board = Arc::new(StatsBoard::new(workers_total + capture_threads + 1));
     let reload_slot = workers_total + capture_threads;
@@ -298,7 +299,8 @@ pub fn run_live(
     });
     let stop = signals.stop.clone();
     let stats_stop = Arc::new(AtomicBool::new(false));
-    let stats_thread = StatsThread::start(cfg, board.clone(), stats_out, stats_stop.clone());
+    let stats_thread =
+        StatsThread::start(cfg, board.clone(), stats_out, stats_log, stats_stop.clone());
     let allowed = run::allowed_cpus();
     let det = run::detect_setup_for(cfg, log_dir, engine, &Arc::new(Default::default()));
 
@@ -307,10 +309,14 @@ pub fn run_live(
     let mut next_worker = 0usize;
     let mut next_capture = workers_total;
     for (li, sources) in plans {
-        let cpus = if li.cpus.is_empty() {
-            allowed.clone()
-        } else {
+        // The interface's own CPUs, else `workers.cpus` (Suricata's worker-cpu-set), else
+        // every allowed CPU.
+        let cpus = if !li.cpus.is_empty() {
             li.cpus.clone()
+        } else if !cfg.workers.cpus.is_empty() {
+            cfg.workers.cpus.clone()
+        } else {
+            allowed.clone()
         };
         let cpu_for = |i: usize| cpus.get(i % cpus.len().max(1)).copied();
         if li.runmode == Runmode::Dispatch {
@@ -342,10 +348,23 @@ pub fn run_live(
                 next_capture += 1;
                 let (ing, board2, stop2) = (Ingest::new(cfg, seed), board.clone(), stop.clone());
                 let mut disp = disp;
+                // `workers.receive-cpus` (Suricata's receive-cpu-set), one per capture thread
+                // in turn.
+                let rx = &cfg.workers.receive_cpus;
+                let rx_cpu = rx.get((slot - workers_total) % rx.len().max(1)).copied();
                 handles.push(
                     thread::Builder::new()
                         .name(format!("RX#{}", li.name))
-                        .spawn(move || capture_dispatch(src, &mut disp, ing, &board2, slot, &stop2))
+                        .spawn(move || {
+                            if let Some(c) = rx_cpu {
+                                if let Err(e) = shrike_sys::cpu::pin_current_thread(c) {
+                                    eprintln!(
+                                        "shrike: warning: capture: cannot pin to CPU {c}: {e}"
+                                    );
+                                }
+                            }
+                            capture_dispatch(src, &mut disp, ing, &board2, slot, &stop2)
+                        })
                         .expect("spawn capture thread"),
                 );
             }
@@ -520,7 +539,7 @@ pub fn run_live(
         }
     }
     stats_stop.store(true, Ordering::Relaxed);
-    let stats_out = stats_thread.join();
+    let (stats_out, stats_log) = stats_thread.join();
     let mut result = RunResult::default();
     let total = board.total_with(&Snapshot::default());
     result.packets = total.get("decoder.pkts");
@@ -529,6 +548,7 @@ pub fn run_live(
         cfg,
         pipeline,
         stats_out,
+        stats_log,
         &board,
         Snapshot::default(),
         result,

@@ -7,8 +7,10 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
+use shrike_capture::afpacket::{dlt_of, BpfProgram};
 use shrike_capture::{CaptureError, FileSource, PacketSource};
 use shrike_output::eve::stats::{write_stats_record, StatsTree};
+use shrike_output::statslog::StatsLog;
 use shrike_output::{EveOutput, EvePipeline, EventKind};
 use shrike_packet::decode::PacketMeta;
 
@@ -37,20 +39,38 @@ pub struct RunOptions {
     pub engine: Option<Arc<Engine>>,
     /// Set by SIGINT/SIGTERM: stop reading, then finish normally (flows, outputs, stats).
     pub stop: Arc<AtomicBool>,
+    /// A BPF filter expression (`shrike -r x.pcap 'udp'`, `-F FILE`): packets it rejects are
+    /// not processed at all, as Suricata's (libpcap's) filter; counted in
+    /// `shrike.capture.bpf_filtered`.
+    pub bpf: Option<String>,
+}
+
+/// Switch to the `run-as` user and group (file mode: no capability is kept).
+fn drop_to_run_as(cfg: &SensorConfig) -> Result<(), RunError> {
+    use shrike_sys::privileges as privs;
+    let spec = privs::DropSpec {
+        user: cfg.run_as.user.clone(),
+        group: cfg.run_as.group.clone(),
+        keep: privs::CapSet::EMPTY,
+    };
+    privs::drop_privileges(&spec)
+        .map(|_| ())
+        .map_err(|e| RunError(format!("run-as: {e}")))
 }
 
 /// Detection hand-out for the workers: the engine plus fast.log.
 #[derive(Clone)]
 pub(crate) struct DetectSetup {
     engine: Arc<Engine>,
-    fast_path: Option<PathBuf>,
+    /// fast.log, opened once (before a privilege drop); each worker gets its own handle.
+    fast: Option<(PathBuf, Arc<std::fs::File>)>,
     alerts: Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl DetectSetup {
     pub(crate) fn for_worker(&self) -> WorkerDetect {
-        let fast = self.fast_path.as_ref().and_then(|p| {
-            shrike_sys::safefs::open_append(p, shrike_output::sink::LOG_FILE_MODE)
+        let fast = self.fast.as_ref().and_then(|(p, f)| {
+            f.try_clone()
                 .map_err(|e| eprintln!("shrike: warning: {}: {e}", p.display()))
                 .ok()
         });
@@ -82,23 +102,26 @@ pub(crate) fn detect_setup_for(
 ) -> Option<DetectSetup> {
     let fast = &cfg.output.fast;
     let fast_path = fast.enabled.then(|| log_dir.join(&fast.filename));
+    let mut handle = None;
     if let Some(p) = &fast_path {
         // Appended to by default; `append: no` empties it, but only a regular file of ours
         // (never one planted under that name: see shrike_sys::safefs).
         let mode = shrike_output::sink::LOG_FILE_MODE;
         let r = if fast.append {
-            shrike_sys::safefs::open_append(p, mode)
+            Ok(())
         } else {
-            shrike_sys::safefs::create_truncate(p, mode)
-        };
-        if let Err(e) = r {
-            eprintln!("shrike: warning: {}: {e}", p.display());
+            shrike_sys::safefs::create_truncate(p, mode).map(drop)
+        }
+        .and_then(|()| shrike_sys::safefs::open_append(p, mode));
+        match r {
+            Ok(f) => handle = Some((p.clone(), Arc::new(f))),
+            Err(e) => eprintln!("shrike: warning: {}: {e}", p.display()),
         }
     }
     let engine = engine?;
     Some(DetectSetup {
         engine,
-        fast_path,
+        fast: handle,
         alerts: Arc::clone(alerts),
     })
 }
@@ -186,10 +209,10 @@ pub fn run_files(cfg: &SensorConfig, opts: RunOptions) -> Result<RunResult, RunE
     let seed = FILE_SEED;
 
     // Output: one handle per worker plus one for the stats writer.
-    let (pipeline, mut outputs) =
-        EvePipeline::start(&cfg.output.eve, &opts.log_dir, workers + 1)
-            .map_err(|e| RunError(format!("{}: {e}", opts.log_dir.display())))?;
+    let (pipeline, mut outputs) = EvePipeline::start(&cfg.eve_config(), &opts.log_dir, workers + 1)
+        .map_err(|e| RunError(format!("{}: {e}", opts.log_dir.display())))?;
     let mut stats_out = outputs.pop().expect("stats output handle");
+    let stats_log = open_stats_log(cfg, &opts.log_dir)?;
     // File mode loses nothing: every record kind waits for the writer instead of being
     // dropped (the drop policy is for live capture, where packets cannot wait).
     stats_out.block_all();
@@ -206,12 +229,20 @@ pub fn run_files(cfg: &SensorConfig, opts: RunOptions) -> Result<RunResult, RunE
 
     let mut result = RunResult::default();
     let det = detect_setup(cfg, &opts);
+    let mut reader = Reader::new(cfg, seed, output_closed.clone(), stalled.clone())
+        .with_bpf(opts.bpf.as_deref());
+    // `run-as` (or --user/--group): the log files and the first input are open; switch to
+    // that user before any packet is read, keeping no capability. Later inputs (the next
+    // files of a directory) are opened as that user, as in Suricata.
+    if cfg.run_as.is_set() {
+        reader.open_next(&opts, &mut result);
+        drop_to_run_as(cfg)?;
+    }
     let (reader_snapshot, stats_out) = if opts.runmode == Runmode::Single {
         let out = outputs.pop().expect("worker output");
         let worker = Worker::new(0, cfg, out, board.clone(), seed)
             .with_detect(det.as_ref().map(DetectSetup::for_worker))
             .file_mode();
-        let mut reader = Reader::new(cfg, seed, output_closed.clone(), stalled.clone());
         worker_loop::run(
             worker,
             &mut SingleFeed {
@@ -220,9 +251,10 @@ pub fn run_files(cfg: &SensorConfig, opts: RunOptions) -> Result<RunResult, RunE
                 result: &mut result,
             },
         );
-        (reader.snapshot(), stats_out)
+        (reader.snapshot(), (stats_out, stats_log))
     } else {
-        let stats_thread = StatsThread::start(cfg, board.clone(), stats_out, stop.clone());
+        let stats_thread =
+            StatsThread::start(cfg, board.clone(), stats_out, stats_log, stop.clone());
         let snap = run_dispatch(
             cfg,
             &opts,
@@ -232,8 +264,7 @@ pub fn run_files(cfg: &SensorConfig, opts: RunOptions) -> Result<RunResult, RunE
             seed,
             det.as_ref(),
             &mut result,
-            &output_closed,
-            &stalled,
+            reader,
         );
         stop.store(true, Ordering::Relaxed);
         (snap, stats_thread.join())
@@ -247,10 +278,12 @@ pub fn run_files(cfg: &SensorConfig, opts: RunOptions) -> Result<RunResult, RunE
         .load(Ordering::Acquire)
         .then(|| pipeline.first_stall())
         .flatten();
+    let (stats_out, stats_log) = stats_out;
     let r = finish(
         cfg,
         pipeline,
         stats_out,
+        stats_log,
         &board,
         reader_snapshot,
         result,
@@ -276,8 +309,7 @@ fn run_dispatch(
     seed: u64,
     det: Option<&DetectSetup>,
     result: &mut RunResult,
-    output_closed: &Arc<AtomicBool>,
-    stalled: &Arc<AtomicBool>,
+    mut reader: Reader,
 ) -> Snapshot {
     let workers = outputs.len();
     let cpus = if cfg.workers.cpus.is_empty() {
@@ -324,7 +356,12 @@ fn run_dispatch(
                 .expect("spawn worker")
         })
         .collect();
-    let mut reader = Reader::new(cfg, seed, output_closed.clone(), stalled.clone());
+    // The reader is this thread: `workers.receive-cpus` (Suricata's receive-cpu-set) pins it.
+    if let Some(&c) = cfg.workers.receive_cpus.first() {
+        if let Err(e) = shrike_sys::cpu::pin_current_thread(c) {
+            eprintln!("shrike: warning: reader: cannot pin to CPU {c}: {e}");
+        }
+    }
     let mut clock = ReaderClock::default();
     let mut last: Option<Entry<PacketMeta>> = None;
     let mut n = 0u64;
@@ -392,10 +429,12 @@ impl Drop for FloorGuard {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn finish(
     cfg: &SensorConfig,
     pipeline: EvePipeline,
     mut stats_out: EveOutput,
+    stats_log: Option<StatsLog>,
     board: &StatsBoard,
     reader: Snapshot,
     mut result: RunResult,
@@ -405,6 +444,10 @@ pub(crate) fn finish(
     let uptime = started.elapsed().as_secs();
     if cfg.stats.enabled {
         write_stats(&mut stats_out, &total, uptime, board.last_ts_ns());
+        // Suricata writes a last stats.log block when the run ends, as the EVE record.
+        if let Some(mut log) = stats_log {
+            write_stats_log(&mut log, &total, &board.snapshots(), uptime);
+        }
     }
     let mut total = total;
     // The stats writer's own records, then the writer thread's counters (bytes, writes,
@@ -495,9 +538,51 @@ fn write_stats_with_engines(
     w.close();
 }
 
-/// Periodic stats records on wall-clock time (`stats.interval`).
+/// stats.log (`outputs: - stats:`), opened in the log directory when configured (and
+/// `stats.enabled`).
+pub(crate) fn open_stats_log(
+    cfg: &SensorConfig,
+    log_dir: &Path,
+) -> Result<Option<StatsLog>, RunError> {
+    if !cfg.stats.enabled {
+        return Ok(None);
+    }
+    StatsLog::open(&cfg.output.stats, log_dir).map_err(|e| RunError(e.to_string()))
+}
+
+/// One stats.log block: the totals (the EVE stats counters) and each stats-board slot's
+/// counters as thread `W#NN`.
+pub(crate) fn write_stats_log(
+    log: &mut StatsLog,
+    total: &Snapshot,
+    threads: &[Snapshot],
+    uptime: u64,
+) {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    log.write_block(
+        now,
+        uptime,
+        &mut |v| {
+            for (k, x) in total.iter().filter(|(k, _)| !k.starts_with("shrike.")) {
+                v(k, x);
+            }
+        },
+        &mut |v| {
+            for (i, snap) in threads.iter().enumerate() {
+                let tm = format!("W#{:02}", i + 1);
+                for (k, x) in snap.iter().filter(|(k, _)| !k.starts_with("shrike.")) {
+                    v(&tm, k, x);
+                }
+            }
+        },
+    );
+}
+
+/// Periodic stats records and stats.log blocks on wall-clock time (`stats.interval`).
 pub(crate) struct StatsThread {
-    handle: thread::JoinHandle<EveOutput>,
+    handle: thread::JoinHandle<(EveOutput, Option<StatsLog>)>,
 }
 
 impl StatsThread {
@@ -505,6 +590,7 @@ impl StatsThread {
         cfg: &SensorConfig,
         board: Arc<StatsBoard>,
         mut out: EveOutput,
+        mut log: Option<StatsLog>,
         stop: Arc<AtomicBool>,
     ) -> StatsThread {
         let interval = Duration::from_secs(cfg.stats.interval.max(1));
@@ -526,15 +612,19 @@ impl StatsThread {
                             board.last_ts_ns(),
                         );
                         out.flush();
+                        if let Some(l) = log.as_mut() {
+                            let snaps = board.snapshots();
+                            write_stats_log(l, &total, &snaps, started.elapsed().as_secs());
+                        }
                     }
                 }
-                out
+                (out, log)
             })
             .expect("spawn stats thread");
         StatsThread { handle }
     }
 
-    pub(crate) fn join(self) -> EveOutput {
+    pub(crate) fn join(self) -> (EveOutput, Option<StatsLog>) {
         self.handle.join().expect("stats thread")
     }
 }
@@ -556,6 +646,47 @@ struct Reader {
     output_closed: Arc<AtomicBool>,
     /// Set when the EVE writer stalls: stop reading.
     stalled: Arc<AtomicBool>,
+    /// The BPF filter, when one is given.
+    bpf: Option<FileFilter>,
+}
+
+/// A BPF expression compiled for each link type met (libpcap compiles per link type).
+struct FileFilter {
+    expr: String,
+    /// `(link type, program)`; `None`: it does not compile for that link type (its packets
+    /// are all rejected, reported once).
+    progs: Vec<(shrike_capture::LinkType, Option<BpfProgram>)>,
+    filtered: u64,
+}
+
+impl FileFilter {
+    fn accepts(&mut self, link: shrike_capture::LinkType, data: &[u8], wire_len: u32) -> bool {
+        let i = match self.progs.iter().position(|(l, _)| *l == link) {
+            Some(i) => i,
+            None => {
+                let p = match BpfProgram::compile_for(&self.expr, dlt_of(link)) {
+                    Ok(p) => Some(p),
+                    Err(e) => {
+                        eprintln!(
+                            "shrike: error: {e} (link type {}): its packets are not processed",
+                            link.name()
+                        );
+                        None
+                    }
+                };
+                self.progs.push((link, p));
+                self.progs.len() - 1
+            }
+        };
+        let ok = self.progs[i]
+            .1
+            .as_ref()
+            .is_some_and(|p| p.matches(data, wire_len));
+        if !ok {
+            self.filtered += 1;
+        }
+        ok
+    }
 }
 
 /// Packets the single runmode decodes and inspects per round of the worker loop.
@@ -600,7 +731,38 @@ impl Reader {
             stopped: false,
             output_closed,
             stalled,
+            bpf: None,
         }
+    }
+
+    /// Open the next input (an unreadable one is reported and counted). False when no input
+    /// is left.
+    fn open_next(&mut self, opts: &RunOptions, result: &mut RunResult) -> bool {
+        let i = self.next_input;
+        let Some(path) = opts.inputs.get(i) else {
+            return false;
+        };
+        self.next_input += 1;
+        self.cur_in_dir = opts.from_dir.get(i).copied().unwrap_or(false);
+        match open_input(path) {
+            Ok(s) => {
+                result.readable_files += 1;
+                opts.progress.start_file(path, s.total_bytes());
+                self.cur = Some(s);
+            }
+            Err(e) => report_input_error(&e, self.cur_in_dir, result),
+        }
+        true
+    }
+
+    /// Filter the packets with a BPF expression.
+    fn with_bpf(mut self, expr: Option<&str>) -> Self {
+        self.bpf = expr.map(|e| FileFilter {
+            expr: e.to_string(),
+            progs: Vec::new(),
+            filtered: 0,
+        });
+        self
     }
 
     fn read_all(
@@ -627,19 +789,8 @@ impl Reader {
                 return false;
             }
             let Some(src) = self.cur.as_mut() else {
-                let i = self.next_input;
-                let Some(path) = opts.inputs.get(i) else {
+                if !self.open_next(opts, result) {
                     return false;
-                };
-                self.next_input += 1;
-                self.cur_in_dir = opts.from_dir.get(i).copied().unwrap_or(false);
-                match open_input(path) {
-                    Ok(s) => {
-                        result.readable_files += 1;
-                        opts.progress.start_file(path, s.total_bytes());
-                        self.cur = Some(s);
-                    }
-                    Err(e) => report_input_error(&e, self.cur_in_dir, result),
                 }
                 continue;
             };
@@ -669,6 +820,11 @@ impl Reader {
             }
             match src.next_packet() {
                 Ok(Some(p)) => {
+                    if let Some(f) = self.bpf.as_mut() {
+                        if !f.accepts(p.link, p.data, p.orig_len) {
+                            continue;
+                        }
+                    }
                     self.pcap_cnt += 1;
                     result.packets += 1;
                     result.bytes += p.data.len() as u64;
@@ -728,6 +884,9 @@ impl Reader {
         // `shrike.` (summary and -v only).
         self.capture
             .visit(&mut |k, v| s.add(&format!("shrike.{k}"), v));
+        if let Some(f) = &self.bpf {
+            s.add("shrike.capture.bpf_filtered", f.filtered);
+        }
         s
     }
 }

@@ -26,6 +26,8 @@ pub struct FlowExt {
     pub icmp_reply: Option<(u8, u8)>,
     /// Any alert fired on this flow.
     pub alerted: bool,
+    /// The flow's Community ID (eve-log `community-id: yes`), computed when the flow starts.
+    pub community_id: Option<shrike_output::eve::CommunityId>,
 }
 
 /// A worker's stream engine and app layer.

@@ -15,6 +15,7 @@ use shrike_detect::output::{
 use shrike_detect::{DetectThread, Engine, FlowDetect, FlowInput, Packet, StreamData};
 use shrike_flow::{Direction, EndReason, Flow, FlowKey, FlowState, FlowTable};
 use shrike_output::eve::addr::Ipv6Style;
+use shrike_output::eve::community_id::{icmp_ports, CommunityId};
 use shrike_output::eve::flow::{
     write_flow_record, FlowEndReason, FlowIcmp, FlowRecord, FlowState as EveFlowState, TcpFlowInfo,
 };
@@ -133,6 +134,8 @@ pub struct Worker {
     board: Arc<StatsBoard>,
     counters: Counters,
     ipv6: Ipv6Style,
+    /// eve-log `community-id`: the seed, when on.
+    community_seed: Option<u16>,
     /// Packet time of the newest packet (the clock of file mode).
     now: Timestamp,
     last_expire_ms: u64,
@@ -180,6 +183,11 @@ impl Worker {
             board,
             counters: Counters::default(),
             ipv6: Ipv6Style::default(),
+            community_seed: cfg
+                .output
+                .eve
+                .community_id
+                .then_some(cfg.output.eve.community_id_seed),
             now: Timestamp(0),
             last_expire_ms: 0,
             flush_every_ms,
@@ -374,7 +382,7 @@ impl Worker {
         if let Some(h) = reuse {
             self.flows.reuse(h, &mut |f, r| end.end(f, r, e.ts));
         }
-        let (h, _created) = self.flows.packet(
+        let (h, created) = self.flows.packet(
             e.hash,
             key,
             dir,
@@ -389,6 +397,12 @@ impl Worker {
             return;
         };
         flow.note_ttl(dir, m.ttl);
+        if created {
+            if let Some(seed) = self.community_seed {
+                let id = community_id(flow, seed, m.icmp_type());
+                flow.data.ext().community_id = id;
+            }
+        }
         let mut to_server = flow.to_server(dir);
         if m.is_icmp() {
             if let (Some(t), Some(c)) = (m.icmp_type(), m.icmp_code()) {
@@ -922,6 +936,24 @@ fn reverse_flow(f: &mut Flow<FlowData>) {
     f.tcp_flags.swap(0, 1);
 }
 
+/// The Community ID of a new flow (its first packet's direction is the client's; for ICMP
+/// `icmp_type` is that packet's type).
+fn community_id(f: &Flow<FlowData>, seed: u16, icmp_type: Option<u8>) -> Option<CommunityId> {
+    let v6 = f.key.ip_version == 6;
+    let (c, s, cp, sp) = if f.client == Direction::LoToHi {
+        (&f.key.lo_addr, &f.key.hi_addr, f.key.lo_port, f.key.hi_port)
+    } else {
+        (&f.key.hi_addr, &f.key.lo_addr, f.key.hi_port, f.key.lo_port)
+    };
+    let proto = f.key.proto;
+    let (p1, p2) = match proto {
+        6 | 17 | 132 => (cp, sp),
+        1 | 58 => icmp_ports(proto, icmp_type.unwrap_or(0)),
+        _ => (0, 0),
+    };
+    CommunityId::new(seed, proto, ip_of(c, v6), ip_of(s, v6), p1, p2)
+}
+
 /// The flow part of an alert record.
 fn alert_flow(f: &Flow<FlowData>, to_server: bool) -> AlertFlowInfo {
     let v6 = f.key.ip_version == 6;
@@ -942,6 +974,7 @@ fn alert_flow(f: &Flow<FlowData>, to_server: bool) -> AlertFlowInfo {
         client: ip_of(c, v6),
         server: ip_of(s, v6),
         ports: matches!(f.key.proto, 6 | 17 | 132).then_some((cp, sp)),
+        community_id: f.data.ext.as_ref().and_then(|x| x.community_id),
     }
 }
 
@@ -1072,6 +1105,9 @@ fn write_flow(
         wrong_thread: false,
         action: None,
         tcp,
+        community_id: ext
+            .and_then(|x| x.community_id.as_ref())
+            .map(CommunityId::as_str),
         ipv6,
     };
     if logs.flow {

@@ -55,6 +55,7 @@ fn run(inputs: &[PathBuf], rules: &str, runmode: Runmode, workers: usize) -> Vec
         progress: Progress::new(ProgressMode::None, true),
         engine: Some(Arc::new(loaded.engine)),
         stop: Arc::new(AtomicBool::new(false)),
+        bpf: None,
     };
     let r = run_files(&cfg, opts).expect("run");
     assert_eq!(r.input_errors, 0);

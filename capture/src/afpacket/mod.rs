@@ -34,7 +34,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 pub use block::PacketInfo;
-pub use bpf::BpfProgram;
+pub use bpf::{dlt_of, BpfProgram};
 pub use tx::Sender;
 
 use crate::config::{AfPacketConfig, RingGeometry};

@@ -166,6 +166,8 @@ pub struct FlowRecord<'a> {
     pub action: Option<&'a str>,
     /// The `tcp` object (TCP flows).
     pub tcp: Option<TcpFlowInfo<'a>>,
+    /// `community_id`, written after the `flow` object as Suricata does.
+    pub community_id: Option<&'a str>,
     /// How IPv6 addresses are written.
     pub ipv6: Ipv6Style,
 }
@@ -282,6 +284,9 @@ pub fn write_flow_record(w: &mut JsonWriter, f: &FlowRecord<'_>) {
         w.set_str("action", a);
     }
     w.close();
+    if let Some(c) = f.community_id {
+        w.set_str("community_id", c);
+    }
     if let Some(t) = &f.tcp {
         w.open_object("tcp");
         w.set_ascii_with("tcp_flags", |b| push_hex2(b, t.flags));

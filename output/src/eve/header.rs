@@ -47,6 +47,9 @@ pub struct EveHeader<'a> {
     /// `ether.src_mac` / `ether.dest_mac` (eve-log `ethernet: yes`, packets with an Ethernet
     /// header); omitted when `None`.
     pub ether: Option<EtherMacs>,
+    /// `community_id` of the packet's flow (eve-log `community-id: yes`), written after
+    /// `ether`, as Suricata's common options; omitted when `None`.
+    pub community_id: Option<&'a str>,
     /// How IPv6 addresses are written.
     pub ipv6: Ipv6Style,
 }
@@ -70,6 +73,7 @@ impl<'a> EveHeader<'a> {
             icmp: None,
             pkt_src: None,
             ether: None,
+            community_id: None,
             ipv6: Ipv6Style::Full,
         }
     }
@@ -180,6 +184,9 @@ pub fn write_eve_header(w: &mut JsonWriter, h: &EveHeader<'_>) {
     if let Some(e) = &h.ether {
         set_ether(w, e);
     }
+    if let Some(c) = h.community_id {
+        w.set_str("community_id", c);
+    }
 }
 
 #[cfg(test)]
@@ -238,4 +245,6 @@ pub struct AlertFlowInfo {
     pub server: IpAddr,
     /// Client and server ports (TCP/UDP/SCTP).
     pub ports: Option<(u16, u16)>,
+    /// The flow's Community ID, when eve-log `community-id` is on (computed once per flow).
+    pub community_id: Option<super::CommunityId>,
 }

@@ -6,6 +6,7 @@
 pub mod addr;
 pub mod alert;
 pub mod anomaly;
+pub mod community_id;
 pub mod flow;
 pub mod header;
 pub mod netflow;
@@ -15,6 +16,7 @@ pub mod time;
 pub use addr::{ip_string, ipproto, proto_has_ports, proto_name, write_ip, Ipv6Style};
 pub use alert::{write_alert_record, AlertFlow, AlertRecord, AlertTunnel};
 pub use anomaly::{write_anomaly_record, Anomaly, AnomalyRecord};
+pub use community_id::{icmp_ports, CommunityId};
 pub use flow::{
     tcp_flags, write_flow_record, FlowEndReason, FlowIcmp, FlowRecord, FlowState, TcpFlowInfo,
 };

@@ -109,6 +109,10 @@ pub fn write_netflow_record(
         write_tcp_flag_bools(w, flags);
         w.close();
     }
+    // Suricata adds its common options (`community_id`) after the netflow fields.
+    if let Some(c) = f.community_id {
+        w.set_str("community_id", c);
+    }
     w.close();
 }
 
@@ -147,6 +151,7 @@ mod tests {
             wrong_thread: false,
             action: None,
             tcp: None,
+            community_id: None,
             ipv6: Ipv6Style::Full,
         }
     }
