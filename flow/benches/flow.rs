@@ -8,7 +8,7 @@ use criterion::{black_box, criterion_group, criterion_main, BatchSize, Criterion
 use decode_util::*;
 use shrike_capture::{LinkType, Timestamp};
 use shrike_flow::config::FlowConfig;
-use shrike_flow::{FlowKey, FlowTable, TimerWheel};
+use shrike_flow::{Direction, FlowKey, FlowTable, TimerWheel};
 use shrike_packet::decode::{decode, DecodeConfig, DecodeStats, PacketMeta};
 
 const SEED: u64 = 0x5eed_5eed_5eed_5eed;
@@ -87,9 +87,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             j = (j + 1) % N;
             let (h, k, d) = &keys[order[j]];
-            let (fh, created) = table.packet(*h, *k, *d, ts, 60, 0x10, || (), &mut |_, _| {});
-            debug_assert!(!created);
-            fh
+            table.packet(*h, *k, *d, ts, 60, 0x10, || (), &mut |_, _| {})
         })
     });
     let mut j = 0;
@@ -102,7 +100,8 @@ fn bench(c: &mut Criterion) {
     });
 
     // A full table (SYN-flood shape): every packet a new flow evicting the oldest half-open
-    // one, in emergency mode.
+    // one, in emergency mode. Packets 30 µs apart, so the oldest flow (100,000 packets
+    // back) is 3 s old: no longer alive, it is taken.
     let full_cfg = FlowConfig {
         max_flows: N,
         ..Default::default()
@@ -117,17 +116,42 @@ fn bench(c: &mut Criterion) {
         }))
         .collect();
     let mut j = 0;
+    let mut n = 0u64;
     g.bench_function("table_full_new_flow_100k", |b| {
         b.iter(|| {
             j = (j + 1) % fresh.len();
+            n += 1;
+            let at = Timestamp(ts.0 + n * 30_000);
             let (h, k, d) = &fresh[j];
-            let (fh, _) = full.packet(*h, *k, *d, ts, 54, 0x02, || (), &mut |f, r| {
+            full.packet(*h, *k, *d, at, 54, 0x02, || (), &mut |f, r| {
                 black_box((f.id, r));
-            });
-            fh
+            })
         })
     });
     assert!(full.in_emergency() && full.len() == N);
+    // The same table when every flow is still alive (all seen this second): no flow for
+    // the packet (Suricata's `flow.get_used_failed`).
+    let now = Timestamp(ts.0 + n * 30_000);
+    for (h, k, d) in fresh.iter().take(N) {
+        full.packet(*h, *k, *d, now, 54, 0x02, || (), &mut |_, _| {});
+    }
+    let mut j = 0;
+    g.bench_function("table_full_no_flow_100k", |b| {
+        b.iter(|| {
+            j = (j + 1) % miss_keys.len();
+            let (h, k) = &miss_keys[j];
+            full.packet(
+                *h,
+                *k,
+                Direction::LoToHi,
+                now,
+                54,
+                0x02,
+                || (),
+                &mut |_, _| {},
+            )
+        })
+    });
 
     g.bench_function("wheel_schedule_advance_1k", |b| {
         b.iter_batched(

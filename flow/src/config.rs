@@ -20,8 +20,9 @@ use serde::{Deserialize, Serialize};
 pub struct FlowConfig {
     /// Maximum number of flows per worker. A new flow finding the table full puts the
     /// table in emergency mode (the `emergency-*` timeouts apply, `flow.emerg_mode_entered`)
-    /// and evicts one flow (reason "forced", counted in `flow.memcap`): half-open flows
-    /// first, then closed ones, then established ones, oldest activity first.
+    /// and evicts one flow that is no longer alive (reason "forced", `flow.get_used`):
+    /// half-open flows first, then closed ones, then established ones, oldest activity
+    /// first; when all are still alive the packet has no flow (`flow.get_used_failed`).
     pub max_flows: usize,
     /// Suricata's `flow.emergency-recovery`: emergency mode ends once this percentage of
     /// `max-flows` is free again (1 to 100, default 30).

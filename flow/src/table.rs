@@ -11,13 +11,21 @@
 //! state: half-open (new), closed, established. A list is kept in order of activity as a
 //! clock ("second chance"): a packet only sets the flow's `touched` bit; whoever looks at
 //! the front of a list moves a touched flow to the back (clearing the bit) and looks at the
-//! next one. A new flow finding the table full takes the first untouched flow of the first
-//! non-empty list, half-open first, in O(1) amortised (at most [`FORCED_TRIES`] moves), and
-//! puts the table in **emergency mode** as Suricata does (`flow.emerg_mode_entered`): the
-//! `emergency-*` timeouts apply, and [`FlowTable::expire`] also ends the flows at the
-//! list fronts that are idle past them (the wheel timers, armed with the normal timeouts,
-//! stay lazy). Emergency mode ends (`flow.emerg_mode_over`) once `emergency-recovery`
-//! percent of the table is free again.
+//! next one. A new flow finding the table full puts the table in **emergency mode** as
+//! Suricata does (`flow.emerg_mode_entered`) and takes a used flow as Suricata's
+//! `FlowGetUsedFlow` does, but in O(1) amortised (at most [`FORCED_TRIES`] moves per list):
+//! it looks at the front (least recently active) flow of each list, half-open first, then
+//! closed, then established, and evicts the first one that is not *still alive* (Suricata's
+//! `StillAlive`: seen in the last 1 s when new, 3 s when closed, 5 s when established, in
+//! whole seconds of packet time; `flow.get_used`, each flow looked at `flow.get_used_eval`,
+//! each alive one `flow.get_used_eval_reject`). When every front is still alive the packet
+//! gets no flow (`flow.get_used_failed`; the caller inspects it as a packet without a flow).
+//! In emergency mode a TCP packet other than a bare SYN creates no flow when the caller asks
+//! for that (Suricata's `FlowCreateCheck` with `stream.midstream` on). The `emergency-*`
+//! timeouts apply, and [`FlowTable::expire`] also ends the flows at the list fronts that are
+//! idle past them (the wheel timers, armed with the normal timeouts, stay lazy). Emergency
+//! mode ends (`flow.emerg_mode_over`) once `emergency-recovery` percent of the table is free
+//! again.
 
 use hashbrown::HashTable;
 use shrike_capture::Timestamp;
@@ -256,6 +264,8 @@ pub struct FlowTable<V> {
     emergency: bool,
     /// Flow count at or below which emergency mode ends.
     recovered_len: usize,
+    /// In emergency mode, only a bare TCP SYN may create a TCP flow.
+    emergency_syn_only: bool,
     fired: Vec<FlowHandle>,
     aux_fired: Vec<u32>,
     /// Counters (`stats.flow`).
@@ -298,6 +308,7 @@ impl<V> FlowTable<V> {
             },
             emergency: false,
             recovered_len: max_flows - (max_flows * recovery).div_ceil(100),
+            emergency_syn_only: false,
             fired: Vec::new(),
             aux_fired: Vec::new(),
             stats: FlowStats::default(),
@@ -317,6 +328,13 @@ impl<V> FlowTable<V> {
     /// Whether the table is in emergency mode.
     pub fn in_emergency(&self) -> bool {
         self.emergency
+    }
+
+    /// In emergency mode, create TCP flows for bare SYNs only (Suricata's `FlowCreateCheck`,
+    /// which does so when `stream.midstream` is on: without midstream pick-up the other
+    /// packets would start no session anyway).
+    pub fn set_emergency_syn_only(&mut self, on: bool) {
+        self.emergency_syn_only = on;
     }
 
     /// The timeouts in force (emergency ones in emergency mode).
@@ -431,10 +449,14 @@ impl<V> FlowTable<V> {
             })
     }
 
-    /// Finds the flow of `key` or creates it (evicting one when the table is full, handed
-    /// to `evicted` with [`EndReason::Forced`]). `dir` and `tcp_flags` of the packet decide
-    /// the client side of a new flow. Per-packet accounting is [`Self::update`].
+    /// Finds the flow of `key` or creates it (evicting one that is no longer alive when the
+    /// table is full, handed to `evicted` with [`EndReason::Forced`]); `None` when the table
+    /// is full and every candidate is still alive, or in emergency mode for a TCP packet that
+    /// may not create a flow (see the module doc): the packet has no flow. `dir` and
+    /// `tcp_flags` of the packet decide the client side of a new flow. Per-packet accounting
+    /// is [`Self::update`].
     #[allow(clippy::too_many_arguments)]
+    #[inline]
     pub fn get_or_insert(
         &mut self,
         hash: u64,
@@ -444,18 +466,41 @@ impl<V> FlowTable<V> {
         tcp: u8,
         init: impl FnOnce() -> V,
         evicted: &mut impl FnMut(Flow<V>, EndReason),
-    ) -> (FlowHandle, bool) {
+    ) -> Option<(FlowHandle, bool)> {
         if let Some(h) = self.find(hash, &key) {
-            return (h, false);
+            return Some((h, false));
+        }
+        let handshake = tcp_flags::SYN | tcp_flags::ACK | tcp_flags::RST | tcp_flags::FIN;
+        if self.emergency
+            && self.emergency_syn_only
+            && key.proto == 6
+            && tcp & handshake != tcp_flags::SYN
+        {
+            return None;
         }
         if self.index.len() >= self.max_flows {
-            self.stats.memcap += 1;
             if !self.emergency {
                 self.emergency = true;
                 self.stats.emerg_mode_entered += 1;
             }
-            self.evict_one(evicted);
+            if !self.evict_used(ts, evicted) {
+                self.stats.get_used_failed += 1;
+                return None;
+            }
         }
+        Some(self.insert_new(hash, key, dir, ts, tcp, init))
+    }
+
+    /// Creates the flow of `key` (the table has room).
+    fn insert_new(
+        &mut self,
+        hash: u64,
+        key: FlowKey,
+        dir: Direction,
+        ts: Timestamp,
+        tcp: u8,
+        init: impl FnOnce() -> V,
+    ) -> (FlowHandle, bool) {
         // The SYN sender is the client; a SYN-ACK comes from the server.
         let syn_ack = tcp_flags::SYN | tcp_flags::ACK;
         let client = if key.proto == 6 && tcp & syn_ack == syn_ack {
@@ -591,8 +636,10 @@ impl<V> FlowTable<V> {
         }
     }
 
-    /// Convenience for the packet path: [`Self::get_or_insert`] then [`Self::update`].
+    /// Convenience for the packet path: [`Self::get_or_insert`] then [`Self::update`];
+    /// `None`: the packet has no flow.
     #[allow(clippy::too_many_arguments)]
+    #[inline]
     pub fn packet(
         &mut self,
         hash: u64,
@@ -603,10 +650,10 @@ impl<V> FlowTable<V> {
         tcp: u8,
         init: impl FnOnce() -> V,
         evicted: &mut impl FnMut(Flow<V>, EndReason),
-    ) -> (FlowHandle, bool) {
-        let (h, created) = self.get_or_insert(hash, key, dir, ts, tcp, init, evicted);
+    ) -> Option<(FlowHandle, bool)> {
+        let (h, created) = self.get_or_insert(hash, key, dir, ts, tcp, init, evicted)?;
         self.account(h, dir, ts, bytes, tcp, !created);
-        (h, created)
+        Some((h, created))
     }
 
     /// Ends flow `h` because a new TCP session reuses its tuple (Suricata's TCP session
@@ -648,9 +695,13 @@ impl<V> FlowTable<V> {
         Some(f)
     }
 
-    /// Evicts one flow: the least recently active half-open flow, else closed one, else
-    /// established one (see the module doc). O(1) amortised; the wheel is not searched.
-    fn evict_one(&mut self, evicted: &mut impl FnMut(Flow<V>, EndReason)) {
+    /// Takes a used flow for a new one in a full table (Suricata's `FlowGetUsedFlow`): the
+    /// least recently active half-open flow, else closed one, else established one, if it
+    /// is not still alive at `now` (see [`still_alive`]); false when none qualifies. O(1)
+    /// amortised; the wheel is not searched.
+    fn evict_used(&mut self, now: Timestamp, evicted: &mut impl FnMut(Flow<V>, EndReason)) -> bool {
+        let now_s = now.0 / 1_000_000_000;
+        let mut looked = 0;
         for list in [LIST_NEW, LIST_CLOSED, LIST_ESTABLISHED] {
             let Some(h) = self
                 .clock_front(list, FORCED_TRIES)
@@ -658,12 +709,20 @@ impl<V> FlowTable<V> {
             else {
                 continue;
             };
+            looked += 1;
+            if self.get(h).is_some_and(|f| still_alive(f, now_s)) {
+                self.stats.get_used_eval_reject += 1;
+                continue;
+            }
             if let Some(f) = self.remove(h) {
                 self.stats.get_used += 1;
+                self.stats.get_used_eval += looked;
                 evicted(f, EndReason::Forced);
-                return;
+                return true;
             }
         }
+        self.stats.get_used_eval += looked;
+        false
     }
 
     /// Emergency mode: ends the flows at the list fronts idle past their emergency timeout
@@ -793,6 +852,18 @@ impl<V> FlowTable<V> {
             + self.wheel.len() * WHEEL_BYTES_PER_TIMER;
         self.stats.memuse = m as u64;
         m
+    }
+}
+
+/// Suricata's `StillAlive` (flow-hash.c): a flow seen within the last second (new), three
+/// seconds (closed) or five seconds (established), counted in whole seconds of packet time,
+/// is not taken for a new flow.
+fn still_alive<V>(f: &Flow<V>, now_s: u64) -> bool {
+    let idle = now_s.saturating_sub(f.last_ts.0 / 1_000_000_000);
+    idle <= match f.state {
+        FlowState::New => 1,
+        FlowState::Closed => 3,
+        FlowState::Established => 5,
     }
 }
 

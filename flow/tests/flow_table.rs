@@ -43,6 +43,11 @@ impl Harness {
     }
 
     fn feed(&mut self, frame: &[u8], at: Timestamp) -> (shrike_flow::FlowHandle, bool) {
+        self.try_feed(frame, at).expect("a flow for the packet")
+    }
+
+    /// [`Self::feed`]; `None` when the packet gets no flow.
+    fn try_feed(&mut self, frame: &[u8], at: Timestamp) -> Option<(shrike_flow::FlowHandle, bool)> {
         let m = pkt(frame);
         let (k, d) = FlowKey::from_meta(&m);
         let ended = &mut self.ended;
@@ -170,7 +175,10 @@ fn full_table_evicts_the_flow_closest_to_timeout() {
     );
     assert!(h.t.get(b).is_none());
     assert!(h.t.get(a).is_some() && h.t.get(c).is_some() && h.t.get(d).is_some());
-    assert_eq!((h.t.len(), h.t.stats.memcap, h.t.stats.get_used), (3, 1, 1));
+    assert_eq!(
+        (h.t.len(), h.t.stats.get_used, h.t.stats.get_used_failed),
+        (3, 1, 0)
+    );
     // Drain hands out the rest at shutdown.
     let mut rest = vec![];
     h.t.drain(&mut |f, r| rest.push((f.id, r)));
@@ -282,10 +290,10 @@ fn eviction_takes_half_open_then_closed_then_established() {
     let rst = eth(0x0800, &ipv4(B4, A4, 6, &tcp(&B4, &A4, 9000, 2, 0x04, b"")));
     h.feed(&rst, ts(1));
     h.feed(&eth_tcp4(3, 9000, SYN, b""), ts(2));
-    // A SYN flood: each new half-open flow pushes out the oldest half-open one; the
-    // closed and established flows stay.
+    // A SYN flood: each new half-open flow pushes out the oldest half-open one once that
+    // one is no longer alive (2 s idle); the closed and established flows stay.
     for (i, p) in (100..110u16).enumerate() {
-        assert!(h.feed(&eth_tcp4(p, 9000, SYN, b""), ts(3 + i as u64)).1);
+        assert!(h.feed(&eth_tcp4(p, 9000, SYN, b""), ts(4 + 2 * i as u64)).1);
     }
     let got = ended_ports(&h);
     assert_eq!(got.len(), 10);
@@ -295,19 +303,27 @@ fn eviction_takes_half_open_then_closed_then_established() {
         (100..109).collect::<Vec<_>>()
     );
     assert!(h.ended.iter().all(|(f, _)| f.state == FlowState::New));
-    assert_eq!((h.t.stats.memcap, h.t.stats.get_used), (10, 10));
+    assert_eq!((h.t.stats.get_used, h.t.stats.get_used_failed), (10, 0));
     // With no half-open flow left, the closed one goes, then the established one.
     let mut h2 = Harness::new(2);
     h2.feed(&eth_udp4(1, 9000, b"q"), ts(0));
     h2.feed(&udp_reply(9000, 1), ts(0));
     h2.feed(&eth_tcp4(2, 9000, SYN, b""), ts(1));
     h2.feed(&rst, ts(1));
-    h2.feed(&eth_udp4(5, 9000, b"q"), ts(2));
-    h2.feed(&udp_reply(9000, 5), ts(2));
+    // The closed flow is alive for 3 s after its last packet, the established one for 5 s.
+    assert!(h2.try_feed(&eth_udp4(5, 9000, b"q"), ts(4)).is_none());
+    assert_eq!(
+        (h2.t.stats.get_used_failed, h2.t.stats.get_used_eval_reject),
+        (1, 2)
+    );
+    h2.feed(&eth_udp4(5, 9000, b"q"), ts(5));
+    h2.feed(&udp_reply(9000, 5), ts(5));
     assert_eq!(ended_ports(&h2), vec![(EndReason::Forced, 2)]);
-    h2.feed(&eth_udp4(6, 9000, b"q"), ts(3));
-    h2.feed(&udp_reply(9000, 6), ts(3));
+    assert!(h2.try_feed(&eth_udp4(6, 9000, b"q"), ts(5)).is_none());
+    h2.feed(&eth_udp4(6, 9000, b"q"), ts(6));
+    h2.feed(&udp_reply(9000, 6), ts(6));
     assert_eq!(ended_ports(&h2)[1], (EndReason::Forced, 1));
+    assert_eq!(h2.t.stats.get_used, 2);
 }
 
 #[test]
@@ -342,11 +358,17 @@ fn emergency_mode_enters_when_full_and_ends_at_recovery() {
     }
     assert!(!h.t.in_emergency());
     assert_eq!(h.t.stats.emerg_mode_entered, 0);
-    // The 11th flow: emergency mode, one flow forced out.
-    h.feed(&eth_udp4(2000, 53, b""), ts(1));
+    // The 11th flow a second later: emergency mode, but every flow is still alive (seen
+    // within the last second): the packet gets no flow.
+    assert!(h.try_feed(&eth_udp4(2000, 53, b""), ts(1)).is_none());
     assert!(h.t.in_emergency());
     assert_eq!(h.t.stats.emerg_mode_entered, 1);
+    assert_eq!((h.t.stats.get_used_failed, h.t.stats.get_used), (1, 0));
+    assert!(h.ended.is_empty());
+    // Two seconds on, the oldest flow is forced out for it.
+    h.feed(&eth_udp4(2000, 53, b""), ts(2));
     assert_eq!(ended_ports(&h), vec![(EndReason::Forced, 53)]);
+    assert_eq!((h.t.stats.get_used, h.t.stats.get_used_eval), (1, 2));
     // Five flows stay active; the rest idle past UDP's emergency-new timeout (10 s),
     // well before the normal one (30 s).
     for p in 5..10u16 {
@@ -356,20 +378,25 @@ fn emergency_mode_enters_when_full_and_ends_at_recovery() {
     assert_eq!(h.ended.len(), 1);
     h.expire(ts(11));
     let timeouts = h.ended.iter().filter(|x| x.1 == EndReason::Timeout).count();
-    assert_eq!(timeouts, 5, "1001..1004 and 2000 ended in emergency mode");
-    // 5 flows of 10 left: more than 30 % free, emergency mode is over.
-    assert_eq!(h.t.len(), 5);
+    assert_eq!(timeouts, 4, "1001..1004 ended in emergency mode");
+    // 6 flows of 10 left: more than 30 % free, emergency mode is over.
+    assert_eq!(h.t.len(), 6);
     assert!(!h.t.in_emergency());
     assert_eq!(h.t.stats.emerg_mode_over, 1);
-    // Back to normal timeouts: the remaining flows live until 8 + 30 s.
+    // Back to normal timeouts: 2000 lives until 2 + 30 s, the others until 8 + 30 s.
+    h.expire(ts(31));
+    assert_eq!(h.t.len(), 6);
+    h.expire(ts(32));
+    assert_eq!(h.t.len(), 5);
     h.expire(ts(37));
     assert_eq!(h.t.len(), 5);
     h.expire(ts(38));
     assert_eq!(h.t.len(), 0);
     // Filling it again enters emergency mode again.
-    for p in 0..11u16 {
+    for p in 0..10u16 {
         h.feed(&eth_udp4(3000 + p, 53, b""), ts(40));
     }
+    assert!(h.try_feed(&eth_udp4(3010, 53, b""), ts(40)).is_none());
     assert_eq!(h.t.stats.emerg_mode_entered, 2);
     assert!(h.t.in_emergency());
 }
@@ -411,4 +438,60 @@ fn emergency_mode_waits_for_the_recovery_share() {
     assert_eq!(h.t.len(), 6);
     assert!(h.t.in_emergency());
     assert_eq!(h.t.stats.emerg_mode_over, 0);
+}
+
+#[test]
+fn full_table_spares_flows_still_alive_per_state() {
+    // Suricata's StillAlive: new 1 s, closed 3 s, established 5 s, in whole seconds.
+    let mut h = Harness::new(3);
+    h.feed(
+        &eth_udp4(1, 9000, b"q"),
+        Timestamp::from_secs_nanos(1_700_000_000, 900_000_000),
+    );
+    // 1.1 s later but two second boundaries on: idle 2 s, no longer alive.
+    let late = Timestamp::from_secs_nanos(1_700_000_002, 0);
+    h.feed(&eth_udp4(2, 9000, b"q"), late);
+    h.feed(&eth_udp4(3, 9000, b"q"), late);
+    h.feed(&eth_udp4(4, 9000, b"q"), late);
+    assert_eq!(ended_ports(&h), vec![(EndReason::Forced, 1)]);
+    // Flows 2..4 were seen this second: nothing to take.
+    assert!(h.try_feed(&eth_udp4(5, 9000, b"q"), late).is_none());
+    assert!(h.try_feed(&eth_udp4(5, 9000, b"q"), ts(3)).is_none());
+    // An existing flow still gets its packets.
+    assert!(!h.feed(&eth_udp4(2, 9000, b"q"), ts(3)).1);
+    assert_eq!(h.t.stats.get_used_failed, 2);
+    // 2 s after their last packet the half-open flows go, least recently active first
+    // (flow 2 was just seen: 3 then 4 go before it).
+    h.feed(&eth_udp4(5, 9000, b"q"), ts(4));
+    h.feed(&eth_udp4(6, 9000, b"q"), ts(4));
+    let got: Vec<u16> = ended_ports(&h).iter().map(|x| x.1).collect();
+    assert_eq!(got, vec![1, 3, 4]);
+    assert!(h.ended.iter().all(|(_, r)| *r == EndReason::Forced));
+}
+
+#[test]
+fn emergency_mode_can_restrict_new_tcp_flows_to_syns() {
+    let mut h = Harness::new(2);
+    h.t.set_emergency_syn_only(true);
+    // Not in emergency mode yet: an ACK starts a flow (midstream).
+    h.feed(&eth_tcp4(1, 80, ACK, b""), ts(0));
+    h.feed(&eth_tcp4(2, 80, SYN, b""), ts(0));
+    // Full: emergency mode; the SYN finds no flow it may take yet.
+    assert!(h.try_feed(&eth_tcp4(3, 80, SYN, b""), ts(0)).is_none());
+    assert!(h.t.in_emergency());
+    // Two seconds on: an ACK of an unknown flow gets none, a SYN gets one; known flows
+    // keep theirs whatever their flags.
+    assert!(h.try_feed(&eth_tcp4(4, 80, ACK, b""), ts(2)).is_none());
+    assert_eq!(h.t.stats.get_used, 0);
+    assert!(h
+        .try_feed(&eth_tcp4(4, 80, SYN | ACK, b""), ts(2))
+        .is_none());
+    assert!(h.feed(&eth_tcp4(5, 80, SYN, b""), ts(2)).1);
+    assert!(!h.feed(&eth_tcp4(5, 80, ACK, b""), ts(2)).1);
+    assert_eq!(h.t.stats.get_used, 1);
+    // Without the restriction an ACK may take a flow in emergency mode.
+    let mut h = Harness::new(1);
+    h.feed(&eth_tcp4(1, 80, SYN, b""), ts(0));
+    assert!(h.feed(&eth_tcp4(2, 80, ACK, b""), ts(2)).1);
+    assert!(h.t.in_emergency());
 }

@@ -73,12 +73,47 @@ impl Control {
     }
 }
 
+/// The longest a worker waiting for a free buffer sleeps between looks (the writer wakes it
+/// when it returns a buffer; this bounds a missed wake-up).
+const MAX_BLOCK_WAIT: Duration = Duration::from_millis(10);
+
+/// A worker waiting for a free buffer (`block` policy): the writer wakes it when it returns
+/// one, so the worker sleeps instead of polling while the sink is slow or stalled.
+#[derive(Debug, Default)]
+struct Waiter {
+    waiting: AtomicBool,
+    thread: Mutex<Option<Thread>>,
+}
+
+impl Waiter {
+    fn arm(&self) {
+        if let Ok(mut t) = self.thread.lock() {
+            t.get_or_insert_with(thread::current);
+        }
+        self.waiting.store(true, Ordering::SeqCst);
+    }
+
+    fn disarm(&self) {
+        self.waiting.store(false, Ordering::SeqCst);
+    }
+
+    /// Writer side, after returning a buffer.
+    fn wake(&self) {
+        if self.waiting.load(Ordering::SeqCst) {
+            if let Some(t) = self.thread.lock().ok().and_then(|t| t.clone()) {
+                t.unpark();
+            }
+        }
+    }
+}
+
 /// The worker's end of its two rings.
 #[derive(Debug)]
 pub(crate) struct WorkerLink {
     full: Producer<Vec<u8>>,
     free: Consumer<Vec<u8>>,
     writer: Thread,
+    waiter: Arc<Waiter>,
 }
 
 impl WorkerLink {
@@ -100,7 +135,10 @@ impl WorkerLink {
     }
 
     /// Wait until a free buffer is available, then send. False if the writer has gone away.
+    /// The wait sleeps until the writer returns a buffer (it wakes this thread), looking
+    /// again at most every [`MAX_BLOCK_WAIT`]: a stalled sink costs no CPU here.
     pub(crate) fn send_blocking(&mut self, buf: &mut EveBuffer) -> bool {
+        let mut wait = Duration::from_micros(50);
         loop {
             if self.try_send(buf) {
                 return true;
@@ -108,8 +146,18 @@ impl WorkerLink {
             if self.free.is_abandoned() && self.free.is_empty() {
                 return false;
             }
-            self.writer.unpark();
-            thread::sleep(Duration::from_micros(50));
+            self.waiter.arm();
+            // Look again once armed: a buffer returned before that woke nobody.
+            let sent = self.try_send(buf);
+            if !sent {
+                self.writer.unpark();
+                thread::park_timeout(wait);
+                wait = (wait * 2).min(MAX_BLOCK_WAIT);
+            }
+            self.waiter.disarm();
+            if sent {
+                return true;
+            }
         }
     }
 
@@ -124,6 +172,7 @@ struct Slot {
     full: Consumer<Vec<u8>>,
     free: Producer<Vec<u8>>,
     sink: usize,
+    waiter: Arc<Waiter>,
 }
 
 /// The writer thread and its controls.
@@ -246,12 +295,14 @@ impl EvePipeline {
             for _ in 1..pool_size {
                 let _ = free_tx.push(Vec::with_capacity(cap));
             }
+            let waiter = Arc::new(Waiter::default());
             slots.push(Slot {
                 full: full_rx,
                 free: free_tx,
                 sink: sink.min(sinks.len().saturating_sub(1)),
+                waiter: Arc::clone(&waiter),
             });
-            ends.push((full_tx, free_rx));
+            ends.push((full_tx, free_rx, waiter));
         }
         let ctl2 = Arc::clone(&ctl);
         let handle = thread::Builder::new()
@@ -264,11 +315,12 @@ impl EvePipeline {
             .unwrap_or_else(thread::current);
         let outputs = ends
             .into_iter()
-            .map(|(full, free)| {
+            .map(|(full, free, waiter)| {
                 let link = WorkerLink {
                     full,
                     free,
                     writer: thread.clone(),
+                    waiter,
                 };
                 EveOutput::pipelined(EveBuffer::new(buffer_size), link, policies)
             })
@@ -363,6 +415,12 @@ impl StallWatch {
     /// Why the writer is stalled now (`"<path>: <error>"`), or `None`.
     pub fn reason(&self) -> Option<String> {
         self.0.stalled.lock().ok().and_then(|s| s.clone())
+    }
+
+    /// The writer's counters so far (bytes, errors, `lost_bytes`, `stalls`), as
+    /// [`EvePipeline::stats`].
+    pub fn stats(&self) -> OutputStats {
+        self.0.stats.lock().map(|s| s.clone()).unwrap_or_default()
     }
 }
 
@@ -497,8 +555,8 @@ fn writer_loop(mut sinks: Vec<Box<dyn Sink>>, mut slots: Vec<Slot>, ctl: &Contro
                             declare_stall(ctl, &mut stats, format!("{name}: {e}"));
                         }
                         if stalled || ctl.give_up.load(Ordering::Acquire) {
-                            stats.lost_bytes += (p.buf.len() - p.offset) as u64;
-                            recycle(&mut slots, p.slot, p.buf);
+                            give_up(&mut sinks, &mut slots, p, &mut stats);
+                            changed = true;
                         } else {
                             p.retry_at = Instant::now() + p.backoff;
                             p.backoff = (p.backoff * 2).min(MAX_BACKOFF);
@@ -507,8 +565,8 @@ fn writer_loop(mut sinks: Vec<Box<dyn Sink>>, mut slots: Vec<Slot>, ctl: &Contro
                     }
                 }
             } else if ctl.give_up.load(Ordering::Acquire) {
-                stats.lost_bytes += (p.buf.len() - p.offset) as u64;
-                recycle(&mut slots, p.slot, p.buf);
+                give_up(&mut sinks, &mut slots, p, &mut stats);
+                changed = true;
             } else {
                 pending = Some(p);
             }
@@ -542,9 +600,26 @@ fn writer_loop(mut sinks: Vec<Box<dyn Sink>>, mut slots: Vec<Slot>, ctl: &Contro
     stats
 }
 
+/// Drops the rest of pending buffer `p` (counted in `lost_bytes`). When a write stopped
+/// inside a record, its sink takes the record's delivered start back
+/// ([`Sink::drop_partial`]): no half record stays behind to run into the next one.
+fn give_up(sinks: &mut [Box<dyn Sink>], slots: &mut [Slot], p: Pending, stats: &mut OutputStats) {
+    let done = p.buf.get(..p.offset).unwrap_or_default();
+    // Bytes after the last complete record that reached the sink.
+    let tail = done.len() - done.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    stats.lost_bytes += (p.buf.len() - p.offset + tail) as u64;
+    if tail > 0 {
+        if let Some(s) = slots.get(p.slot).and_then(|s| sinks.get_mut(s.sink)) {
+            s.drop_partial(tail, stats);
+        }
+    }
+    recycle(slots, p.slot, p.buf);
+}
+
 fn recycle(slots: &mut [Slot], slot: usize, mut buf: Vec<u8>) {
     buf.clear();
     if let Some(s) = slots.get_mut(slot) {
         let _ = s.free.push(buf);
+        s.waiter.wake();
     }
 }

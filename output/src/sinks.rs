@@ -39,6 +39,11 @@ pub trait Sink: Send + std::fmt::Debug {
     fn describe(&self) -> String {
         "EVE output".into()
     }
+    /// The writer drops the rest of a buffer whose last `tail` delivered bytes are the
+    /// beginning of a record (a write cut short by a full disk, then given up): take those
+    /// bytes back so the destination holds no half record. Default: nothing (a datagram or a
+    /// Redis command is whole or not sent).
+    fn drop_partial(&mut self, _tail: usize, _stats: &mut OutputStats) {}
 }
 
 fn write_file(f: &mut File, data: &[u8], stats: &mut OutputStats) -> Result<(), Partial> {
@@ -73,6 +78,9 @@ pub struct FileSink {
     path: PathBuf,
     size: u64,
     opened: Instant,
+    /// A cut record could not be taken back (the file cannot be truncated): the next write
+    /// starts with a newline so the next record starts on a line of its own.
+    owe_newline: bool,
 }
 
 fn segment_name(base: &Path, seq: u64) -> PathBuf {
@@ -103,6 +111,7 @@ impl FileSink {
             path,
             size,
             opened: Instant::now(),
+            owe_newline: false,
         })
     }
 
@@ -132,6 +141,11 @@ impl FileSink {
 
 impl Sink for FileSink {
     fn write_buffer(&mut self, data: &[u8], stats: &mut OutputStats) -> Result<(), Partial> {
+        if self.owe_newline {
+            write_file(&mut self.file, b"\n", stats)?;
+            self.owe_newline = false;
+            self.size += 1;
+        }
         let r = write_file(&mut self.file, data, stats);
         let done = match &r {
             Ok(()) => data.len(),
@@ -146,6 +160,23 @@ impl Sink for FileSink {
 
     fn reader_gone(&self, e: &io::Error) -> bool {
         e.raw_os_error() == Some(libc::EPIPE)
+    }
+
+    fn drop_partial(&mut self, tail: usize, stats: &mut OutputStats) {
+        // The file is opened for appending and only this thread writes it: its end is the
+        // cut record's end. Truncating frees space, so it works on a full disk.
+        let cut = self.file.metadata().map(|m| m.len()).and_then(|len| {
+            let keep = len.saturating_sub(tail as u64);
+            self.file.set_len(keep).map(|()| len - keep)
+        });
+        match cut {
+            Ok(n) => {
+                self.size = self.size.saturating_sub(n);
+                stats.truncated_bytes += n;
+            }
+            // A pipe or a device: end the half record's line before the next one.
+            Err(_) => self.owe_newline = true,
+        }
     }
 
     fn reopen(&mut self) -> io::Result<()> {

@@ -33,6 +33,9 @@ pub struct OutputStats {
     /// Bytes given up after an unrecoverable error (e.g. a record larger than a datagram),
     /// or while the writer was stalled (see `stalls`).
     pub lost_bytes: u64,
+    /// Bytes of a record cut short by a failed write and taken back from the file when the
+    /// rest of its buffer was given up (no half record is left in the file).
+    pub truncated_bytes: u64,
     /// Times the writer made no progress for `stall-timeout` and started dropping buffers
     /// (until a write succeeds again).
     pub stalls: u64,
@@ -77,6 +80,7 @@ impl OutputStats {
         f("output.eve.write_errors", self.write_errors);
         f("output.eve.enospc", self.enospc);
         f("output.eve.lost_bytes", self.lost_bytes);
+        f("output.eve.truncated_bytes", self.truncated_bytes);
         f("output.eve.stalls", self.stalls);
         f("output.eve.reopens", self.reopens);
         f("output.eve.rotations", self.rotations);
@@ -99,6 +103,7 @@ impl OutputStats {
         self.write_errors += other.write_errors;
         self.enospc += other.enospc;
         self.lost_bytes += other.lost_bytes;
+        self.truncated_bytes += other.truncated_bytes;
         self.stalls += other.stalls;
         self.reopens += other.reopens;
         self.rotations += other.rotations;

@@ -428,7 +428,10 @@ pub fn run_live(
             .line();
             match stall.reason() {
                 // The writer drops EVE buffers until a write succeeds (output.eve.stalls).
-                Some(why) => format!("{line}; EVE output stalled ({why}), dropping records"),
+                Some(why) => format!(
+                    "{line}; EVE output stalled ({why}), dropping records ({} bytes lost)",
+                    stall.stats().lost_bytes
+                ),
                 None => line,
             }
         }
@@ -436,8 +439,17 @@ pub fn run_live(
     let mut notifier = crate::ops::Notifier::from_env();
     let control = if cfg.unix_command.enabled.enabled(true) {
         let board = board.clone();
+        let writer = pipeline.stall_watch();
         let opts = crate::ops::ControlOptions {
-            stats: Some(Arc::new(move || board.total_with(&Snapshot::default()))),
+            // The workers' counters plus the EVE writer's (`shrike.output.eve.lost_bytes`,
+            // `stalls`, `enospc`: the worker-side output counters leave those at zero).
+            stats: Some(Arc::new(move || {
+                let mut w = Snapshot::default();
+                writer
+                    .stats()
+                    .visit(&mut |k, v| w.add(&format!("shrike.{k}"), v));
+                board.total_with(&w)
+            })),
             ..Default::default()
         };
         let path = cfg.unix_command.socket_path(instance);

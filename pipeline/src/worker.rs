@@ -178,7 +178,11 @@ impl Worker {
         let anomaly = AnomalyLog::new(&cfg.output.eve, &out);
         Worker {
             id,
-            flows: FlowTable::new(&cfg.detect.flow, id as u8),
+            flows: {
+                let mut t = FlowTable::new(&cfg.detect.flow, id as u8);
+                t.set_emergency_syn_only(cfg.detect.stream.midstream);
+                t
+            },
             out,
             board,
             counters: Counters::default(),
@@ -325,31 +329,7 @@ impl Worker {
                 self.counters.non_ip += 1;
             }
             if flowless || !m.events.is_empty() {
-                if let Some(d) = self.detect.as_mut() {
-                    let pkt = Packet {
-                        meta: m,
-                        data,
-                        ts: e.ts,
-                    };
-                    let alerts = d.engine.inspect(&pkt, None, &mut d.thread);
-                    if !alerts.is_empty() {
-                        let ctx =
-                            AlertContext::flowless(pkt, e.seq, linktype_number(e.link), self.ipv6);
-                        log_alerts(d, &mut self.out, &ctx);
-                    }
-                }
-            }
-            if !m.events.is_empty() && self.anomaly.wants_packet() {
-                let pkt = Packet {
-                    meta: m,
-                    data,
-                    ts: e.ts,
-                };
-                let ctx = AlertContext::flowless(pkt, e.seq, linktype_number(e.link), self.ipv6);
-                let engine = self.detect.as_ref().map(|d| &*d.engine);
-                let none = StreamEventSet::EMPTY;
-                self.anomaly
-                    .packet(&mut self.out, &ctx, &m.events, none, engine);
+                self.inspect_flowless(e, data);
             }
             return;
         }
@@ -382,7 +362,7 @@ impl Worker {
         if let Some(h) = reuse {
             self.flows.reuse(h, &mut |f, r| end.end(f, r, e.ts));
         }
-        let (h, created) = self.flows.packet(
+        let Some((h, created)) = self.flows.packet(
             e.hash,
             key,
             dir,
@@ -392,7 +372,16 @@ impl Worker {
             tcp,
             FlowData::default,
             &mut |f, r| end.end(f, r, e.ts),
-        );
+        ) else {
+            // A full table with no flow to spare (`flow.get_used_failed`), or emergency mode
+            // refusing the packet a flow: inspected as a packet without a flow, as Suricata
+            // does. Its TCP flags still count (`tcp.syn` …, decoder counters in Suricata).
+            if m.proto == 6 && m.kind == PacketKind::L4 && !m.is_tunnel_root() {
+                self.sess.stream.count_tcp_flags(m);
+            }
+            self.inspect_flowless(e, data);
+            return;
+        };
         let Some(flow) = self.flows.get_mut(h) else {
             return;
         };
@@ -567,6 +556,36 @@ impl Worker {
                     .app
                     .log_completed(&mut x.app, &info, e.ts.0, &mut self.out);
             }
+        }
+    }
+
+    /// Detection and packet anomalies of a packet without a flow (not IP, a fragment, a
+    /// tunnel root, or no flow to be had in a full table).
+    fn inspect_flowless(&mut self, e: &Entry<PacketMeta>, data: &[u8]) {
+        let m = &e.meta;
+        if let Some(d) = self.detect.as_mut() {
+            let pkt = Packet {
+                meta: m,
+                data,
+                ts: e.ts,
+            };
+            let alerts = d.engine.inspect(&pkt, None, &mut d.thread);
+            if !alerts.is_empty() {
+                let ctx = AlertContext::flowless(pkt, e.seq, linktype_number(e.link), self.ipv6);
+                log_alerts(d, &mut self.out, &ctx);
+            }
+        }
+        if !m.events.is_empty() && self.anomaly.wants_packet() {
+            let pkt = Packet {
+                meta: m,
+                data,
+                ts: e.ts,
+            };
+            let ctx = AlertContext::flowless(pkt, e.seq, linktype_number(e.link), self.ipv6);
+            let engine = self.detect.as_ref().map(|d| &*d.engine);
+            let none = StreamEventSet::EMPTY;
+            self.anomaly
+                .packet(&mut self.out, &ctx, &m.events, none, engine);
         }
     }
 

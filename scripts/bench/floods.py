@@ -11,6 +11,7 @@ and the flow table's emergency-mode counters from the final EVE stats record.
 Writes <out>/floods.json and <out>/floods.md (default out: bench-out/floods).
 Usage: scripts/bench/floods.py [--binary target/release/shrike] [--runs 3]
        [--floods syn,udp,...] [--variants full,room] [--engines shrike,suricata]
+       [--baseline path/to/older/shrike]   (adds the engine 'baseline', interleaved)
 """
 
 import argparse
@@ -50,7 +51,7 @@ def last_stats(eve):
             except (ValueError, KeyError):
                 return {}
             return {k: flow.get(k) for k in ("total", "emerg_mode_entered", "emerg_mode_over",
-                                               "memcap", "get_used", "active")}
+                                               "memcap", "get_used", "get_used_failed", "active")}
     return {}
 
 
@@ -61,6 +62,7 @@ def main():
     ap.add_argument("--floods", default=",".join(FLOODS))
     ap.add_argument("--variants", default="full,room")
     ap.add_argument("--engines", default="shrike,suricata")
+    ap.add_argument("--baseline", help="a second shrike binary, run as the engine 'baseline'")
     ap.add_argument("--rules", default="none")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--scale", default="1.0", help="capture size factor for gen_floods.py")
@@ -81,6 +83,8 @@ def main():
         bench.truncate_pcap(mix, tiny, 20)
     rules = bench.make_rules(out, a.rules)
     engines = a.engines.split(",")
+    if a.baseline:
+        engines.insert(1 if engines and engines[0] == "shrike" else 0, "baseline")
     if "suricata" in engines and not shutil.which("suricata"):
         bench.log("suricata not found; continuing without it")
         engines.remove("suricata")
@@ -91,8 +95,9 @@ def main():
             s_set, q_set = VARIANTS[variant]
 
             def cmd(engine, pcap, od, s_set=s_set, q_set=q_set):
-                if engine == "shrike":
-                    c = bench.shrike_cmd(a.binary, pcap, rules, od, 1, "single")
+                if engine in ("shrike", "baseline"):
+                    binary = a.baseline if engine == "baseline" else a.binary
+                    c = bench.shrike_cmd(binary, pcap, rules, od, 1, "single")
                     for kv in s_set:
                         c += ["--set", kv]
                     return c
@@ -127,6 +132,7 @@ def main():
                         "pps_per_core": pkts / proc,
                         "ns_per_pkt": proc / pkts * 1e9,
                         "peak_rss_mb": bench.med([x["rss_mb"] for x in runs[e]]),
+                        "startup_rss_mb": bench.med([x["rss_mb"] for x in starts[e]]),
                         "failed_runs": sum(1 for x in runs[e] if x["rc"] != 0),
                         "flow": stats.get(e, {}),
                     })
@@ -139,14 +145,15 @@ def main():
     cmdline = "scripts/bench/floods.py " + " ".join(sys.argv[1:])
     (out / "floods.json").write_text(json.dumps({"command": cmdline, "rows": rows}, indent=1))
     lines = [f"`{cmdline}`", "",
-             "| variant | flood | packets | engine | pkts/s per core | ns/pkt | × mix | peak RSS MB | emerg entered/over | runs CPU s |",
-             "|---|---|---:|---|---:|---:|---:|---:|---|---|"]
+             "| variant | flood | packets | engine | pkts/s per core | ns/pkt | × mix | peak RSS MB (start-up) | emerg entered/over | flows total / get_used / get_used_failed | runs CPU s |",
+             "|---|---|---:|---|---:|---:|---:|---:|---|---|---|"]
     for r in rows:
         f = r["flow"]
         lines.append(
             f"| {r['variant']} | {r['flood']} | {r['packets']} | {r['engine']} | {r['pps_per_core']:,.0f} | "
-            f"{r['ns_per_pkt']:.0f} | {r['x_mix']:.2f} | {r['peak_rss_mb']:.0f} | "
+            f"{r['ns_per_pkt']:.0f} | {r['x_mix']:.2f} | {r['peak_rss_mb']:.0f} ({r['startup_rss_mb']:.0f}) | "
             f"{f.get('emerg_mode_entered')}/{f.get('emerg_mode_over')} | "
+            f"{f.get('total')} / {f.get('get_used')} / {f.get('get_used_failed')} | "
             f"{' '.join(str(c) for c in r['cpu_s_runs'])}{' FAILED' if r['failed_runs'] else ''} |")
     (out / "floods.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))

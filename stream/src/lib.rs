@@ -164,19 +164,9 @@ impl StreamEngine {
         &self.cfg
     }
 
-    /// Processes one packet of the flow owning `s`. `flow_dir` is the flow table's
-    /// direction of the packet, `ts_secs` the packet time in seconds (for PAWS).
-    pub fn on_packet(
-        &mut self,
-        s: &mut TcpSession,
-        meta: &PacketMeta,
-        pkt: &[u8],
-        flow_dir: Dir,
-        ts_secs: u32,
-    ) -> StreamResult {
-        if meta.kind != PacketKind::L4 || meta.proto != proto::TCP {
-            return StreamResult::new(Verdict::NotTcp, flow_dir);
-        }
+    /// Counts a TCP packet's SYN, SYN/ACK, RST and URG flags (`tcp.syn` …: decoder counters
+    /// in Suricata, so also for a packet that has no flow and never reaches a session).
+    pub fn count_tcp_flags(&mut self, meta: &PacketMeta) {
         let tf = meta.tcp_flags;
         if tf & tcp_flags::SYN != 0 {
             if tf & tcp_flags::ACK != 0 {
@@ -191,6 +181,23 @@ impl StreamEngine {
         if tf & tcp_flags::URG != 0 {
             self.stats.urg += 1;
         }
+    }
+
+    /// Processes one packet of the flow owning `s`. `flow_dir` is the flow table's
+    /// direction of the packet, `ts_secs` the packet time in seconds (for PAWS).
+    pub fn on_packet(
+        &mut self,
+        s: &mut TcpSession,
+        meta: &PacketMeta,
+        pkt: &[u8],
+        flow_dir: Dir,
+        ts_secs: u32,
+    ) -> StreamResult {
+        if meta.kind != PacketKind::L4 || meta.proto != proto::TCP {
+            return StreamResult::new(Verdict::NotTcp, flow_dir);
+        }
+        self.count_tcp_flags(meta);
+        let tf = meta.tcp_flags;
         let mut res = StreamResult::new(Verdict::NoSession, flow_dir);
         if tf & tcp_flags::ACK == 0 && meta.tcp_ack() != 0 {
             res.events.insert(StreamEvent::PktBrokenAck);

@@ -83,16 +83,19 @@ impl Sim {
         };
         let alerts = if m.is_ip() {
             let (k, d) = FlowKey::from_meta(&m);
-            let (h, _) = self.flows.packet(
-                k.hash(1),
-                k,
-                d,
-                ts,
-                f.bytes.len() as u32,
-                if m.proto == 6 { m.tcp_flags } else { 0 },
-                FlowDetect::default,
-                &mut |_, _| {},
-            );
+            let (h, _) = self
+                .flows
+                .packet(
+                    k.hash(1),
+                    k,
+                    d,
+                    ts,
+                    f.bytes.len() as u32,
+                    if m.proto == 6 { m.tcp_flags } else { 0 },
+                    FlowDetect::default,
+                    &mut |_, _| {},
+                )
+                .expect("the default table has room");
             let flow = self.flows.get_mut(h).expect("flow");
             let input = FlowInput {
                 to_server: flow.to_server(d),
