@@ -214,6 +214,14 @@ const EMPTY_LIST: List = List {
     tail: NIL,
 };
 
+/// When a flow last seen at `last` with a timeout of `timeout_ms` is timed out, in
+/// milliseconds: Suricata compares whole seconds (`flow.timeout_at = secs(lastts) +
+/// timeout`, timed out once `timeout_at < secs(now)`), so a flow is due at the first whole
+/// second past `secs(last) + timeout`.
+fn due_ms(last: Timestamp, timeout_ms: u64) -> u64 {
+    (last.secs() * 1000 + timeout_ms).saturating_add(1000)
+}
+
 /// Resolved timeouts per protocol class, in milliseconds.
 #[derive(Clone, Copy, Debug)]
 struct TimeoutsMs {
@@ -450,11 +458,12 @@ impl<V> FlowTable<V> {
     }
 
     /// Finds the flow of `key` or creates it (evicting one that is no longer alive when the
-    /// table is full, handed to `evicted` with [`EndReason::Forced`]); `None` when the table
-    /// is full and every candidate is still alive, or in emergency mode for a TCP packet that
-    /// may not create a flow (see the module doc): the packet has no flow. `dir` and
-    /// `tcp_flags` of the packet decide the client side of a new flow. Per-packet accounting
-    /// is [`Self::update`].
+    /// table is full, handed to `evicted` with [`EndReason::Forced`]; a found flow already
+    /// timed out at `ts` is handed to it with [`EndReason::Timeout`] and replaced); `None`
+    /// when the table is full and every candidate is still alive, or in emergency mode for a
+    /// TCP packet that may not create a flow (see the module doc): the packet has no flow.
+    /// `dir` and `tcp_flags` of the packet decide the client side of a new flow. Per-packet
+    /// accounting is [`Self::update`].
     #[allow(clippy::too_many_arguments)]
     #[inline]
     pub fn get_or_insert(
@@ -468,7 +477,18 @@ impl<V> FlowTable<V> {
         evicted: &mut impl FnMut(Flow<V>, EndReason),
     ) -> Option<(FlowHandle, bool)> {
         if let Some(h) = self.find(hash, &key) {
-            return Some((h, false));
+            let due = self.get(h).map_or(u64::MAX, |f| self.due_ms(f));
+            if due > ts.as_millis() {
+                return Some((h, false));
+            }
+            // Timed out by this packet's own time (Suricata's `FlowGetFlowFromHash` checks
+            // `FlowIsTimedOut` on lookup): the flow ends and the packet starts a new one. The
+            // wheel may not have reached it: packet time can go backwards in a capture, and
+            // the worker's clock only moves forward.
+            if let Some(f) = self.remove(h) {
+                self.stats.timeouts += 1;
+                evicted(f, EndReason::Timeout);
+            }
         }
         let handshake = tcp_flags::SYN | tcp_flags::ACK | tcp_flags::RST | tcp_flags::FIN;
         if self.emergency
@@ -556,7 +576,7 @@ impl<V> FlowTable<V> {
                 .and_then(|s| s.flow.as_ref())
                 .map_or(0, |f| f.hash)
         });
-        let due = ts.as_millis() + self.current_timeouts().get(key.proto, FlowState::New);
+        let due = due_ms(ts, self.current_timeouts().get(key.proto, FlowState::New));
         let timer = self.wheel.schedule(due, Timer::Flow(h));
         if let Some(f) = self.get_mut(h) {
             f.timer = Some(timer);
@@ -578,6 +598,23 @@ impl<V> FlowTable<V> {
     #[inline]
     pub fn update(&mut self, h: FlowHandle, dir: Direction, ts: Timestamp, bytes: u32, tcp: u8) {
         self.account(h, dir, ts, bytes, tcp, true);
+    }
+
+    /// Sets the state of flow `h` (TCP: from the stream engine's session state), which
+    /// picks its timeout from the next check on.
+    /// A state written straight into the flow (`Flow::state`) is put on its list here too.
+    pub fn set_state(&mut self, h: FlowHandle, state: FlowState) {
+        let Some(f) = self.get_mut(h) else { return };
+        f.state = state;
+        let list = list_of(state);
+        if self
+            .slab
+            .get(h.idx as usize)
+            .is_some_and(|s| s.list != list)
+        {
+            self.unlink(h.idx);
+            self.push_back(h.idx, list);
+        }
     }
 
     /// [`Self::update`]; `touch` marks the flow active for the eviction clock (not done
@@ -616,16 +653,10 @@ impl<V> FlowTable<V> {
         let both = f.pkts[0] > 0 && f.pkts[1] > 0;
         f.state = match (f.key.proto, f.state) {
             (_, FlowState::Closed) => FlowState::Closed,
-            (6, _) => {
-                let [a, b] = f.tcp_flags;
-                if (a | b) & tcp_flags::RST != 0 || (a & b & tcp_flags::FIN != 0) {
-                    FlowState::Closed
-                } else if both && tcp & tcp_flags::SYN == 0 {
-                    FlowState::Established
-                } else {
-                    f.state
-                }
-            }
+            // TCP: the stream engine's session state decides (Suricata's
+            // `StreamTcpPacketSetState`, through [`Self::set_state`]); a flow without a session
+            // (no SYN and midstream pickup off) stays new.
+            (6, s) => s,
             _ if both => FlowState::Established,
             (_, s) => s,
         };
@@ -667,7 +698,7 @@ impl<V> FlowTable<V> {
     }
 
     fn due_ms(&self, f: &Flow<V>) -> u64 {
-        f.last_ts.as_millis() + self.current_timeouts().get(f.key.proto, f.state)
+        due_ms(f.last_ts, self.current_timeouts().get(f.key.proto, f.state))
     }
 
     /// Takes the flow out of the table and the index (its timer is cancelled).
@@ -737,7 +768,11 @@ impl<V> FlowTable<V> {
                 };
                 let Some(h) = self.handle_of(i) else { break };
                 let touched = self.slab.get(i as usize).is_some_and(|s| s.touched);
-                let due = self.get(h).map_or(u64::MAX, |f| self.due_ms(f));
+                // Suricata's emergency check is `secs(now) >= timeout_at - delta`, i.e.
+                // `secs(last) + emergency timeout`, without the normal check's extra second.
+                let due = self.get(h).map_or(u64::MAX, |f| {
+                    f.last_ts.secs() * 1000 + self.current_timeouts().get(f.key.proto, f.state)
+                });
                 if touched || due > now_ms {
                     // The front is the least recently active flow of the list (a touched
                     // one only when the move budget ran out): nothing behind it is due.

@@ -93,6 +93,11 @@ fn tcp_lifecycle_and_accounting() {
     assert_eq!(h.t.get(fh).unwrap().state, FlowState::New);
     h.feed(&c2s(ACK), ts(1));
     let f = h.t.get(fh).unwrap();
+    // TCP flags alone change no state: the stream engine's session does (Suricata's
+    // `StreamTcpPacketSetState`), through `set_state`.
+    assert_eq!(f.state, FlowState::New);
+    h.t.set_state(fh, FlowState::Established);
+    let f = h.t.get(fh).unwrap();
     assert_eq!(f.state, FlowState::Established);
     assert_eq!((f.pkts, f.tcp_flags), ([2, 1], [SYN | ACK, SYN | ACK]));
     assert_eq!(f.bytes[0], (c2s(SYN).len() + c2s(ACK).len()) as u64);
@@ -102,11 +107,13 @@ fn tcp_lifecycle_and_accounting() {
     h.feed(&c2s(FIN | ACK), ts(2));
     assert_eq!(h.t.get(fh).unwrap().state, FlowState::Established);
     h.feed(&s2c(FIN | ACK), ts(2));
-    assert_eq!(h.t.get(fh).unwrap().state, FlowState::Closed);
-    // tcp closed timeout is 60 s: not yet at 61 s of idle... due at 2 + 60.
-    h.expire(ts(61));
-    assert!(h.ended.is_empty());
+    assert_eq!(h.t.get(fh).unwrap().state, FlowState::Established);
+    h.t.set_state(fh, FlowState::Closed);
+    // tcp closed timeout is 60 s, compared in whole seconds as Suricata does: timed out
+    // once 2 + 60 < now, i.e. at 63 s, not at 62.
     h.expire(ts(62));
+    assert!(h.ended.is_empty());
+    h.expire(ts(63));
     assert_eq!(h.ended.len(), 1);
     let (f, r) = &h.ended[0];
     assert_eq!(
@@ -138,10 +145,11 @@ fn lazy_expiry_rearms_active_flows() {
     let (fh, _) = h.feed(&eth_udp4(1, 2, b"a"), ts(0));
     // New UDP flows time out after 30 s idle; traffic at 20 s pushes that to 50 s.
     h.feed(&eth_udp4(1, 2, b"b"), ts(20));
-    h.expire(ts(30));
+    // The timer armed at creation fires at 31 s (0 + 30 passed); the flow was active.
+    h.expire(ts(31));
     assert!(h.ended.is_empty() && h.t.get(fh).is_some());
     assert_eq!((h.t.stats.checked, h.t.stats.notimeout), (1, 1));
-    assert_eq!(h.t.next_deadline_ms(), Some(ts(50).as_millis()));
+    assert_eq!(h.t.next_deadline_ms(), Some(ts(51).as_millis()));
     // The reply makes it established: 300 s.
     h.feed(
         &eth(0x0800, &ipv4(B4, A4, 17, &udp(&B4, &A4, 2, 1, b"r"))),
@@ -150,9 +158,9 @@ fn lazy_expiry_rearms_active_flows() {
     assert_eq!(h.t.get(fh).unwrap().state, FlowState::Established);
     h.expire(ts(50));
     assert!(h.ended.is_empty());
-    h.expire(ts(339));
-    assert!(h.ended.is_empty());
     h.expire(ts(340));
+    assert!(h.ended.is_empty());
+    h.expire(ts(341));
     assert_eq!(h.ended.len(), 1);
     assert_eq!(h.t.stats.end_established, 1);
 }
@@ -285,10 +293,12 @@ fn eviction_takes_half_open_then_closed_then_established() {
     // Established (UDP both ways), the oldest.
     h.feed(&eth_udp4(1, 9000, b"q"), ts(0));
     h.feed(&udp_reply(9000, 1), ts(0));
-    // Closed (TCP RST), then a half-open TCP flow (SYN only).
-    h.feed(&eth_tcp4(2, 9000, SYN, b""), ts(1));
+    // Closed (TCP RST: the stream engine closes the session), then a half-open TCP flow
+    // (SYN only).
+    let (c, _) = h.feed(&eth_tcp4(2, 9000, SYN, b""), ts(1));
     let rst = eth(0x0800, &ipv4(B4, A4, 6, &tcp(&B4, &A4, 9000, 2, 0x04, b"")));
     h.feed(&rst, ts(1));
+    h.t.set_state(c, FlowState::Closed);
     h.feed(&eth_tcp4(3, 9000, SYN, b""), ts(2));
     // A SYN flood: each new half-open flow pushes out the oldest half-open one once that
     // one is no longer alive (2 s idle); the closed and established flows stay.
@@ -308,8 +318,9 @@ fn eviction_takes_half_open_then_closed_then_established() {
     let mut h2 = Harness::new(2);
     h2.feed(&eth_udp4(1, 9000, b"q"), ts(0));
     h2.feed(&udp_reply(9000, 1), ts(0));
-    h2.feed(&eth_tcp4(2, 9000, SYN, b""), ts(1));
+    let (c, _) = h2.feed(&eth_tcp4(2, 9000, SYN, b""), ts(1));
     h2.feed(&rst, ts(1));
+    h2.t.set_state(c, FlowState::Closed);
     // The closed flow is alive for 3 s after its last packet, the established one for 5 s.
     assert!(h2.try_feed(&eth_udp4(5, 9000, b"q"), ts(4)).is_none());
     assert_eq!(
@@ -383,14 +394,15 @@ fn emergency_mode_enters_when_full_and_ends_at_recovery() {
     assert_eq!(h.t.len(), 6);
     assert!(!h.t.in_emergency());
     assert_eq!(h.t.stats.emerg_mode_over, 1);
-    // Back to normal timeouts: 2000 lives until 2 + 30 s, the others until 8 + 30 s.
-    h.expire(ts(31));
-    assert_eq!(h.t.len(), 6);
+    // Back to normal timeouts: 2000 lives until 2 + 30 s, the others until 8 + 30 s (timed
+    // out once past that second).
     h.expire(ts(32));
-    assert_eq!(h.t.len(), 5);
-    h.expire(ts(37));
+    assert_eq!(h.t.len(), 6);
+    h.expire(ts(33));
     assert_eq!(h.t.len(), 5);
     h.expire(ts(38));
+    assert_eq!(h.t.len(), 5);
+    h.expire(ts(39));
     assert_eq!(h.t.len(), 0);
     // Filling it again enters emergency mode again.
     for p in 0..10u16 {
@@ -494,4 +506,60 @@ fn emergency_mode_can_restrict_new_tcp_flows_to_syns() {
     h.feed(&eth_tcp4(1, 80, SYN, b""), ts(0));
     assert!(h.feed(&eth_tcp4(2, 80, ACK, b""), ts(2)).1);
     assert!(h.t.in_emergency());
+}
+
+/// Suricata's timeout rule, as a table: a flow last seen at `last` (seconds after the base
+/// time, fractions in ms) with UDP's 30 s `new` timeout is timed out for a packet at `now`
+/// once `secs(last) + 30 < secs(now)` — checked on lookup, by the packet's own time, so
+/// also when packet time went backwards and no `expire` ran (captures are not always in
+/// time order).
+#[test]
+fn lookup_times_out_by_the_packets_own_time_in_whole_seconds() {
+    let at = |ms: u64| {
+        Timestamp::from_secs_nanos(1_700_000_000 + ms / 1000, (ms % 1000) as u32 * 1_000_000)
+    };
+    // (packet times in ms, flows created by each packet)
+    let table: &[(&[u64], &[bool])] = &[
+        // 30.8 s idle, same second + 30: same flow.
+        (&[100, 30_900], &[true, false]),
+        // 31 s past the second: new flow.
+        (&[100, 31_000], &[true, true]),
+        // Exactly 30 s: same flow.
+        (&[0, 30_000], &[true, false]),
+        // 30.999 s from x.001 stays within the second: same flow; from x.999 on to the
+        // second after: timed out although only 30.001 s passed.
+        (&[1, 30_999], &[true, false]),
+        (&[999, 31_000], &[true, true]),
+    ];
+    for (times, created) in table {
+        let mut h = Harness::new(100);
+        let got: Vec<bool> = times
+            .iter()
+            .map(|&t| h.feed(&eth_udp4(5000, 53, b"q"), at(t)).1)
+            .collect();
+        assert_eq!(&got, created, "{times:?}");
+        let timeouts = created.iter().skip(1).filter(|c| **c).count();
+        assert_eq!(h.ended.len(), timeouts, "{times:?}");
+        assert!(h.ended.iter().all(|(_, r)| *r == EndReason::Timeout));
+        assert_eq!(h.t.stats.timeouts as usize, timeouts);
+    }
+}
+
+/// Packet time going backwards: a flow created after the jump back is timed out by its own
+/// later packet, though the worker's clock (and `expire`) never gets there.
+#[test]
+fn flows_after_time_went_back_still_time_out() {
+    let mut h = Harness::new(100);
+    h.feed(&eth_udp4(1, 53, b"a"), ts(10_000));
+    h.expire(ts(10_000));
+    let (_, created) = h.feed(&eth_udp4(2, 53, b"b"), ts(0));
+    assert!(created);
+    // 40 s later by packet time (the clock stays at 10 000 s): the 30 s timeout passed.
+    let (_, created) = h.feed(&eth_udp4(2, 53, b"c"), ts(40));
+    assert!(created, "a new flow");
+    assert_eq!(h.ended.len(), 1);
+    assert_eq!(h.ended[0].1, EndReason::Timeout);
+    assert_eq!(h.ended[0].0.last_ts, ts(0));
+    // The flow seen at 10 000 s is untouched by the earlier packet times.
+    assert!(!h.feed(&eth_udp4(1, 53, b"d"), ts(20)).1);
 }

@@ -320,7 +320,28 @@ impl Worker {
         let fragment = m.has(flags::FRAGMENT);
         // A tunnel's outer packet has a flow only when a UDP tunnel (VXLAN) carried the
         // inner one, as in Suricata: GRE and IP-in-IP roots are inspected without one.
-        let flowless = fragment || (m.is_tunnel_root() && m.kind != PacketKind::L4);
+        // And as in Suricata, only TCP, UDP, ICMP and ICMPv6 packets whose header decoded, SCTP
+        // and ESP get a flow (its decoders call `FlowSetupPacket`): not IGMP, GRE, IPv6
+        // without a next header or any other protocol.
+        // IPv4 carrying IPv6 (6in4) is the one tunnel whose outer packet has a flow.
+        let six_in_four = m.proto == 41 && m.ip_version() == 4;
+        let flow_proto = match m.proto {
+            6 | 17 | 1 | 58 => m.kind == PacketKind::L4,
+            132 | 50 => true,
+            _ => six_in_four,
+        };
+        // An ICMPv4 error message creates no flow (Suricata's `FlowCreateCheck`): it joins
+        // the flow it belongs to (the quoted packet's, see `FlowKey::from_meta`) if there is
+        // one, else it is inspected without a flow.
+        let orphan_icmp_error = flow_proto
+            && m.proto == 1
+            && m.ip_version() == 4
+            && matches!(m.icmp_type(), Some(3 | 4 | 5 | 11 | 12))
+            && self.flows.find(e.hash, &FlowKey::from_meta(m).0).is_none();
+        let flowless = fragment
+            || (m.is_tunnel_root() && m.kind != PacketKind::L4 && !six_in_four)
+            || (m.is_ip() && !flow_proto)
+            || orphan_icmp_error;
         if !m.is_ip() || flowless {
             // Decoder-event rules still see packets that did not decode to IP; IP fragments
             // are inspected as packets without a flow (their datagram follows once
@@ -409,6 +430,8 @@ impl Worker {
             Dir::ToClient
         };
         let mut tcp_established = None;
+        // The flow state the TCP session asks for (set on the table's lists at the end).
+        let mut tcp_flow_state = None;
         // The packet's TCP direction and whether its data went into the stream.
         let mut stream_side: Option<(Dir, bool, StreamEventSet)> = None;
         let mut stream_events = StreamEventSet::EMPTY;
@@ -435,6 +458,7 @@ impl Worker {
                         FlowTimeoutState::Established => FlowState::Established,
                         FlowTimeoutState::Closed => FlowState::Closed,
                     };
+                    tcp_flow_state = Some(flow.state);
                 }
             }
             17 if m.kind == PacketKind::L4 && !m.is_tunnel_root() => {
@@ -556,6 +580,9 @@ impl Worker {
                     .app
                     .log_completed(&mut x.app, &info, e.ts.0, &mut self.out);
             }
+        }
+        if let Some(s) = tcp_flow_state {
+            self.flows.set_state(h, s);
         }
     }
 
@@ -1057,10 +1084,14 @@ fn write_flow(
     };
     let proto = f.key.proto;
     let ext = f.data.ext.as_deref();
+    // As in Suricata, the flags are the TCP session's: a flow the stream engine never took
+    // up (no SYN, midstream pickup off) logs none.
+    let session = ext.is_some_and(|x| x.tcp.state() != TcpState::None);
+    let flags = if session { f.tcp_flags } else { [0, 0] };
     let tcp = (proto == 6).then(|| TcpFlowInfo {
-        flags: f.tcp_flags[0] | f.tcp_flags[1],
-        flags_ts: f.tcp_flags[0],
-        flags_tc: f.tcp_flags[1],
+        flags: flags[0] | flags[1],
+        flags_ts: flags[0],
+        flags_tc: flags[1],
         state: ext
             .map(|x| x.tcp.state())
             .filter(|s| *s != TcpState::None)
