@@ -122,6 +122,7 @@ fn flows(name: &str, pkts: &[(f64, Vec<u8>)]) -> Vec<Value> {
         progress: Progress::new(ProgressMode::None, true),
         engine: None,
         stop: Arc::new(AtomicBool::new(false)),
+        bpf: None,
     };
     run_files(&SensorConfig::default(), opts).expect("run");
     let text = std::fs::read_to_string(out.join("eve.json")).unwrap();
