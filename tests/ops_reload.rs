@@ -561,6 +561,9 @@ fn hostile_rules_on_reload_leave_the_running_sensor_alone() {
             assert!(text.contains("running rules kept"), "{what}: {text}");
             assert!(text.contains("no rule could be enforced"), "{what}: {text}");
             assert!(text.contains(reason), "{what}: {text}");
+            // The sensor's own line for it: read now, so the next wait sees only its own.
+            let (_, line) = wait_line(&rx, "reload failed, keeping the running rules", &mut log);
+            assert!(line.contains(reason), "{what}: {line}");
         } else {
             let kill = Command::new("kill")
                 .args(["-USR2", &pid.to_string()])
