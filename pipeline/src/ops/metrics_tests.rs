@@ -167,11 +167,11 @@ fn renders_headlines_drops_and_raw_counters() {
 #[test]
 fn colliding_names_keep_one_series() {
     let m = MetricsSnapshot {
-        workers: vec![snap(&[("a.b", 1), ("a_b", 2)])],
+        workers: vec![snap(&[("a.x", 1), ("a_x", 2)])],
         global: Snapshot::default(),
     };
     let s = parse_exposition(&render(&m, Duration::ZERO));
-    assert_eq!(s["shrike_a_b_total{worker=\"0\"}"], 1.0);
+    assert_eq!(s["shrike_a_x_total{worker=\"0\"}"], 1.0);
 }
 
 #[test]
