@@ -105,7 +105,6 @@ fn header_actions_protocols_directions() {
             ErrorKind::Direction,
         ),
         ("alert tcp any any -> any (sid:1;)", ErrorKind::Syntax),
-        ("alert tcp any any -> any any (sid:1;", ErrorKind::Syntax),
         ("alert tcp any any -> any any (sid:1)", ErrorKind::Syntax),
         (
             "alert tcp any any -> any any (msg:\"x\";)",
@@ -768,7 +767,6 @@ fn meta_keywords() {
     assert!(r.noalert);
     for bad in [
         "rev:x;",
-        "priority:300;",
         "sid:2;",
         "reference:nocomma;",
         "target:both;",
