@@ -3,8 +3,9 @@
 # Safe to run again: it installs only what is missing. Needs root for apt-get.
 set -euo pipefail
 
+# prometheus: its promtool checks the metrics endpoint's output (tests/metrics_file_mode.rs).
 PKGS=(build-essential pkg-config libpcre2-dev python3 iproute2 tcpreplay redis-server
-      libhyperscan-dev)
+      libhyperscan-dev prometheus)
 if [[ "${SHRIKE_WITH_DPDK:-0}" == 1 ]]; then
   PKGS+=(dpdk dpdk-dev libdpdk-dev libclang-dev clang libpcap-dev)
 fi

@@ -659,7 +659,7 @@ pub(crate) fn compile(
         },
         None => (None, None),
     };
-    let priority = rule.priority.map(u32::from).or(class_prio).unwrap_or(3);
+    let priority = rule.priority.or(class_prio).unwrap_or(3);
 
     let header = Header {
         proto,

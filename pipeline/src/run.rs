@@ -222,6 +222,23 @@ pub fn run_files(cfg: &SensorConfig, opts: RunOptions) -> Result<RunResult, RunE
     let output_closed = Arc::new(AtomicBool::new(false));
     pipeline.stop_when_closed(output_closed.clone());
     let board = Arc::new(StatsBoard::new(workers));
+    // The Prometheus endpoint (`metrics.enabled`), as in live capture, for as long as the run
+    // lasts: the workers publish their counters to the board twice a second.
+    let _metrics = if cfg.metrics.enabled {
+        let addr = cfg.metrics.listen_addr().map_err(RunError)?;
+        let board = board.clone();
+        let source: crate::ops::metrics::MetricsSource =
+            Arc::new(move || crate::ops::MetricsSnapshot {
+                workers: board.snapshots(),
+                global: Snapshot::default(),
+            });
+        Some(
+            crate::ops::MetricsServer::spawn(addr, source)
+                .map_err(|e| RunError(format!("metrics.listen {addr}: {e}")))?,
+        )
+    } else {
+        None
+    };
     let stop = Arc::new(AtomicBool::new(false));
     // A stalled EVE writer (full disk) ends the run: stop reading, finish, exit 1.
     let stalled = Arc::new(AtomicBool::new(false));

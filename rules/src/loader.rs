@@ -13,8 +13,8 @@ use super::parse::{sniff_sid, ErrorKind, Keyword, ParseError, Rule, RuleParser, 
 pub struct LoadOptions {
     /// Skip rules using a keyword Suricata 7 does not know (Suricata does).
     pub reject_unknown_keywords: bool,
-    /// When set, skip rules whose `classtype` is not in this list (Suricata
-    /// rejects unknown classtypes when a classification.config is loaded).
+    /// When set, warn about rules whose `classtype` is not in this list (Suricata 7 loads
+    /// them with a warning and priority 3).
     pub classtypes: Option<Vec<String>>,
 }
 
@@ -230,13 +230,13 @@ impl<'a> LoadState<'a> {
                 return self.fail(file, line, Some(rule.sid), e);
             }
         }
+        // Suricata 7 loads a rule with an unknown classtype (default priority 3) and warns.
         if let (Some(list), Some(ct)) = (&self.opts.classtypes, &rule.classtype) {
             if !list.iter().any(|c| c == ct) {
-                let e = ParseError::new(
-                    ErrorKind::BadValue("classtype"),
-                    format!("unknown classtype `{ct}`"),
-                );
-                return self.fail(file, line, Some(rule.sid), e);
+                self.set.warnings.push(format!(
+                    "{file}:{line} sid {}: unknown classtype `{ct}`, using priority 3",
+                    rule.sid
+                ));
             }
         }
         let key = (rule.gid, rule.sid);

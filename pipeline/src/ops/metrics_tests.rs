@@ -152,23 +152,26 @@ fn renders_headlines_drops_and_raw_counters() {
     assert_eq!(get("shrike_drops_total{worker=\"1\",place=\"queue\"}"), 0.0);
     assert_eq!(get("shrike_drops_total{place=\"queue\"}"), 9.0);
     // Raw counters keep their values, with and without worker labels.
-    assert_eq!(get("shrike_decoder_pkts{worker=\"0\"}"), 993.0);
-    assert_eq!(get("shrike_decoder_pkts{worker=\"1\"}"), 10.0);
-    assert_eq!(get("shrike_weird_name_with_spaces{worker=\"1\"}"), 4.0);
+    assert_eq!(get("shrike_decoder_pkts_total{worker=\"0\"}"), 993.0);
+    assert_eq!(get("shrike_decoder_pkts_total{worker=\"1\"}"), 10.0);
+    assert_eq!(
+        get("shrike_weird_name_with_spaces_total{worker=\"1\"}"),
+        4.0
+    );
     assert_eq!(get("shrike_detect_rules_loaded"), 42.0);
     assert!(text.contains("# TYPE shrike_decoder_max_pkt_size gauge"));
-    assert!(text.contains("# TYPE shrike_decoder_pkts counter"));
+    assert!(text.contains("# TYPE shrike_decoder_pkts_total counter"));
     assert!(text.contains("# TYPE shrike_detect_rules_loaded gauge"));
 }
 
 #[test]
 fn colliding_names_keep_one_series() {
     let m = MetricsSnapshot {
-        workers: vec![snap(&[("a.b", 1), ("a_b", 2)])],
+        workers: vec![snap(&[("a.x", 1), ("a_x", 2)])],
         global: Snapshot::default(),
     };
     let s = parse_exposition(&render(&m, Duration::ZERO));
-    assert_eq!(s["shrike_a_b{worker=\"0\"}"], 1.0);
+    assert_eq!(s["shrike_a_x_total{worker=\"0\"}"], 1.0);
 }
 
 #[test]
@@ -245,4 +248,30 @@ fn real_tcp_scrapes() {
     assert!(t0.elapsed() < Duration::from_secs(5));
     server.shutdown();
     assert!(TcpStream::connect_timeout(&addr, Duration::from_millis(500)).is_err());
+}
+
+#[test]
+fn counters_end_in_total_gauges_do_not_and_units_are_base_units() {
+    let m = MetricsSnapshot {
+        workers: vec![snap(&[
+            ("output.eve.blocked_us", 2_500_000),
+            ("flow.active", 4),
+            ("tcp.reassembly_memuse", 9),
+            ("flow.total", 5),
+        ])],
+        global: snap(&[("detect.engine.last_build_ms", 1500)]),
+    };
+    let text = render(&m, Duration::ZERO);
+    let s = parse_exposition(&text);
+    assert_eq!(
+        s["shrike_output_eve_blocked_seconds_total{worker=\"0\"}"],
+        2.5
+    );
+    assert_eq!(s["shrike_detect_engine_last_build_seconds"], 1.5);
+    assert_eq!(s["shrike_flow_active{worker=\"0\"}"], 4.0);
+    assert_eq!(s["shrike_flow_total{worker=\"0\"}"], 5.0);
+    assert!(text.contains("# TYPE shrike_flow_active gauge"));
+    assert!(text.contains("# TYPE shrike_tcp_reassembly_memuse gauge"));
+    assert!(text.contains("# TYPE shrike_flow_total counter"));
+    assert!(text.contains("# TYPE shrike_detect_engine_last_build_seconds gauge"));
 }

@@ -128,7 +128,11 @@ fn parse_group_inner<'v>(s: &str, vars: &'v Vars, nest: &mut Nesting<'v>) -> PRe
 fn parse_list<'v>(parts: &[&str], vars: &'v Vars, nest: &mut Nesting<'v>) -> PResult<IpSet> {
     let mut pos = IpSet::default();
     let mut neg = IpSet::default();
-    for p in parts {
+    // Suricata skips empty list elements (`[1.2.3.4,]` loads) but not an empty list.
+    if parts.iter().all(|p| p.trim().is_empty()) {
+        return Err(addr_err(&parts.join(","), "empty address list"));
+    }
+    for p in parts.iter().filter(|p| !p.trim().is_empty()) {
         let p = p.trim();
         let (negated, p) = strip_negations(p);
         if negated {

@@ -575,7 +575,7 @@ pub struct Rule {
     /// `classtype`.
     pub classtype: Option<String>,
     /// `priority`.
-    pub priority: Option<u8>,
+    pub priority: Option<u32>,
     /// `reference`s.
     pub references: Vec<Reference>,
     /// `metadata` entries as written, comma-separated (several `metadata`

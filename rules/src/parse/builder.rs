@@ -57,7 +57,7 @@ pub(super) struct Builder {
     rev: Option<u32>,
     gid: Option<u32>,
     classtype: Option<String>,
-    priority: Option<u8>,
+    priority: Option<u32>,
     references: Vec<Reference>,
     metadata: String,
     target: Option<Target>,
@@ -211,7 +211,12 @@ impl Builder {
     /// Handles one option.
     pub(super) fn option(&mut self, name: &str, value: Option<&str>) -> PResult<()> {
         match name {
-            "msg" => self.msg = Some(parse_msg(need("msg", value)?)?),
+            "msg" => {
+                if self.msg.is_some() {
+                    return Err(ParseError::bad("msg", "given twice"));
+                }
+                self.msg = Some(parse_msg(need("msg", value)?)?);
+            }
             "sid" => {
                 if self.sid.is_some() {
                     return Err(ParseError::bad("sid", "given twice"));
@@ -235,13 +240,10 @@ impl Builder {
                 self.classtype = Some(c.to_string());
             }
             "priority" => {
+                // Suricata takes any number (`^\s*(\d+)\s*$`); a second `priority` keeps the
+                // highest priority (the lowest number).
                 let p = u32_val("priority", value)?;
-                self.priority = Some(
-                    u8::try_from(p)
-                        .ok()
-                        .filter(|&p| p >= 1)
-                        .ok_or_else(|| ParseError::bad("priority", "must be 1..255"))?,
-                );
+                self.priority = Some(self.priority.map_or(p, |old| old.min(p)));
             }
             "reference" => {
                 let v = need("reference", value)?;

@@ -755,18 +755,26 @@ fn simple_cmp(kw: &'static str, s: &str, max: u64) -> PResult<UintMatch> {
 fn parse_flow(v: &str) -> PResult<FlowOpts> {
     let mut f = FlowOpts::default();
     for opt in v.split(',') {
-        match opt.trim() {
-            "to_server" | "from_client" => f.to_server = true,
-            "to_client" | "from_server" => f.to_client = true,
-            "established" => f.established = true,
-            "not_established" => f.not_established = true,
-            "stateless" => f.stateless = true,
-            "only_stream" => f.only_stream = true,
-            "no_stream" => f.no_stream = true,
-            "only_frag" => f.only_frag = true,
-            "no_frag" => f.no_frag = true,
+        let flag = match opt.trim() {
+            "to_server" | "from_client" => &mut f.to_server,
+            "to_client" | "from_server" => &mut f.to_client,
+            "established" => &mut f.established,
+            "not_established" => &mut f.not_established,
+            "stateless" => &mut f.stateless,
+            "only_stream" => &mut f.only_stream,
+            "no_stream" => &mut f.no_stream,
+            "only_frag" => &mut f.only_frag,
+            "no_frag" => &mut f.no_frag,
             o => return Err(ParseError::bad("flow", format!("unknown option `{o}`"))),
+        };
+        // Suricata refuses a flag given twice (`established,established`, `to_server,from_client`).
+        if *flag {
+            return Err(ParseError::bad(
+                "flow",
+                format!("`{}` given twice in `{v}`", opt.trim()),
+            ));
         }
+        *flag = true;
     }
     if (f.to_server && f.to_client)
         || (f.established && f.not_established)
@@ -1205,10 +1213,9 @@ fn parse_stream_size(v: &str) -> PResult<Keyword> {
 
 /// `msg`-style quoted, escaped string.
 pub fn parse_msg(v: &str) -> PResult<String> {
-    unescape(
-        "msg",
-        super::lexer::require_quotes("msg", v).or_else(|_| Ok::<_, ParseError>(unquote(v)))?,
-    )
+    Ok(unescape(
+        super::lexer::require_quotes("msg", v).unwrap_or_else(|_| unquote(v)),
+    ))
 }
 
 /// Error for a keyword that is not a Suricata keyword.

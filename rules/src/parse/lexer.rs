@@ -1,27 +1,57 @@
 //! Rule text lexing: header/options split, option tokenising with Suricata
 //! escaping, and string unescaping.
 
+use std::borrow::Cow;
+
 use super::error::{PResult, ParseError};
 
-/// Splits a rule into its header (before `(`) and its option body (between
-/// the first `(` and the final `)`).
-pub fn split_rule(text: &str) -> PResult<(&str, &str)> {
-    let text = text.trim();
-    let open = text
-        .find('(')
-        .ok_or_else(|| ParseError::syntax("no `(` starting the rule options"))?;
-    let body = text[open + 1..]
-        .trim_end()
-        .strip_suffix(')')
-        .ok_or_else(|| ParseError::syntax("rule options do not end with `)`"))?;
-    Ok((text[..open].trim(), body))
+/// Splits a rule as Suricata's `SigParseBasics` does: the seven header fields (action,
+/// protocol, source, source ports, direction, destination, destination ports; a field is
+/// cut at whitespace outside `[...]`), then the option body: the rest, without leading
+/// whitespace and `(`, and without trailing whitespace and `)` (Suricata loads a rule that
+/// lacks either parenthesis, and one with `))`).
+pub fn split_rule(text: &str) -> PResult<([&str; 7], &str)> {
+    let mut fields = [""; 7];
+    let mut rest = text.trim_start();
+    for (n, field) in fields.iter_mut().enumerate() {
+        rest = rest.trim_start();
+        let mut depth = 0i32;
+        let mut end = None;
+        for (i, c) in rest.char_indices() {
+            match c {
+                '[' => depth += 1,
+                ']' => depth -= 1,
+                c if c.is_whitespace() && depth <= 0 => {
+                    end = Some(i);
+                    break;
+                }
+                _ => {}
+            }
+        }
+        let Some(end) = end else {
+            return Err(ParseError::syntax(if n < 6 || rest.is_empty() {
+                format!(
+                    "header needs 7 fields (action proto src sport dir dst dport), found {}",
+                    n + usize::from(!rest.is_empty())
+                )
+            } else {
+                "no rule options".to_string()
+            }));
+        };
+        *field = &rest[..end];
+        rest = &rest[end..];
+    }
+    let body = rest
+        .trim_start_matches(|c: char| c.is_whitespace() || c == '(')
+        .trim_end_matches(|c: char| c.is_whitespace() || c == ')');
+    Ok((fields, body))
 }
 
 /// One `key` or `key:value` option, value still escaped and quoted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RawOption<'a> {
-    /// Keyword name, trimmed.
-    pub name: &'a str,
+    /// Keyword name, trimmed, lower case (Suricata matches keyword names case-insensitively).
+    pub name: Cow<'a, str>,
     /// Raw value (trimmed), if a `:` was present.
     pub value: Option<&'a str>,
 }
@@ -41,24 +71,19 @@ impl<'a> OptionIter<'a> {
 impl<'a> Iterator for OptionIter<'a> {
     type Item = PResult<RawOption<'a>>;
 
+    /// One option as Suricata's `SigParseOptions` cuts it: up to the first `;` that does not
+    /// follow a backslash, the name before the first `:` (matched case-insensitively), the
+    /// value after it; then the keyword's value rule ([`super::quoting::check_value`]).
     fn next(&mut self) -> Option<Self::Item> {
         let s = self.rest.trim_start();
         if s.is_empty() {
             return None;
         }
         let bytes = s.as_bytes();
-        let mut i = 0;
-        let mut end = None;
-        while let Some(&b) = bytes.get(i) {
-            match b {
-                b'\\' => i += 2,
-                b';' => {
-                    end = Some(i);
-                    break;
-                }
-                _ => i += 1,
-            }
-        }
+        let end = bytes
+            .iter()
+            .enumerate()
+            .position(|(i, &b)| b == b';' && (i == 0 || bytes.get(i - 1) != Some(&b'\\')));
         let Some(end) = end else {
             self.rest = "";
             return Some(Err(ParseError::syntax(format!(
@@ -75,20 +100,24 @@ impl<'a> Iterator for OptionIter<'a> {
         if name.is_empty() {
             return Some(Err(ParseError::syntax("empty option name")));
         }
-        // Suricata's quoting check (SigParseOptions): a value opened with `"` must close with
-        // `"` (else the `;` that ended it was most likely inside the quotes) and hold
-        // something. `msg:"foo; content:"zzz"; sid:1;` fails here as in Suricata.
-        if let Some(v) = value.filter(|v| v.starts_with('"')) {
-            if v.len() < 2 || !v.ends_with('"') {
-                return Some(Err(ParseError::syntax(format!(
-                    "bad quoting of `{name}` (possible missing semicolon or quote): {}",
-                    truncate(v, 60)
-                ))));
-            }
-            if v.len() == 2 {
-                return Some(Err(ParseError::syntax(format!(
-                    "empty quoted `{name}` value"
-                ))));
+        let name = if name.bytes().any(|b| b.is_ascii_uppercase()) {
+            Cow::Owned(name.to_ascii_lowercase())
+        } else {
+            Cow::Borrowed(name)
+        };
+        if let Err(e) = super::quoting::check_value(&name, value) {
+            return Some(Err(e));
+        }
+        // A keyword Suricata's tables do not cover: its quoting as Suricata's quoted
+        // keywords (`msg:"foo; content:"zzz"; sid:1;` fails here as in Suricata).
+        if super::quoting::value_rule(&name).is_none() {
+            if let Some(v) = value.filter(|v| v.starts_with('"')) {
+                if v.len() < 2 || !v.ends_with('"') {
+                    return Some(Err(ParseError::syntax(format!(
+                        "bad quoting of `{name}` (possible missing semicolon or quote): {}",
+                        truncate(v, 60)
+                    ))));
+                }
             }
         }
         Some(Ok(RawOption { name, value }))
@@ -137,10 +166,10 @@ fn ends_with_escaped_quote(s: &str) -> bool {
 
 /// Unescapes a string value (`msg`…): `\;`, `\"`, `\\`, `\:`, `\,`
 /// become the character; any other backslash is kept with its character
-/// (Suricata loads `msg:"(^IE[\d\s])"`).
-pub fn unescape(kw: &'static str, s: &str) -> PResult<String> {
+/// (Suricata loads `msg:"(^IE[\d\s])"`), and so is a final backslash.
+pub fn unescape(s: &str) -> String {
     if !s.contains('\\') {
-        return Ok(s.to_string());
+        return s.to_string();
     }
     let mut out = String::with_capacity(s.len());
     let mut it = s.chars();
@@ -152,11 +181,12 @@ pub fn unescape(kw: &'static str, s: &str) -> PResult<String> {
                     out.push('\\');
                     out.push(e);
                 }
-                None => return Err(ParseError::bad(kw, "trailing backslash")),
+                // Suricata keeps a final backslash (`msg:"foo\\"` loads).
+                None => out.push('\\'),
             }
         } else {
             out.push(c);
         }
     }
-    Ok(out)
+    out
 }

@@ -13,6 +13,7 @@ pub mod keywords;
 pub mod lexer;
 pub mod payload;
 pub mod port;
+pub mod quoting;
 pub mod ranges;
 pub mod uint;
 pub mod vars;
@@ -66,21 +67,24 @@ impl<'v> RuleParser<'v> {
                 text.len()
             )));
         }
-        let (header, body) = split_rule(text)?;
-        let toks = header_tokens(header);
-        let [action, proto, src, sport, dir, dst, dport] = toks.as_slice() else {
+        // Suricata's `CheckAscii`: no control characters but tab, CR and LF.
+        if let Some(c) = text
+            .chars()
+            .find(|&c| (c < ' ' && !matches!(c, '\t' | '\r' | '\n')) || c == '\x7f')
+        {
             return Err(ParseError::syntax(format!(
-                "header needs 7 fields (action proto src sport dir dst dport), found {}",
-                toks.len()
+                "rule contains a control character ({:#04x})",
+                u32::from(c)
             )));
-        };
+        }
+        let ([action, proto, src, sport, dir, dst, dport], body) = split_rule(text)?;
         let action = Action::parse(action).ok_or_else(|| {
             ParseError::new(ErrorKind::Action, format!("unknown action `{action}`"))
         })?;
         let protocol = Protocol::parse(proto).ok_or_else(|| {
             ParseError::new(ErrorKind::Protocol, format!("unknown protocol `{proto}`"))
         })?;
-        let direction = match *dir {
+        let direction = match dir {
             "->" => Direction::ToDst,
             "<>" => Direction::Both,
             d => {
@@ -97,7 +101,7 @@ impl<'v> RuleParser<'v> {
         let mut b = Builder::default();
         for opt in OptionIter::new(body) {
             let opt = opt?;
-            b.option(opt.name, opt.value)?;
+            b.option(&opt.name, opt.value)?;
         }
         b.finish(
             action, protocol, src_addr, src_ports, direction, dst_addr, dst_ports,
@@ -126,34 +130,6 @@ impl<'v> RuleParser<'v> {
 /// Parses one rule with a fresh parser (no cache reuse).
 pub fn parse_rule(text: &str, vars: &Vars) -> PResult<Rule> {
     RuleParser::new(vars).parse(text)
-}
-
-/// Splits a header at whitespace outside `[...]`.
-fn header_tokens(h: &str) -> Vec<&str> {
-    let mut out = Vec::with_capacity(7);
-    let mut depth = 0i32;
-    let mut start: Option<usize> = None;
-    for (i, c) in h.char_indices() {
-        match c {
-            '[' => {
-                depth += 1;
-                start.get_or_insert(i);
-            }
-            ']' => depth -= 1,
-            c if c.is_whitespace() && depth <= 0 => {
-                if let Some(s) = start.take() {
-                    out.push(&h[s..i]);
-                }
-            }
-            _ => {
-                start.get_or_insert(i);
-            }
-        }
-    }
-    if let Some(s) = start {
-        out.push(&h[s..]);
-    }
-    out
 }
 
 /// Best-effort `sid` of a rule that failed to parse (for error reports).

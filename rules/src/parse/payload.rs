@@ -508,13 +508,8 @@ pub fn parse_byte_extract(v: &str, vars: &mut Vec<String>) -> PResult<ByteExtrac
 }
 
 fn new_var(kw: &'static str, name: &str, vars: &mut Vec<String>) -> PResult<u8> {
-    let valid = name
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '-');
+    // Suricata's byte_extract/byte_math grammar: any run of characters but whitespace and `,`.
+    let valid = !name.is_empty() && !name.chars().any(|c| c.is_whitespace() || c == ',');
     if !valid {
         return Err(ParseError::bad(kw, format!("bad variable name `{name}`")));
     }
