@@ -178,6 +178,43 @@ fn wait_line(rx: &mpsc::Receiver<(f64, String)>, needle: &str, log: &mut String)
     panic!("no line with {needle:?} in: {log}");
 }
 
+/// Start the sensor on `v0` in `ns` with `cfg`, logging to `out`: the sensor, its pid, its
+/// stderr lines (with the time each was read) and the thread reading them.
+#[allow(clippy::type_complexity)]
+fn start_sensor(
+    ns: &Netns,
+    cfg: &Path,
+    out: &Path,
+) -> (
+    Sensor,
+    u32,
+    mpsc::Receiver<(f64, String)>,
+    std::thread::JoinHandle<()>,
+) {
+    let mut child = ns
+        .exec()
+        .arg(bin())
+        .arg("-c")
+        .arg(cfg)
+        .args(["-i", "v0", "-l"])
+        .arg(out)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let err = child.stderr.take().unwrap();
+    let pid = child.id();
+    let (tx, rx) = mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        for l in BufReader::new(err).lines() {
+            let Ok(l) = l else { break };
+            if tx.send((now_secs(), l)).is_err() {
+                break;
+            }
+        }
+    });
+    (Sensor(Some(child)), pid, rx, reader)
+}
+
 fn alert_times(recs: &[serde_json::Value], sid: u64) -> Vec<f64> {
     recs.iter()
         .filter(|r| r["event_type"] == "alert" && r["alert"]["signature_id"] == sid)
@@ -237,28 +274,7 @@ fn scenario(tag: &str, runmode: &str, threads: usize) {
     .unwrap();
     let out = dir.path().join("log");
     std::fs::create_dir_all(&out).unwrap();
-    let mut child = ns
-        .exec()
-        .arg(bin())
-        .arg("-c")
-        .arg(&cfg)
-        .args(["-i", "v0", "-l"])
-        .arg(&out)
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let err = child.stderr.take().unwrap();
-    let pid = child.id();
-    let mut sensor = Sensor(Some(child));
-    let (tx, rx) = mpsc::channel();
-    let reader = std::thread::spawn(move || {
-        for l in BufReader::new(err).lines() {
-            let Ok(l) = l else { break };
-            if tx.send((now_secs(), l)).is_err() {
-                break;
-            }
-        }
-    });
+    let (mut sensor, pid, rx, reader) = start_sensor(&ns, &cfg, &out);
     let mut log = String::new();
     wait_line(&rx, "capturing on", &mut log);
 
@@ -516,28 +532,7 @@ fn hostile_rules_on_reload_leave_the_running_sensor_alone() {
     .unwrap();
     let out = dir.path().join("log");
     std::fs::create_dir_all(&out).unwrap();
-    let mut child = ns
-        .exec()
-        .arg(bin())
-        .arg("-c")
-        .arg(&cfg)
-        .args(["-i", "v0", "-l"])
-        .arg(&out)
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let err = child.stderr.take().unwrap();
-    let pid = child.id();
-    let mut sensor = Sensor(Some(child));
-    let (tx, rx) = mpsc::channel();
-    let reader = std::thread::spawn(move || {
-        for l in BufReader::new(err).lines() {
-            let Ok(l) = l else { break };
-            if tx.send((now_secs(), l)).is_err() {
-                break;
-            }
-        }
-    });
+    let (mut sensor, pid, rx, reader) = start_sensor(&ns, &cfg, &out);
     let mut log = String::new();
     wait_line(&rx, "capturing on", &mut log);
     let replay = || {
