@@ -306,6 +306,10 @@ fn eve_alert_options(body: &Value, out: &mut Value) {
                 anomaly_options(opts, out);
                 continue;
             }
+            if name == "files" {
+                files_options(opts, out);
+                continue;
+            }
             if name != "alert" {
                 continue;
             }
@@ -341,6 +345,17 @@ fn anomaly_options(opts: &Value, out: &mut Value) {
     }
     if let Some(v) = opts.get("packethdr").filter(|v| !v.is_null()) {
         a["packethdr"] = Value::Bool(truthy(v));
+    }
+}
+
+/// `- files: {force-magic, force-hash}` go to `detect.app-log.files`.
+fn files_options(opts: &Value, out: &mut Value) {
+    let o = &mut out["detect"]["app-log"]["files"];
+    if let Some(v) = opts.get("force-magic").filter(|v| !v.is_null()) {
+        o["force-magic"] = Value::Bool(truthy(v));
+    }
+    if let Some(Value::Array(a)) = opts.get("force-hash") {
+        o["force-hash"] = Value::Array(a.iter().filter_map(string).map(Value::String).collect());
     }
 }
 

@@ -59,8 +59,10 @@ impl Sessions {
         let n = workers.max(1) as u64;
         sc.memcap = (sc.memcap / n).max(1 << 16);
         sc.reassembly.memcap = (sc.reassembly.memcap / n).max(1 << 16);
+        let mut http = cfg.detect.app_layer.http.clone();
+        http.files = cfg.detect.app_log.file_config();
         let mut app = AppLayer::with_config(
-            std::sync::Arc::new(cfg.detect.app_layer.http.clone()),
+            std::sync::Arc::new(http),
             Default::default(),
             Default::default(),
         );
