@@ -22,6 +22,8 @@ pub mod http;
 pub mod layer;
 pub mod log;
 pub mod registry;
+pub mod rfb;
+pub mod sip;
 pub mod ssh;
 pub mod tls;
 

@@ -191,6 +191,8 @@ pub static PROTOCOLS: &[&Protocol] = &[
     &crate::dns::PROTOCOL,
     &crate::tls::PROTOCOL,
     &crate::ssh::PROTOCOL,
+    &crate::sip::PROTOCOL,
+    &crate::rfb::PROTOCOL,
 ];
 
 /// Most protocols the registry can hold (the size of per-protocol counter arrays).

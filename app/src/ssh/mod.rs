@@ -327,7 +327,9 @@ impl AppParser for SshState {
     }
 
     fn log(&mut self, c: &mut LogCtx<'_>) {
-        if *c.flow_logged || !self.banners_done() {
+        // Both banners in, or the flow's end (Suricata logs the transaction then too).
+        let any_banner = self.client.stage >= Stage::Records || self.server.stage >= Stage::Records;
+        if *c.flow_logged || !(self.banners_done() || (c.closed && any_banner)) {
             return;
         }
         *c.flow_logged = true;
