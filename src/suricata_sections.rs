@@ -116,6 +116,15 @@ fn threading(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) -> Result
 /// `app-layer.protocols.http.libhtp.default-config` keys the HTTP parser knows go to
 /// `detect.app-layer.http`; the others (and per-server `server-config`) are listed.
 fn app_layer(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) {
+    // Suricata's HASSH switch is process-wide (a rule with a hassh keyword turns it on too).
+    if get(tree, "app-layer.protocols.ssh.hassh").is_some_and(|v| {
+        v.as_bool() == Some(true)
+            || v.as_str().is_some_and(|s| {
+                matches!(s.to_ascii_lowercase().as_str(), "yes" | "true" | "on" | "1")
+            })
+    }) {
+        shrike_app::ssh::HASSH_ENABLED.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
     const BASE: &str = "app-layer.protocols.http.libhtp";
     let known =
         serde_json::to_value(shrike_app::http::HttpConfig::default()).unwrap_or(Value::Null);
