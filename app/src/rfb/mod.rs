@@ -177,7 +177,8 @@ fn version(i: &[u8]) -> Parsed<([u8; 3], [u8; 3])> {
     }
     let part = |from: usize, len: usize| i.get(from..from + len);
     let utf8 = |b: &[u8]| std::str::from_utf8(b).is_ok();
-    let checks: [(usize, usize, &dyn Fn(&[u8]) -> bool); 4] = [
+    type Check<'a> = (usize, usize, &'a dyn Fn(&[u8]) -> bool);
+    let checks: [Check<'_>; 4] = [
         (4, 3, &utf8),
         (7, 1, &|b: &[u8]| b == b"."),
         (8, 3, &utf8),
