@@ -25,6 +25,8 @@ pub mod registry;
 pub mod rfb;
 pub mod sip;
 pub mod ssh;
+pub mod telnet;
+pub mod tftp;
 pub mod tls;
 
 pub use shrike_flow::Dir;

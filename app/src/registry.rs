@@ -193,6 +193,8 @@ pub static PROTOCOLS: &[&Protocol] = &[
     &crate::ssh::PROTOCOL,
     &crate::sip::PROTOCOL,
     &crate::rfb::PROTOCOL,
+    &crate::tftp::PROTOCOL,
+    &crate::telnet::PROTOCOL,
 ];
 
 /// Most protocols the registry can hold (the size of per-protocol counter arrays).

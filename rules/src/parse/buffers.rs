@@ -129,6 +129,7 @@ buffers! {
     "sip.request_line" [];
     "sip.response_line" [];
     "rfb.name" [];
+    "tftp.file_name" [];
     "snmp.usm" [];
     "snmp.community" [];
     "mqtt.connect.clientid" [];
