@@ -12,7 +12,12 @@
 //!   (requests), `sip.stat_code`, `sip.stat_msg`, `sip.response_line` (responses),
 //!   `sip.protocol` (both), `app-layer-event:sip.<event>`.
 //!
-//! Not yet: SIP over TCP and the header buffers of Suricata 8 (`sip.from`, `sip.to`, ...).
+//! * Suricata 8's header buffers (multi-buffers, each value of the header in the message of
+//!   the inspected direction; compact names such as `f` count as their full names):
+//!   `sip.from`, `sip.to`, `sip.via`, `sip.user_agent`, `sip.content_type`,
+//!   `sip.content_length`.
+//!
+//! Not yet: SIP over TCP, and Suricata 8's `sdp` object in the record.
 
 pub mod parser;
 
@@ -36,6 +41,16 @@ const BUF_STAT_CODE: u16 = 3;
 const BUF_STAT_MSG: u16 = 4;
 const BUF_REQUEST_LINE: u16 = 5;
 const BUF_RESPONSE_LINE: u16 = 6;
+/// The header buffers (Suricata 8), in order from [`BUF_FROM`].
+const BUF_FROM: u16 = 7;
+const HEADER_BUFFERS: [&[u8]; 6] = [
+    b"From",
+    b"To",
+    b"Via",
+    b"User-Agent",
+    b"Content-Type",
+    b"Content-Length",
+];
 
 /// Event ids, in the order of [`PROTOCOL`]'s events (Suricata's names).
 const EV_INCOMPLETE: u8 = 0;
@@ -82,6 +97,30 @@ pub static PROTOCOL: Protocol = Protocol {
         BufferDesc {
             name: "sip.response_line",
             dir: Some(Dir::ToClient),
+        },
+        BufferDesc {
+            name: "sip.from",
+            dir: None,
+        },
+        BufferDesc {
+            name: "sip.to",
+            dir: None,
+        },
+        BufferDesc {
+            name: "sip.via",
+            dir: None,
+        },
+        BufferDesc {
+            name: "sip.user_agent",
+            dir: None,
+        },
+        BufferDesc {
+            name: "sip.content_type",
+            dir: None,
+        },
+        BufferDesc {
+            name: "sip.content_length",
+            dir: None,
         },
     ],
     events: EVENT_NAMES,
@@ -241,6 +280,17 @@ impl AppParser for SipState {
         let Some(t) = self.tx(tx) else {
             return false;
         };
+        if let Some(name) = buf
+            .checked_sub(BUF_FROM)
+            .and_then(|i| HEADER_BUFFERS.get(usize::from(i)))
+        {
+            // A multi-buffer: each value of the header, from the message of `dir`.
+            let headers = match dir {
+                Dir::ToServer => t.request.as_ref().map(|r| &r.headers),
+                Dir::ToClient => t.response.as_ref().map(|r| &r.headers),
+            };
+            return headers.is_some_and(|h| h.iter().filter(|(n, _)| n == name).any(|(_, v)| f(v)));
+        }
         let v: Option<&[u8]> = match (buf, &t.request, &t.response) {
             (BUF_METHOD, Some(r), _) => Some(&r.method),
             (BUF_URI, Some(r), _) => Some(&r.uri),
@@ -421,6 +471,29 @@ mod tests {
         assert!(s.has_event(1, u16::from(EV_INCOMPLETE)));
         assert!(AppParser::parse(&mut s, Dir::ToClient, b"XIP/2.0 1"));
         assert!(s.has_event(1, u16::from(EV_INVALID)));
+    }
+
+    #[test]
+    fn header_buffers_with_compact_names() {
+        let mut s = SipState::default();
+        let msg = b"INVITE sip:x SIP/2.0\r\nf: <sip:a>\r\nTo: <sip:b>\r\nv: SIP/2.0/UDP h1\r\nVia: SIP/2.0/UDP h2\r\n\r\n";
+        assert!(!AppParser::parse(&mut s, Dir::ToServer, msg));
+        let all = |buf: u16, dir| {
+            let mut v = Vec::new();
+            s.buffer(0, buf, dir, &mut |b| {
+                v.push(b.to_vec());
+                false
+            });
+            v
+        };
+        assert_eq!(all(BUF_FROM, Dir::ToServer), vec![b"<sip:a>".to_vec()]);
+        assert_eq!(all(BUF_FROM + 1, Dir::ToServer), vec![b"<sip:b>".to_vec()]);
+        assert_eq!(
+            all(BUF_FROM + 2, Dir::ToServer),
+            vec![b"SIP/2.0/UDP h1".to_vec(), b"SIP/2.0/UDP h2".to_vec()]
+        );
+        assert!(all(BUF_FROM, Dir::ToClient).is_empty());
+        assert!(all(BUF_FROM + 3, Dir::ToServer).is_empty());
     }
 
     #[test]

@@ -151,6 +151,23 @@ fn is_space(b: u8) -> bool {
     b == b' ' || b == b'\t'
 }
 
+/// The full name of a compact header name (RFC 3261 7.3.3), as Suricata 8 stores them.
+fn expand_name(n: &[u8]) -> &[u8] {
+    match n {
+        b"i" => b"Call-ID",
+        b"m" => b"Contact",
+        b"e" => b"Content-Encoding",
+        b"l" => b"Content-Length",
+        b"c" => b"Content-Type",
+        b"f" => b"From",
+        b"s" => b"Subject",
+        b"k" => b"Supported",
+        b"t" => b"To",
+        b"v" => b"Via",
+        _ => n,
+    }
+}
+
 /// Headers up to (not including) the empty line's CRLF.
 fn headers(mut i: &[u8]) -> PResult<'_, Vec<(Vec<u8>, Vec<u8>)>> {
     let mut out = Vec::new();
@@ -167,7 +184,7 @@ fn headers(mut i: &[u8]) -> PResult<'_, Vec<(Vec<u8>, Vec<u8>)>> {
         let (r, value) = header_value(r)?;
         let (r, _) = crlf(r)?;
         if out.len() < MAX_HEADERS {
-            out.push((name.to_vec(), value.to_vec()));
+            out.push((expand_name(name).to_vec(), value.to_vec()));
         }
         i = r;
     }

@@ -128,6 +128,12 @@ buffers! {
     "sip.stat_msg" [];
     "sip.request_line" [];
     "sip.response_line" [];
+    "sip.from" [];
+    "sip.to" [];
+    "sip.via" [];
+    "sip.user_agent" [];
+    "sip.content_type" [];
+    "sip.content_length" [];
     "rfb.name" [];
     "tftp.file_name" [];
     "snmp.usm" [];
