@@ -10,8 +10,10 @@
 //! * A message cut across segments waits for the rest, at most [`MAX_PENDING`] bytes per
 //!   direction (Suricata has no limit; a longer one is treated as malformed).
 //! * EVE `rfb` record as Suricata's; the same object inside alerts.
-//! * Rules: `alert rfb`, the `rfb.name` sticky buffer, `rfb.sectype` and `rfb.secresult`
-//!   (see [`keywords`]), `app-layer-event:rfb.<event>`.
+//! * Rules: `alert rfb`, the `rfb.name` sticky buffer (to the client), `rfb.sectype` (u32
+//!   comparison, to the server) and `rfb.secresult` (`ok`/`fail`/`toomany`/`unknown` as
+//!   Suricata 7, or Suricata 8's u32 comparison; to the client), decided at the end of the
+//!   handshake; `app-layer-event:rfb.<event>`.
 
 use std::any::Any;
 
@@ -19,8 +21,11 @@ use shrike_output::eve::header::write_eve_header;
 use shrike_output::{EventKind, JsonWriter};
 
 use crate::anomaly::AppAnomaly;
-use crate::registry::{AppParser, BufferDesc, Detect, LogCtx, ParserConfig, Probe, Protocol};
+use crate::registry::{
+    AppParser, BufferDesc, Detect, KeywordDesc, LogCtx, ParserConfig, Probe, Protocol, TxMatch,
+};
 use crate::Dir;
+use shrike_rules::parse::UintMatch;
 
 /// Most bytes of an incomplete handshake message kept per direction.
 pub const MAX_PENDING: usize = 64 * 1024;
@@ -53,8 +58,70 @@ pub static PROTOCOL: Protocol = Protocol {
         dir: Some(Dir::ToClient),
     }],
     events: EVENT_NAMES,
+    keywords: &[
+        KeywordDesc {
+            name: "rfb.sectype",
+            dir: Some(Dir::ToServer),
+            setup: sectype_setup,
+        },
+        KeywordDesc {
+            name: "rfb.secresult",
+            dir: Some(Dir::ToClient),
+            setup: secresult_setup,
+        },
+    ],
     generic_stats: true,
 };
+
+/// `rfb.sectype` / `rfb.secresult`: an integer comparison on the chosen security type or
+/// the security result.
+#[derive(Debug)]
+struct SecMatch {
+    /// Security result (else security type).
+    result: bool,
+    m: UintMatch,
+}
+
+/// `rfb.sectype:<u32 comparison>` (Suricata's uint syntax).
+fn sectype_setup(v: Option<&str>) -> Result<Box<dyn TxMatch>, String> {
+    let v = v.ok_or("rfb.sectype needs a value")?;
+    let m = UintMatch::parse(v.trim(), u64::from(u32::MAX), "rfb.sectype")
+        .map_err(|e| format!("invalid rfb.sectype value `{v}`: {e:?}"))?;
+    Ok(Box::new(SecMatch { result: false, m }))
+}
+
+/// `rfb.secresult`: Suricata 7's names (`ok`, `fail`, `toomany`, any case; `unknown`
+/// matches any other code), or Suricata 8's integer comparison.
+fn secresult_setup(v: Option<&str>) -> Result<Box<dyn TxMatch>, String> {
+    let v = v.ok_or("rfb.secresult needs a value")?.trim();
+    let m = match v.to_ascii_lowercase().as_str() {
+        "ok" => UintMatch::eq(0),
+        "fail" => UintMatch::eq(1),
+        "toomany" => UintMatch::eq(2),
+        "unknown" => UintMatch::parse(">2", u64::from(u32::MAX), "rfb.secresult")
+            .map_err(|e| format!("{e:?}"))?,
+        _ => UintMatch::parse(v, u64::from(u32::MAX), "rfb.secresult")
+            .map_err(|e| format!("unknown rfb.secresult value `{v}`: {e:?}"))?,
+    };
+    Ok(Box::new(SecMatch { result: true, m }))
+}
+
+impl TxMatch for SecMatch {
+    /// Decided once the handshake is over (Suricata inspects at the transaction's end).
+    fn matches(&self, parser: &dyn AppParser, _tx: u64, _dir: Dir) -> Option<bool> {
+        let s = parser.as_any().downcast_ref::<RfbState>()?;
+        let t = s.tx()?;
+        if !t.complete {
+            return None;
+        }
+        let v = if self.result {
+            t.security_result
+        } else {
+            t.chosen_security_type
+        };
+        Some(v.is_some_and(|v| self.m.matches(u64::from(v))))
+    }
+}
 
 /// `RFB ` at the start of the direction (case-insensitive, as Suricata's pattern).
 pub fn probe(_dir: Dir, data: &[u8]) -> Probe {
@@ -780,6 +847,31 @@ mod tests {
         }
         assert!(s.pending[1].len() <= MAX_PENDING);
         assert!(s.has_event(0, u16::from(EV_MALFORMED_MESSAGE)));
+    }
+
+    #[test]
+    fn sectype_and_secresult_keywords() {
+        let s = handshake(50);
+        let m = |setup: crate::registry::KeywordSetup, v: &str| {
+            setup(Some(v)).unwrap().matches(&s, 0, Dir::ToServer)
+        };
+        assert_eq!(m(sectype_setup, "2"), Some(true));
+        assert_eq!(m(sectype_setup, ">3"), Some(false));
+        assert_eq!(m(secresult_setup, "OK"), Some(true));
+        assert_eq!(m(secresult_setup, "unknown"), Some(false));
+        assert_eq!(m(secresult_setup, "0"), Some(true));
+        assert_eq!(m(secresult_setup, "!0"), Some(false));
+        assert!(secresult_setup(Some("maybe")).is_err());
+        assert!(sectype_setup(None).is_err());
+        // Not decided before the handshake is over.
+        let mut p = RfbState::default();
+        AppParser::parse(&mut p, Dir::ToClient, b"RFB 003.008\n");
+        assert_eq!(
+            sectype_setup(Some("2"))
+                .unwrap()
+                .matches(&p, 0, Dir::ToServer),
+            None
+        );
     }
 
     #[test]

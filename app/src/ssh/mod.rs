@@ -21,8 +21,10 @@
 //!   and offered to `ssh.hassh`, `ssh.hassh.string` (client), `ssh.hassh.server`,
 //!   `ssh.hassh.server.string` (server). With it on, the record waits for both NEWKEYS.
 //!
-//! Not yet: `ssh.protoversion` / `ssh.softwareversion` legacy keywords, bypass after
-//! NEWKEYS (the encrypted rest is skipped by length, not bypassed).
+//! * Legacy keywords `ssh.protoversion` (exact, or `2_compat`: `2...` or `1.99`) and
+//!   `ssh.softwareversion` (exact), on the banner of the inspected direction.
+//!
+//! Not yet: bypass after NEWKEYS (the encrypted rest is skipped by length, not bypassed).
 
 use std::any::Any;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -33,7 +35,9 @@ use shrike_output::eve::header::write_eve_header;
 use shrike_output::{EventKind, JsonWriter};
 
 use crate::anomaly::AppAnomaly;
-use crate::registry::{AppParser, BufferDesc, Detect, LogCtx, ParserConfig, Probe, Protocol};
+use crate::registry::{
+    AppParser, BufferDesc, Detect, KeywordDesc, LogCtx, ParserConfig, Probe, Protocol, TxMatch,
+};
 use crate::Dir;
 
 /// Longest banner line Suricata accepts without `long_banner`.
@@ -120,7 +124,18 @@ pub static PROTOCOL: Protocol = Protocol {
         },
     ],
     events: EVENT_NAMES,
-    keywords: &[],
+    keywords: &[
+        KeywordDesc {
+            name: "ssh.protoversion",
+            dir: None,
+            setup: protoversion_setup,
+        },
+        KeywordDesc {
+            name: "ssh.softwareversion",
+            dir: None,
+            setup: softwareversion_setup,
+        },
+    ],
     generic_stats: true,
 };
 
@@ -490,6 +505,82 @@ impl SshState {
     }
 }
 
+/// `ssh.protoversion` / `ssh.softwareversion`: the banner field of the inspected direction
+/// equals the value (`compat2`: the protocol version starts `2` or is `1.99`).
+#[derive(Debug)]
+struct VersionMatch {
+    software: bool,
+    compat2: bool,
+    value: Vec<u8>,
+}
+
+/// The value inside optional quotes and blanks.
+fn unquote(v: &str) -> &str {
+    let v = v.trim();
+    let v = v.strip_prefix('"').unwrap_or(v);
+    let v = v.strip_suffix('"').unwrap_or(v);
+    v.trim()
+}
+
+/// Suricata's `^[0-9]+([.\-0-9]+)?$` or `2_compat`.
+fn protoversion_setup(v: Option<&str>) -> Result<Box<dyn TxMatch>, String> {
+    let raw = v.ok_or("ssh.protoversion needs a value")?;
+    let v = unquote(raw);
+    let compat2 = v == "2_compat";
+    let ok = compat2
+        || (v.starts_with(|c: char| c.is_ascii_digit())
+            && v.chars()
+                .all(|c| c.is_ascii_digit() || c == '.' || c == '-'));
+    if !ok {
+        return Err(format!("invalid ssh.protoversion value `{raw}`"));
+    }
+    Ok(Box::new(VersionMatch {
+        software: false,
+        compat2,
+        value: v.as_bytes().to_vec(),
+    }))
+}
+
+/// Suricata's `[0-9a-zA-Z:.\-_+ ]+`.
+fn softwareversion_setup(v: Option<&str>) -> Result<Box<dyn TxMatch>, String> {
+    let raw = v.ok_or("ssh.softwareversion needs a value")?;
+    let v = unquote(raw);
+    if v.is_empty()
+        || !v
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || ":.-_+ \t".contains(c))
+    {
+        return Err(format!("invalid ssh.softwareversion value `{raw}`"));
+    }
+    Ok(Box::new(VersionMatch {
+        software: true,
+        compat2: false,
+        value: v.as_bytes().to_vec(),
+    }))
+}
+
+impl TxMatch for VersionMatch {
+    fn matches(&self, parser: &dyn AppParser, _tx: u64, dir: Dir) -> Option<bool> {
+        let s = parser.as_any().downcast_ref::<SshState>()?;
+        let side = s.side(dir);
+        if side.stage < Stage::Records {
+            return None;
+        }
+        let v = if self.software {
+            &side.software_version
+        } else {
+            &side.proto_version
+        };
+        Some(if v.is_empty() {
+            false
+        } else if self.compat2 {
+            v[0] == b'2' || v.starts_with(b"1.99")
+        } else {
+            *v == self.value
+        })
+    }
+}
+
 /// HASSH of a KEXINIT record body (after the message code): the MD5 (hex) and the
 /// string; `server`: the server's (server-to-client lists). `None` when the body is short.
 fn hassh_of(body: &[u8], server: bool) -> Option<(Vec<u8>, Vec<u8>)> {
@@ -615,6 +706,39 @@ mod tests {
             assert_eq!(s.client.stage, Stage::Finished);
         }
         assert!(hassh_of(&[0; 20], false).is_none());
+    }
+
+    #[test]
+    fn legacy_version_keywords() {
+        let mut s = SshState::default();
+        AppParser::parse(&mut s, Dir::ToServer, b"SSH-2.0-OpenSSH_8.2p1 x\r\n");
+        AppParser::parse(&mut s, Dir::ToClient, b"SSH-1.99-Cisco-1.25\r\n");
+        let m = |setup: crate::registry::KeywordSetup, v: &str, dir| {
+            setup(Some(v)).unwrap().matches(&s, 0, dir)
+        };
+        assert_eq!(m(protoversion_setup, "2.0", Dir::ToServer), Some(true));
+        assert_eq!(m(protoversion_setup, "2.0", Dir::ToClient), Some(false));
+        assert_eq!(
+            m(protoversion_setup, "\"2_compat\"", Dir::ToClient),
+            Some(true)
+        );
+        assert_eq!(
+            m(softwareversion_setup, "OpenSSH_8.2p1", Dir::ToServer),
+            Some(true)
+        );
+        assert_eq!(
+            m(softwareversion_setup, "OpenSSH", Dir::ToServer),
+            Some(false)
+        );
+        assert_eq!(
+            m(softwareversion_setup, "Cisco-1.25", Dir::ToClient),
+            Some(true)
+        );
+        assert!(protoversion_setup(Some("two")).is_err());
+        assert!(softwareversion_setup(Some("a/b")).is_err());
+        let fresh = SshState::default();
+        let k = protoversion_setup(Some("2.0")).unwrap();
+        assert_eq!(k.matches(&fresh, 0, Dir::ToServer), None);
     }
 
     #[test]

@@ -19,6 +19,7 @@ pub static PROTOCOL: Protocol = Protocol {
     new_parser,
     buffers: &[],
     events: &[],
+    keywords: &[],
     generic_stats: true,
 };
 

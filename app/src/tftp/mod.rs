@@ -37,6 +37,7 @@ pub static PROTOCOL: Protocol = Protocol {
         dir: Some(Dir::ToServer),
     }],
     events: &[],
+    keywords: &[],
     generic_stats: true,
 };
 
