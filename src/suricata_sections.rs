@@ -116,14 +116,9 @@ fn threading(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) -> Result
 /// `app-layer.protocols.http.libhtp.default-config` keys the HTTP parser knows go to
 /// `detect.app-layer.http`; the others (and per-server `server-config`) are listed.
 fn app_layer(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) {
-    // Suricata's HASSH switch is process-wide (a rule with a hassh keyword turns it on too).
-    if get(tree, "app-layer.protocols.ssh.hassh").is_some_and(|v| {
-        v.as_bool() == Some(true)
-            || v.as_str().is_some_and(|s| {
-                matches!(s.to_ascii_lowercase().as_str(), "yes" | "true" | "on" | "1")
-            })
-    }) {
-        shrike_app::ssh::HASSH_ENABLED.store(true, std::sync::atomic::Ordering::Relaxed);
+    // SSH: `hassh` (the switch is process-wide; a rule with a hassh keyword turns it on too).
+    if let Some(v) = get(tree, "app-layer.protocols.ssh.hassh") {
+        out["detect"]["app-layer"]["ssh"]["hassh"] = json!(truthy(v));
     }
     const BASE: &str = "app-layer.protocols.http.libhtp";
     let known =

@@ -42,6 +42,24 @@ use crate::Dir;
 
 /// Longest banner line Suricata accepts without `long_banner`.
 pub const MAX_BANNER_LEN: usize = 256;
+/// The SSH parser settings (`app-layer.protocols.ssh`).
+#[derive(Clone, Debug, Default, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+pub struct SshConfig {
+    /// Compute and log HASSH (`app-layer.protocols.ssh.hassh`, default off). A rule with a
+    /// hassh keyword turns it on too, as in Suricata.
+    pub hassh: bool,
+}
+
+impl SshConfig {
+    /// Apply the settings (HASSH is process-wide in Suricata: only ever turned on).
+    pub fn apply(&self) {
+        if self.hassh {
+            HASSH_ENABLED.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
 /// HASSH on (Suricata's process-wide switch: the config or a rule with a hassh keyword).
 pub static HASSH_ENABLED: AtomicBool = AtomicBool::new(false);
 
