@@ -449,7 +449,8 @@ impl AppParser for SshState {
         }
         *c.flow_logged = true;
         *c.next = 1;
-        c.logged += 1;
+        // Not counted in `app_layer.tx.ssh`: the flow's one transaction exists from the
+        // start, and Suricata 7 counts only transactions a parse call adds (0 for SSH).
         if !c.write {
             return;
         }
