@@ -39,7 +39,7 @@ fn count_sid(recs: &[serde_json::Value], sid: u64) -> usize {
         .count()
 }
 
-/// Suricata: 81 `sip` records, sid 1 on 18 requests, sid 2 on 14 responses.
+/// Suricata: 81 `sip` records, sid 1 on 18 requests, sid 2 on 14 responses, sid 6 six times.
 #[test]
 fn sip_records_and_buffers_as_suricata() {
     let rules = "\
@@ -48,6 +48,7 @@ alert sip any any -> any any (sip.stat_code; content:\"401\"; sid:2;)
 alert sip any any -> any any (sip.stat_code; content:\"REGISTER\"; sid:3;)
 alert sip any any -> any any (flow:to_server; sip.from; content:\"sip:\"; sid:4;)
 alert sip any any -> any any (flow:to_client; sip.from; content:\"sip:\"; sid:5;)
+alert udp any any -> any 5060 (app-layer-event:sip.invalid_data; sid:6;)
 ";
     let recs = run("sip.pcap", rules, &[], "sip");
     let mut sip = of_type(&recs, "sip");
@@ -83,6 +84,9 @@ alert sip any any -> any any (flow:to_client; sip.from; content:\"sip:\"; sid:5;
         .count();
     assert_eq!(count_sid(&recs, 4), requests);
     assert_eq!(count_sid(&recs, 5), sip.len() - requests);
+    // A datagram that does not parse raises `invalid_data` on the flow's last transaction,
+    // which is kept until inspected both ways: Suricata alerts 6 times.
+    assert_eq!(count_sid(&recs, 6), 6);
     let a = of_type(&recs, "alert")
         .into_iter()
         .find(|a| a["alert"]["signature_id"] == 1)

@@ -165,14 +165,6 @@ pub struct SipTx {
 }
 
 impl SipTx {
-    fn dir(&self) -> Dir {
-        if self.request.is_some() {
-            Dir::ToServer
-        } else {
-            Dir::ToClient
-        }
-    }
-
     /// The `sip` object of EVE records and alerts.
     fn write(&self, w: &mut JsonWriter) {
         w.open_object("sip");
@@ -273,8 +265,10 @@ impl AppParser for SipState {
         self.next_id
     }
 
-    fn live_txs(&self, dir: Dir, out: &mut Vec<u64>) {
-        out.extend(self.txs.iter().filter(|t| t.dir() == dir).map(|t| t.id));
+    fn live_txs(&self, _dir: Dir, out: &mut Vec<u64>) {
+        // As Suricata, every transaction is inspected in both directions (the buffers read
+        // the message of the inspected direction: a request has none to the client).
+        out.extend(self.txs.iter().map(|t| t.id));
     }
 
     fn buffer(&self, tx: u64, buf: u16, dir: Dir, f: &mut dyn FnMut(&[u8]) -> bool) -> bool {
@@ -331,8 +325,10 @@ impl AppParser for SipState {
             id += 1;
         }
         *c.next = id;
-        // Detection ran before logging: what is logged is done with.
-        while self.txs.front().is_some_and(|t| t.id < id) {
+        // Freed once logged and inspected in both directions (Suricata's cleanup): an event
+        // a later bad datagram raises on the last transaction can still match.
+        let done = if c.closed { id } else { id.min(c.inspected) };
+        while self.txs.front().is_some_and(|t| t.id < done) {
             self.txs.pop_front();
         }
     }
@@ -519,9 +515,10 @@ mod tests {
             get(1, BUF_RESPONSE_LINE, Dir::ToClient),
             Some(b"SIP/2.0 100 Trying".to_vec())
         );
+        // Both transactions are inspected in both directions, as Suricata does.
         let mut live = Vec::new();
         s.live_txs(Dir::ToClient, &mut live);
-        assert_eq!(live, vec![1]);
+        assert_eq!(live, vec![0, 1]);
         // A bad datagram raises its event on the last transaction.
         assert!(AppParser::parse(&mut s, Dir::ToClient, b"SIP/2.0 1"));
         assert!(s.has_event(1, u16::from(EV_INCOMPLETE)));
