@@ -57,8 +57,9 @@ const EV_INCOMPLETE: u8 = 0;
 const EV_INVALID: u8 = 1;
 const EVENT_NAMES: &[&str] = &["incomplete_data", "invalid_data"];
 
-/// Most transactions kept per flow before the oldest unlogged ones are dropped.
-const MAX_TXS: usize = 256;
+/// Most transactions kept per flow (the oldest, logged, go first): a one-way flow never
+/// has its transactions inspected to the other side.
+const MAX_TXS: usize = 64;
 
 /// SIP in the protocol registry.
 pub static PROTOCOL: Protocol = Protocol {
@@ -162,6 +163,9 @@ pub struct SipTx {
     events: u8,
     /// Events already reported to EVE `anomaly`.
     events_reported: u8,
+    /// Directions a datagram went after this transaction was made (bit 0 to the server,
+    /// bit 1 to the client): detection inspected it that way.
+    seen: u8,
 }
 
 impl SipTx {
@@ -252,7 +256,18 @@ impl SipState {
 
 impl AppParser for SipState {
     fn parse(&mut self, dir: Dir, data: &[u8]) -> bool {
-        !self.message(dir, data)
+        // Detection inspects every kept transaction on this datagram, in its direction.
+        let bit = if dir == Dir::ToServer { 1 } else { 2 };
+        for t in self.txs.iter_mut() {
+            t.seen |= bit;
+        }
+        let ok = self.message(dir, data);
+        if ok {
+            if let Some(t) = self.txs.back_mut() {
+                t.seen = bit;
+            }
+        }
+        !ok
     }
 
     fn gap(&mut self, _dir: Dir, _len: u64) {}
@@ -325,10 +340,14 @@ impl AppParser for SipState {
             id += 1;
         }
         *c.next = id;
-        // Freed once logged and inspected in both directions (Suricata's cleanup): an event
-        // a later bad datagram raises on the last transaction can still match.
-        let done = if c.closed { id } else { id.min(c.inspected) };
-        while self.txs.front().is_some_and(|t| t.id < done) {
+        // Freed once logged and inspected in both directions (Suricata's cleanup): until a
+        // datagram went the other way, an event a later bad datagram raises on the last
+        // transaction can still match.
+        while self
+            .txs
+            .front()
+            .is_some_and(|t| t.id < id && (t.seen == 3 || c.closed))
+        {
             self.txs.pop_front();
         }
     }
