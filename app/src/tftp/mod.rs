@@ -6,7 +6,8 @@
 //!   `netascii`, `mail`, `octet`, any case; logged lower-case). Anything else is a parser
 //!   error. Datagrams to the client are not parsed.
 //! * EVE `tftp` record per transaction (`packet`, `file`, `mode`), no `tx_id`, as Suricata.
-//! * Rules: `alert tftp`, the `tftp.file_name` sticky buffer (Suricata 8).
+//! * Rules: `alert tftp`; the `tftp.file_name` sticky buffer (the file name of a request, to
+//!   the server) is named by issue 19: no Suricata release up to 8.0.6 has it.
 
 use std::any::Any;
 use std::collections::VecDeque;
