@@ -116,6 +116,10 @@ fn threading(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) -> Result
 /// `app-layer.protocols.http.libhtp.default-config` keys the HTTP parser knows go to
 /// `detect.app-layer.http`; the others (and per-server `server-config`) are listed.
 fn app_layer(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) {
+    // SSH: `hassh` (the switch is process-wide; a rule with a hassh keyword turns it on too).
+    if let Some(v) = get(tree, "app-layer.protocols.ssh.hassh") {
+        out["detect"]["app-layer"]["ssh"]["hassh"] = json!(truthy(v));
+    }
     const BASE: &str = "app-layer.protocols.http.libhtp";
     let known =
         serde_json::to_value(shrike_app::http::HttpConfig::default()).unwrap_or(Value::Null);

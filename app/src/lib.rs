@@ -23,7 +23,11 @@ pub mod http;
 pub mod layer;
 pub mod log;
 pub mod registry;
+pub mod rfb;
+pub mod sip;
 pub mod ssh;
+pub mod telnet;
+pub mod tftp;
 pub mod tls;
 
 pub use shrike_flow::Dir;

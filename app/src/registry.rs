@@ -227,6 +227,10 @@ pub static PROTOCOLS: &[&Protocol] = &[
     &crate::dns::PROTOCOL,
     &crate::tls::PROTOCOL,
     &crate::ssh::PROTOCOL,
+    &crate::sip::PROTOCOL,
+    &crate::rfb::PROTOCOL,
+    &crate::tftp::PROTOCOL,
+    &crate::telnet::PROTOCOL,
 ];
 
 /// Most protocols the registry can hold (the size of per-protocol counter arrays).

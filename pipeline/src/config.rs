@@ -37,6 +37,8 @@ pub struct AppLayerSettings {
     /// HTTP parser (Suricata's `app-layer.protocols.http.libhtp.default-config`): body
     /// limits and inspection sizes, decompression layers, URI decoding, field limits.
     pub http: shrike_app::http::HttpConfig,
+    /// SSH parser (Suricata's `app-layer.protocols.ssh`: `hassh`).
+    pub ssh: shrike_app::ssh::SshConfig,
 }
 
 /// The whole sensor configuration. Every section has built-in defaults, so no file at all works.

@@ -66,6 +66,7 @@ impl Sessions {
             Default::default(),
             Default::default(),
         );
+        cfg.detect.app_layer.ssh.apply();
         app.log.dns = cfg.detect.app_log.dns_log();
         app.log.tls = cfg.detect.app_log.tls_log();
         Sessions {
