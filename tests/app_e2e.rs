@@ -223,3 +223,34 @@ fn fileinfo_hashes_as_suricata_with_force_hash() {
     );
     assert_eq!(files[0]["http"]["status"], 403);
 }
+
+/// `filename` / `fileext` (Suricata 7: nocase contents on `file.name`, `.ext` at its end),
+/// `file.name` and the `files` array of alerts: alerts and the array equal Suricata 7.0.10's
+/// on the same capture and rules.
+#[test]
+fn file_name_keywords_and_files_in_alerts_as_suricata() {
+    let rules = "\
+alert http any any -> any any (msg:\"filename\"; filename:\"index.m3u8\"; sid:1;)
+alert http any any -> any any (msg:\"fileext\"; fileext:\"M3U8\"; sid:2;)
+alert http any any -> any any (msg:\"file.name\"; file.name; content:\"/star-\"; startswith; sid:3;)
+alert http any any -> any any (msg:\"fileext no\"; fileext:\"exe\"; sid:4;)
+alert http any any -> any any (msg:\"filename neg\"; filename:!\"foo\"; sid:5;)
+alert http any any -> any any (msg:\"fileext unquoted\"; fileext:m3u8; sid:6;)
+";
+    let (recs, _) = run("http_on_sip_port.pcap", rules, "file-kw");
+    assert_eq!(sids(&recs), vec![1, 2, 3, 5, 6]);
+    for a in of_type(&recs, "alert") {
+        assert_eq!(
+            a["files"],
+            serde_json::json!([{
+                "filename": "/star-123456/index.m3u8",
+                "gaps": false,
+                "state": "CLOSED",
+                "stored": false,
+                "size": 880,
+                "tx_id": 0
+            }]),
+            "{a}"
+        );
+    }
+}

@@ -192,6 +192,32 @@ impl RecordCtx<'_> {
     }
 }
 
+/// The `"files":[...]` member of an alert from transaction `tx` of `app` on a packet going
+/// `dir` (Suricata's `AlertAddFiles`: the transaction's files in that direction, as they
+/// stand); `None` without files.
+pub fn alert_files(app: &AppFlow, tx: u64, dir: crate::Dir) -> Option<Vec<u8>> {
+    let p: &dyn AppParser = app.parser()?;
+    let mut w = JsonWriter::with_capacity(256);
+    let mut any = false;
+    p.files(tx, dir, &mut |f| {
+        if !any {
+            w.start_object();
+            w.open_array("files");
+            any = true;
+        }
+        w.start_object();
+        f.write_eve(&mut w, tx, None);
+        w.close();
+    });
+    if !any {
+        return None;
+    }
+    w.close();
+    w.close();
+    let b = w.into_inner();
+    b.get(1..b.len().saturating_sub(1)).map(<[u8]>::to_vec)
+}
+
 /// The members an alert from transaction `tx` of `app` carries beside `alert`
 /// (`"http":{...}`, `"dns":{...}` or `"tls":{...}`), as JSON text without the enclosing
 /// braces; `None` when there is nothing to log.

@@ -214,6 +214,9 @@ pub trait AppParser: std::fmt::Debug + Send + Any {
     fn alert_members(&self, _tx: u64, _w: &mut JsonWriter) -> bool {
         false
     }
+    /// Call `f` with each file of transaction `tx` going `dir` (the `files` array of alerts,
+    /// file keywords); protocols without files keep the default.
+    fn files(&self, _tx: u64, _dir: Dir, _f: &mut dyn FnMut(&crate::files::TrackedFile)) {}
     /// For the protocol's own keywords in the engine (downcast to the parser's type).
     fn as_any(&self) -> &dyn Any;
     /// Mutable [`AppParser::as_any`].

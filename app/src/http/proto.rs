@@ -81,6 +81,19 @@ impl AppParser for HttpState {
         out.extend(self.txs().map(|t| t.id()));
     }
 
+    fn files(&self, tx: u64, dir: Dir, f: &mut dyn FnMut(&crate::files::TrackedFile)) {
+        let Some(t) = self.tx(tx) else {
+            return;
+        };
+        let body = match dir {
+            Dir::ToServer => t.request_body(),
+            Dir::ToClient => t.response_body(),
+        };
+        if let Some(file) = body.file() {
+            f(file);
+        }
+    }
+
     fn tx_final(&self, tx: u64, closed: bool) -> bool {
         self.tx(tx).is_none_or(|t| t.is_complete() || closed)
     }

@@ -538,6 +538,7 @@ impl HttpState {
                 }
                 tx.req_progress = Progress::Complete;
                 tx.req_body.complete = true;
+                tx.req_body.close_file(false);
                 tx.req_decoder = None;
                 body_done = tx.req_coding == TransferCoding::Identity
                     && tx.req_content_length.unwrap_or(0) > 0

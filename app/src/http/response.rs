@@ -639,6 +639,15 @@ impl HttpState {
     /// The response (of `out_tx`) is complete.
     pub(crate) fn resp_complete(&mut self) {
         if let Some(tx) = self.out_tx.and_then(|i| self.tx_mut(i)) {
+            // Its file ends with it (Suricata's `HTPFileClose` on response complete).
+            tx.resp_body.close_file(false);
+        }
+        self.resp_complete_keep_file();
+    }
+
+    /// [`Self::resp_complete`] leaving the body's file open (a deferred end).
+    fn resp_complete_keep_file(&mut self) {
+        if let Some(tx) = self.out_tx.and_then(|i| self.tx_mut(i)) {
             tx.resp_progress = Progress::Complete;
             tx.resp_body.complete = true;
             // Nothing more to decode: free the inflate state (~43 KB) now, not with the tx.
@@ -654,7 +663,7 @@ impl HttpState {
     /// more body follows (see [`HttpState::resp_deferred`]).
     fn resp_complete_deferred(&mut self) {
         let id = self.out_tx;
-        self.resp_complete();
+        self.resp_complete_keep_file();
         if let Some(tx) = id.and_then(|i| self.tx_mut(i)) {
             tx.resp_progress = Progress::Body;
             tx.resp_body.complete = false;
@@ -670,6 +679,7 @@ impl HttpState {
         if let Some(tx) = self.resp_last.and_then(|i| self.tx_mut(i)) {
             tx.resp_progress = Progress::Complete;
             tx.resp_body.complete = true;
+            tx.resp_body.close_file(false);
         }
     }
 
