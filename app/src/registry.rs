@@ -191,6 +191,7 @@ pub static PROTOCOLS: &[&Protocol] = &[
     &crate::dns::PROTOCOL,
     &crate::tls::PROTOCOL,
     &crate::ssh::PROTOCOL,
+    &crate::snmp::PROTOCOL,
 ];
 
 /// Most protocols the registry can hold (the size of per-protocol counter arrays).

@@ -3,3 +3,4 @@
 
 pub mod hex;
 pub mod json;
+pub mod txlist;
