@@ -298,7 +298,7 @@ fn eve_alert_options(body: &Value, out: &mut Value) {
             let Some((name, opts)) = t.as_object().and_then(|m| m.iter().next()) else {
                 continue;
             };
-            if name == "dns" || name == "tls" {
+            if name == "dns" || name == "tls" || name == "dhcp" {
                 app_log_options(name, opts, out);
                 continue;
             }
@@ -373,6 +373,10 @@ fn app_log_options(name: &str, opts: &Value, out: &mut Value) {
                 o[key] = v;
             }
         }
+        return;
+    }
+    if name == "dhcp" {
+        o["extended"] = Value::Bool(opts.get("extended").is_some_and(truthy));
         return;
     }
     // tls: without `extended: yes` Suricata logs the basic fields only.

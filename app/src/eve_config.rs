@@ -68,6 +68,17 @@ pub struct AppLogConfig {
     pub dns: DnsEveOptions,
     /// `tls` records.
     pub tls: TlsEveOptions,
+    /// `dhcp` records.
+    pub dhcp: DhcpEveOptions,
+}
+
+/// `dhcp` record options.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+pub struct DhcpEveOptions {
+    /// Log every message with every field (Suricata's `extended`, default off: acknowledgements
+    /// only, basic fields).
+    pub extended: bool,
 }
 
 impl AppLogConfig {
@@ -92,6 +103,13 @@ impl AppLogConfig {
             );
         }
         c
+    }
+
+    /// The DHCP logger settings.
+    pub fn dhcp_log(&self) -> crate::dhcp::DhcpLogConfig {
+        crate::dhcp::DhcpLogConfig {
+            extended: self.dhcp.extended,
+        }
     }
 
     /// The TLS logger settings.

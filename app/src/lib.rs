@@ -16,6 +16,7 @@
 
 pub mod anomaly;
 pub mod common;
+pub mod dhcp;
 pub mod dns;
 pub mod eve_config;
 pub mod http;

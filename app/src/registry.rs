@@ -192,6 +192,7 @@ pub static PROTOCOLS: &[&Protocol] = &[
     &crate::tls::PROTOCOL,
     &crate::ssh::PROTOCOL,
     &crate::snmp::PROTOCOL,
+    &crate::dhcp::PROTOCOL,
 ];
 
 /// Most protocols the registry can hold (the size of per-protocol counter arrays).

@@ -66,6 +66,7 @@ impl Sessions {
         );
         app.log.dns = cfg.detect.app_log.dns_log();
         app.log.tls = cfg.detect.app_log.tls_log();
+        app.log.dhcp = cfg.detect.app_log.dhcp_log();
         Sessions {
             stream: StreamEngine::new(sc, host_policy(cfg)),
             app,
