@@ -298,7 +298,7 @@ fn eve_alert_options(body: &Value, out: &mut Value) {
             let Some((name, opts)) = t.as_object().and_then(|m| m.iter().next()) else {
                 continue;
             };
-            if name == "dns" || name == "tls" || name == "dhcp" {
+            if name == "dns" || name == "tls" || name == "dhcp" || name == "ike" {
                 app_log_options(name, opts, out);
                 continue;
             }
@@ -375,7 +375,7 @@ fn app_log_options(name: &str, opts: &Value, out: &mut Value) {
         }
         return;
     }
-    if name == "dhcp" {
+    if name == "dhcp" || name == "ike" {
         o["extended"] = Value::Bool(opts.get("extended").is_some_and(truthy));
         return;
     }

@@ -70,6 +70,8 @@ pub struct AppLogConfig {
     pub tls: TlsEveOptions,
     /// `dhcp` records.
     pub dhcp: DhcpEveOptions,
+    /// `ike` records (same options: `extended`).
+    pub ike: DhcpEveOptions,
 }
 
 /// `dhcp` record options.

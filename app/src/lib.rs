@@ -20,6 +20,7 @@ pub mod dhcp;
 pub mod dns;
 pub mod eve_config;
 pub mod http;
+pub mod ike;
 pub mod layer;
 pub mod log;
 pub mod registry;

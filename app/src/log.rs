@@ -28,6 +28,8 @@ pub struct LogOptions {
     pub tls: TlsLogConfig,
     /// `dhcp`.
     pub dhcp: crate::dhcp::DhcpLogConfig,
+    /// `ike`: `extended` (adds `exchange_type_verbose`).
+    pub ike_extended: bool,
 }
 
 impl Default for LogOptions {
@@ -40,6 +42,7 @@ impl Default for LogOptions {
             dns: DnsLogConfig::default(),
             tls: TlsLogConfig::new(true, false, None),
             dhcp: crate::dhcp::DhcpLogConfig::default(),
+            ike_extended: false,
         }
     }
 }

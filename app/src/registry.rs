@@ -193,6 +193,7 @@ pub static PROTOCOLS: &[&Protocol] = &[
     &crate::ssh::PROTOCOL,
     &crate::snmp::PROTOCOL,
     &crate::dhcp::PROTOCOL,
+    &crate::ike::PROTOCOL,
 ];
 
 /// Most protocols the registry can hold (the size of per-protocol counter arrays).

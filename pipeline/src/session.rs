@@ -67,6 +67,7 @@ impl Sessions {
         app.log.dns = cfg.detect.app_log.dns_log();
         app.log.tls = cfg.detect.app_log.tls_log();
         app.log.dhcp = cfg.detect.app_log.dhcp_log();
+        app.log.ike_extended = cfg.detect.app_log.ike.extended;
         Sessions {
             stream: StreamEngine::new(sc, host_policy(cfg)),
             app,

@@ -20,11 +20,24 @@ pub struct Tx<T> {
     pub dir: Dir,
     /// Events raised (bit per event id).
     pub events: u32,
+    /// Events in the order raised, repeats included (Suricata logs each occurrence; at most
+    /// 255, as its per-transaction event list).
+    pub raised: Vec<u8>,
     /// The protocol's data.
     pub data: T,
 }
 
 impl<T> Tx<T> {
+    /// Raise event `ev` (once more).
+    pub fn raise(&mut self, ev: u8) {
+        if ev < 32 {
+            self.events |= 1 << ev;
+        }
+        if self.raised.len() < usize::from(u8::MAX) {
+            self.raised.push(ev);
+        }
+    }
+
     /// Whether event `ev` was raised.
     pub fn has(&self, ev: u16) -> bool {
         ev < 32 && self.events & (1 << ev) != 0
@@ -54,20 +67,31 @@ impl<T> TxList<T> {
         }
     }
 
-    /// Add a transaction; returns its id.
+    /// Add a transaction with the events of bit set `events` (each once); returns its id.
     pub fn push(&mut self, dir: Dir, events: u32, data: T) -> u64 {
+        let list: Vec<u8> = (0..32u8).filter(|i| events & (1 << i) != 0).collect();
+        self.push_raised(dir, &list, data)
+    }
+
+    /// Add a transaction with events `raised` (ids, in order, repeats kept); returns its id.
+    pub fn push_raised(&mut self, dir: Dir, raised: &[u8], data: T) -> u64 {
         if self.txs.len() >= self.max {
             self.txs.pop_front();
             self.dropped += 1;
         }
         let id = self.next_id;
         self.next_id += 1;
-        self.txs.push_back(Tx {
+        let mut t = Tx {
             id,
             dir,
-            events,
+            events: 0,
+            raised: Vec::new(),
             data,
-        });
+        };
+        for &e in raised {
+            t.raise(e);
+        }
+        self.txs.push_back(t);
         id
     }
 
@@ -119,8 +143,8 @@ impl<T> TxList<T> {
     ) {
         let start = from.max(self.anomaly_next);
         for t in self.txs.iter().filter(|t| t.id >= start) {
-            for (i, name) in names.iter().enumerate().take(32) {
-                if t.events & (1 << i) != 0 {
+            for &e in &t.raised {
+                if let Some(name) = names.get(usize::from(e)) {
                     f(AppAnomaly {
                         tx_id: t.id,
                         name,

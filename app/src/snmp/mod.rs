@@ -40,7 +40,6 @@ pub const EVENT_NAMES: &[&str] = &[
     "unknown_security_model",
     "version_mismatch",
 ];
-const EV_MALFORMED: u32 = 1 << 0;
 const EV_UNKNOWN_SECURITY_MODEL: u32 = 1 << 1;
 const EV_VERSION_MISMATCH: u32 = 1 << 2;
 
@@ -239,7 +238,7 @@ impl SnmpState {
             }
             Err(_) => {
                 if let Some(t) = self.txs.last_mut() {
-                    t.events |= EV_MALFORMED;
+                    t.raise(0);
                 }
                 return false;
             }
