@@ -21,6 +21,7 @@ pub mod dns;
 pub mod eve_config;
 pub mod http;
 pub mod ike;
+pub mod krb5;
 pub mod layer;
 pub mod log;
 pub mod registry;

@@ -194,6 +194,7 @@ pub static PROTOCOLS: &[&Protocol] = &[
     &crate::snmp::PROTOCOL,
     &crate::dhcp::PROTOCOL,
     &crate::ike::PROTOCOL,
+    &crate::krb5::PROTOCOL,
 ];
 
 /// Most protocols the registry can hold (the size of per-protocol counter arrays).

@@ -158,7 +158,7 @@ impl<T> TxList<T> {
 }
 
 /// Log every transaction not logged yet as one `event_type` record each (header from the
-/// transaction's direction, Suricata's `LOG_DIR_PACKET` on the packet that carried it), the
+/// direction of the packet that completed it, Suricata's `LOG_DIR_PACKET`), the
 /// protocol object written by `body`, then free them. `body` returns false to skip a record.
 pub fn log_all<T>(
     list: &mut TxList<T>,
@@ -175,7 +175,10 @@ pub fn log_all<T>(
         let Some(mut rec) = c.out.record(EventKind::Protocol) else {
             continue;
         };
-        write_eve_header(&mut rec, &c.rec.header(event_type, t.dir == Dir::ToServer));
+        // Over TCP a message is parsed on the packet that acknowledges it, which goes the
+        // other way: Suricata's packet-direction header then names the receiver as `src`.
+        let to_server = (t.dir == Dir::ToServer) != (c.rec.ip_proto == 6);
+        write_eve_header(&mut rec, &c.rec.header(event_type, to_server));
         if body(t, &mut rec) {
             rec.close();
             let _ = rec.commit();
