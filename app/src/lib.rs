@@ -24,6 +24,7 @@ pub mod ike;
 pub mod krb5;
 pub mod layer;
 pub mod log;
+pub mod ntp;
 pub mod registry;
 pub mod snmp;
 pub mod ssh;

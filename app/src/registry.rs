@@ -195,6 +195,7 @@ pub static PROTOCOLS: &[&Protocol] = &[
     &crate::dhcp::PROTOCOL,
     &crate::ike::PROTOCOL,
     &crate::krb5::PROTOCOL,
+    &crate::ntp::PROTOCOL,
 ];
 
 /// Most protocols the registry can hold (the size of per-protocol counter arrays).
