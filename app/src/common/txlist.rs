@@ -185,8 +185,20 @@ pub fn log_all<T>(
         }
     }
     *c.next = end;
-    list.free_before(end);
+    // Over TCP a message is parsed when the other side acknowledges it, so a transaction
+    // appears on a packet of the opposite direction; detection inspects it on the next packet
+    // of its own direction. Keep the latest logged ones for that (bounded) until the flow ends
+    // (as DNS over TCP does).
+    let keep_from = if c.closed || c.rec.ip_proto != 6 {
+        end
+    } else {
+        end.saturating_sub(MAX_KEPT_TCP)
+    };
+    list.free_before(keep_from);
 }
+
+/// Logged transactions kept for detection per TCP flow.
+const MAX_KEPT_TCP: u64 = 32;
 
 #[cfg(test)]
 mod tests {

@@ -8,6 +8,7 @@
 //!   past the datagram (or a missing end option) raise `truncated_options`.
 //! * EVE `dhcp` record per transaction; without `extended` only acknowledgements are logged
 //!   with the basic fields (Suricata's `eve-log.types.dhcp.extended`, default off).
+//!   Alerts carry no `dhcp` object (as in Suricata 7).
 //! * Rules: `alert dhcp`, `app-layer-event:dhcp.<event>`; `dhcp.leasetime`,
 //!   `dhcp.rebinding_time` and `dhcp.renewal_time` read [`DhcpMessage::time_option`].
 
@@ -16,8 +17,11 @@ use std::any::Any;
 use shrike_output::JsonWriter;
 
 use crate::anomaly::AppAnomaly;
+use crate::common::kw::UintKw;
 use crate::common::txlist::{log_all, Tx, TxList};
-use crate::registry::{AppParser, Detect, LogCtx, ParserConfig, Probe, Protocol};
+use crate::registry::{
+    AppParser, Detect, KeywordDesc, LogCtx, ParserConfig, Probe, Protocol, TxMatch,
+};
 use crate::Dir;
 
 /// Most live transactions per flow (they are freed once logged).
@@ -82,8 +86,52 @@ pub static PROTOCOL: Protocol = Protocol {
     new_parser,
     buffers: &[],
     events: EVENT_NAMES,
+    keywords: &[
+        KeywordDesc {
+            name: "dhcp.leasetime",
+            dir: None,
+            setup: |v| {
+                time_setup(v, "dhcp.leasetime", |p, tx| {
+                    time_of(p, tx, OPT_ADDRESS_TIME)
+                })
+            },
+        },
+        KeywordDesc {
+            name: "dhcp.rebinding_time",
+            dir: None,
+            setup: |v| {
+                time_setup(v, "dhcp.rebinding_time", |p, tx| {
+                    time_of(p, tx, OPT_REBINDING_TIME)
+                })
+            },
+        },
+        KeywordDesc {
+            name: "dhcp.renewal_time",
+            dir: None,
+            setup: |v| {
+                time_setup(v, "dhcp.renewal_time", |p, tx| {
+                    time_of(p, tx, OPT_RENEWAL_TIME)
+                })
+            },
+        },
+    ],
     generic_stats: true,
 };
+
+/// The first time option `code` of transaction `tx`.
+fn time_of(p: &dyn AppParser, tx: u64, code: u8) -> Option<u64> {
+    let s = p.as_any().downcast_ref::<DhcpState>()?;
+    s.tx(tx)?.data.time_option(code).map(u64::from)
+}
+
+/// The three time keywords: Suricata's u64 syntax.
+fn time_setup(
+    v: Option<&str>,
+    kw: &'static str,
+    get: crate::common::kw::Getter,
+) -> Result<Box<dyn TxMatch>, String> {
+    UintKw::setup(v, u64::MAX, kw, get)
+}
 
 /// Suricata's DHCP probing parser.
 pub fn probe(_dir: Dir, data: &[u8]) -> Probe {
@@ -413,13 +461,7 @@ impl AppParser for DhcpState {
         self.txs.drain_events(from, EVENT_NAMES, f);
     }
 
-    fn alert_members(&self, tx: u64, w: &mut JsonWriter) -> bool {
-        let Some(t) = self.txs.get(tx) else {
-            return false;
-        };
-        write_dhcp(&t.data, true, w);
-        true
-    }
+    // Suricata 7 puts no `dhcp` object in alerts (its alert logger has no case for it).
 
     fn as_any(&self) -> &dyn Any {
         self
@@ -481,6 +523,28 @@ mod tests {
             e.contains(r#""lease_time":3600"#) && e.contains(r#""subnet_mask":"255.255.255.0""#),
             "{e}"
         );
+    }
+
+    #[test]
+    fn time_keywords() {
+        let mut s = DhcpState::default();
+        let opts = [53, 1, 5, 51, 4, 0, 0, 0x0e, 0x10, 58, 4, 0, 0, 7, 8, 255];
+        assert!(!AppParser::parse(
+            &mut s,
+            Dir::ToClient,
+            &message(BOOTP_REPLY, &opts)
+        ));
+        let p: &dyn AppParser = &s;
+        let m = |i: usize, v: &str| {
+            (PROTOCOL.keywords[i].setup)(Some(v))
+                .unwrap()
+                .matches(p, 0, Dir::ToClient)
+        };
+        assert_eq!(m(0, "3600"), Some(true));
+        assert_eq!(m(0, ">3600"), Some(false));
+        assert_eq!(m(1, "0"), Some(false), "no rebinding time option");
+        assert_eq!(m(2, "1000-2000"), Some(true));
+        assert!((PROTOCOL.keywords[0].setup)(Some("abc")).is_err());
     }
 
     #[test]

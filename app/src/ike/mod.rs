@@ -29,8 +29,11 @@ use ipsec_parser::{
 use shrike_output::JsonWriter;
 
 use crate::anomaly::AppAnomaly;
+use crate::common::kw::{PredKw, UintKw};
 use crate::common::txlist::{log_all, Tx, TxList};
-use crate::registry::{AppParser, BufferDesc, Detect, LogCtx, ParserConfig, Probe, Protocol};
+use crate::registry::{
+    AppParser, BufferDesc, Detect, KeywordDesc, LogCtx, ParserConfig, Probe, Protocol, TxMatch,
+};
 use crate::Dir;
 
 /// Most live transactions per flow (they are freed once logged).
@@ -103,8 +106,87 @@ pub static PROTOCOL: Protocol = Protocol {
         },
     ],
     events: EVENT_NAMES,
+    keywords: &[
+        KeywordDesc {
+            name: "ike.exchtype",
+            dir: None,
+            setup: |v| {
+                UintKw::setup(v, u64::from(u8::MAX), "ike.exchtype", |p, tx| {
+                    ike_tx(p, tx).map(|t| u64::from(t.exchange_type()))
+                })
+            },
+        },
+        KeywordDesc {
+            name: "ike.chosen_sa_attribute",
+            dir: Some(Dir::ToClient),
+            setup: chosen_sa_setup,
+        },
+        KeywordDesc {
+            name: "ike.key_exchange_payload_length",
+            dir: None,
+            setup: |v| {
+                UintKw::setup(
+                    v,
+                    u64::from(u32::MAX),
+                    "ike.key_exchange_payload_length",
+                    |p, tx| ike_tx(p, tx)?.key_exchange().map(|k| k.len() as u64),
+                )
+            },
+        },
+        KeywordDesc {
+            name: "ike.nonce_payload_length",
+            dir: None,
+            setup: |v| {
+                UintKw::setup(
+                    v,
+                    u64::from(u32::MAX),
+                    "ike.nonce_payload_length",
+                    |p, tx| ike_tx(p, tx)?.nonce().map(|k| k.len() as u64),
+                )
+            },
+        },
+    ],
     generic_stats: true,
 };
+
+fn ike_tx(p: &dyn AppParser, tx: u64) -> Option<&IkeTx> {
+    Some(&p.as_any().downcast_ref::<IkeState>()?.tx(tx)?.data)
+}
+
+/// Attributes `ike.chosen_sa_attribute` accepts (Suricata 7's list).
+const CHOSEN_SA_NAMES: &[&str] = &[
+    "alg_enc",
+    "alg_hash",
+    "alg_auth",
+    "alg_dh",
+    "sa_group_type",
+    "sa_life_type",
+    "sa_life_duration",
+    "alg_prf",
+    "sa_key_length",
+    "sa_field_size",
+];
+
+/// `ike.chosen_sa_attribute:<name>=<u32>`.
+fn chosen_sa_setup(v: Option<&str>) -> Result<Box<dyn TxMatch>, String> {
+    let v = v.ok_or("ike.chosen_sa_attribute needs a value")?;
+    let bad = || format!("invalid ike.chosen_sa_attribute value `{v}`");
+    let (name, val) = v.split_once('=').ok_or_else(bad)?;
+    let name = CHOSEN_SA_NAMES
+        .iter()
+        .copied()
+        .find(|n| *n == name.trim())
+        .ok_or_else(bad)?;
+    let val = val.trim();
+    if val.is_empty() || !val.bytes().all(|c| c.is_ascii_digit()) {
+        return Err(bad());
+    }
+    let n: u32 = val.parse().map_err(|_| bad())?;
+    Ok(Box::new(PredKw {
+        arg: (name, n),
+        pred: |(name, n), p, tx| ike_tx(p, tx).and_then(|t| t.sa_attribute(name)) == Some(*n),
+    }))
+}
 
 /// Suricata's IKE probing parser.
 pub fn probe(_dir: Dir, data: &[u8]) -> Probe {
@@ -766,6 +848,35 @@ mod tests {
             "{j}"
         );
         assert_eq!(t.events, 0);
+    }
+
+    #[test]
+    fn keywords_exchtype_chosen_sa_and_lengths() {
+        let transform = [0u8, 0, 0, 12, 1, 1, 0, 0, 0x80, 0x01, 0x00, 0x07];
+        let mut proposal = vec![0u8, 0, 0, 20, 1, 1, 0, 1];
+        proposal.extend_from_slice(&transform);
+        let mut sa = vec![10u8, 0, 0, 32, 0, 0, 0, 1, 0, 0, 0, 1];
+        sa.extend_from_slice(&proposal);
+        let nonce = [0u8, 0, 0, 8, 1, 2, 3, 4];
+        let mut d = header(1, 2, 0, 1, 0);
+        d.extend_from_slice(&sa);
+        d.extend_from_slice(&nonce);
+        let mut s = IkeState::default();
+        assert!(!AppParser::parse(&mut s, Dir::ToClient, &d));
+        let p: &dyn AppParser = &s;
+        let kw = |name: &str, v: &str| {
+            let k = PROTOCOL.keywords.iter().find(|k| k.name == name).unwrap();
+            (k.setup)(Some(v)).map(|m| m.matches(p, 0, Dir::ToClient))
+        };
+        assert_eq!(kw("ike.exchtype", "2"), Ok(Some(true)));
+        assert_eq!(kw("ike.chosen_sa_attribute", "alg_enc=7"), Ok(Some(true)));
+        assert_eq!(
+            kw("ike.chosen_sa_attribute", "alg_enc = 5"),
+            Ok(Some(false))
+        );
+        assert!(kw("ike.chosen_sa_attribute", "nope=1").is_err());
+        assert_eq!(kw("ike.nonce_payload_length", "4"), Ok(Some(true)));
+        assert_eq!(kw("ike.key_exchange_payload_length", ">0"), Ok(Some(false)));
     }
 
     #[test]

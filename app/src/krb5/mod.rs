@@ -13,7 +13,7 @@
 //!   per direction.
 //! * Events (Suricata's names): `malformed_data` (on the flow's last transaction),
 //!   `weak_encryption` (a reply encrypted with an algorithm other than AES or Camellia).
-//! * EVE `krb5` record per transaction, the same object in alerts.
+//! * EVE `krb5` record per transaction (alerts carry no `krb5` object, as in Suricata 7).
 //! * Rules: `alert krb5`, `krb5.cname` / `krb5.sname` (multi-buffers, to client),
 //!   `app-layer-event:krb5.<event>`; the integer keywords read [`Krb5Tx`].
 
@@ -26,8 +26,11 @@ use kerberos_parser::krb5_parser;
 use shrike_output::JsonWriter;
 
 use crate::anomaly::AppAnomaly;
+use crate::common::kw::PredKw;
 use crate::common::txlist::{log_all, Tx, TxList};
-use crate::registry::{AppParser, BufferDesc, Detect, LogCtx, ParserConfig, Probe, Protocol};
+use crate::registry::{
+    AppParser, BufferDesc, Detect, KeywordDesc, LogCtx, ParserConfig, Probe, Protocol, TxMatch,
+};
 use crate::Dir;
 
 /// Most live transactions per flow.
@@ -63,8 +66,126 @@ pub static PROTOCOL: Protocol = Protocol {
         },
     ],
     events: EVENT_NAMES,
+    keywords: &[
+        KeywordDesc {
+            name: "krb5_msg_type",
+            dir: None,
+            setup: msg_type_setup,
+        },
+        KeywordDesc {
+            name: "krb5_err_code",
+            dir: None,
+            setup: err_code_setup,
+        },
+        KeywordDesc {
+            name: "krb5.ticket_encryption",
+            dir: Some(Dir::ToClient),
+            setup: ticket_encryption_setup,
+        },
+    ],
     generic_stats: true,
 };
+
+fn krb_tx(p: &dyn AppParser, tx: u64) -> Option<&Krb5Tx> {
+    Some(&p.as_any().downcast_ref::<Krb5State>()?.tx(tx)?.data)
+}
+
+/// The value of `krb5_msg_type` / `krb5_err_code`: one token (Suricata's regex), optionally
+/// quoted.
+fn single_token(v: Option<&str>, kw: &str) -> Result<String, String> {
+    let v = v.ok_or_else(|| format!("{kw} needs a value"))?.trim();
+    let t = v
+        .strip_prefix('"')
+        .and_then(|x| x.strip_suffix('"'))
+        .unwrap_or(v);
+    if t.is_empty()
+        || !t
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_'))
+    {
+        return Err(format!("invalid {kw} value `{v}`"));
+    }
+    Ok(t.to_string())
+}
+
+/// `krb5_msg_type:N`: a decimal u8, equal to the message type (Suricata 7 takes no names).
+fn msg_type_setup(v: Option<&str>) -> Result<Box<dyn TxMatch>, String> {
+    let t = single_token(v, "krb5_msg_type")?;
+    let n: u8 = t
+        .parse()
+        .map_err(|_| format!("invalid krb5_msg_type value `{t}`"))?;
+    Ok(Box::new(PredKw {
+        arg: u32::from(n),
+        pred: |n, p, tx| krb_tx(p, tx).is_some_and(|t| t.msg_type == *n),
+    }))
+}
+
+/// `krb5_err_code:N`: a decimal i32, equal to a KRB-ERROR's code.
+fn err_code_setup(v: Option<&str>) -> Result<Box<dyn TxMatch>, String> {
+    let t = single_token(v, "krb5_err_code")?;
+    let n: i32 = t
+        .parse()
+        .map_err(|_| format!("invalid krb5_err_code value `{t}`"))?;
+    Ok(Box::new(PredKw {
+        arg: n,
+        pred: |n, p, tx| krb_tx(p, tx).is_some_and(|t| t.error_code == Some(*n)),
+    }))
+}
+
+/// `krb5.ticket_encryption`: the ticket's encryption type.
+#[derive(Debug)]
+enum TicketEnc {
+    /// `weak` / `!weak`.
+    Weak(bool),
+    /// A list of types (names as Suricata spells them, or numbers).
+    List(Vec<i32>),
+}
+
+/// An encryption type name (`aes256-cts-hmac-sha1-96`, `rc4-hmac`, ...) or number.
+fn etype_from_name(s: &str) -> Option<i32> {
+    if let Ok(n) = s.parse::<i32>() {
+        return Some(n);
+    }
+    // The crate's own names (its Debug form), the names Suricata's parser accepts.
+    (-256..=256).find(|&e| format!("{:?}", EncryptionType(e)) == s)
+}
+
+fn ticket_encryption_setup(v: Option<&str>) -> Result<Box<dyn TxMatch>, String> {
+    let v = v.ok_or("krb5.ticket_encryption needs a value")?;
+    let bad = || format!("invalid krb5.ticket_encryption value `{v}`");
+    let t = v.trim_matches(' ');
+    let arg = match t {
+        "weak" => TicketEnc::Weak(true),
+        "!weak" => TicketEnc::Weak(false),
+        _ => {
+            let mut list = Vec::new();
+            // Items are separated by commas and/or blanks (Suricata's `many1` of
+            // `[ ]name[ ][,]`).
+            for item in t.split([',', ' ']).filter(|x| !x.is_empty()) {
+                if !item.chars().all(|c| c.is_alphanumeric() || c == '-') {
+                    return Err(bad());
+                }
+                list.push(etype_from_name(item).ok_or_else(bad)?);
+            }
+            if list.is_empty() {
+                return Err(bad());
+            }
+            TicketEnc::List(list)
+        }
+    };
+    Ok(Box::new(PredKw {
+        arg,
+        pred: |a, p, tx| {
+            let Some(e) = krb_tx(p, tx).and_then(|t| t.ticket_etype) else {
+                return false;
+            };
+            match a {
+                TicketEnc::Weak(w) => weak_encryption(e) == *w,
+                TicketEnc::List(l) => l.contains(&e),
+            }
+        },
+    }))
+}
 
 /// Suricata's KRB5 probing parser (UDP, and TCP after the record mark).
 pub fn probe(_dir: Dir, data: &[u8]) -> Probe {
@@ -396,15 +517,7 @@ impl AppParser for Krb5State {
         self.txs.drain_events(from, EVENT_NAMES, f);
     }
 
-    fn alert_members(&self, tx: u64, w: &mut JsonWriter) -> bool {
-        let Some(t) = self.txs.get(tx) else {
-            return false;
-        };
-        w.open_object("krb5");
-        write_krb5(&t.data, w);
-        w.close();
-        true
-    }
+    // Suricata 7 puts no `krb5` object in alerts (its alert logger has no case for it).
 
     fn as_any(&self) -> &dyn Any {
         self
@@ -487,6 +600,27 @@ mod tests {
             assert!(!AppParser::parse(&mut s, Dir::ToClient, c));
         }
         assert_eq!(s.tx_count(), 1);
+    }
+
+    #[test]
+    fn keywords_msg_type_err_code_ticket_encryption() {
+        let mut s = Krb5State::new(false);
+        assert!(!AppParser::parse(&mut s, Dir::ToClient, &krb_error()));
+        let p: &dyn AppParser = &s;
+        let m = |kw: fn(Option<&str>) -> Result<Box<dyn TxMatch>, String>, v: &str| {
+            kw(Some(v)).map(|k| k.matches(p, 0, Dir::ToClient))
+        };
+        assert_eq!(m(msg_type_setup, "30"), Ok(Some(true)));
+        assert_eq!(m(msg_type_setup, "\"11\""), Ok(Some(false)));
+        assert!(m(msg_type_setup, "KRB_ERROR").is_err());
+        assert_eq!(m(err_code_setup, "25"), Ok(Some(true)));
+        assert_eq!(m(err_code_setup, "24"), Ok(Some(false)));
+        // A KRB-ERROR has no ticket.
+        assert_eq!(m(ticket_encryption_setup, "weak"), Ok(Some(false)));
+        assert!(ticket_encryption_setup(Some("rc4-hmac, 18 -128")).is_ok());
+        assert!(ticket_encryption_setup(Some("no-such-cipher")).is_err());
+        assert_eq!(etype_from_name("aes256-cts-hmac-sha1-96"), Some(18));
+        assert_eq!(etype_from_name("rc4-hmac"), Some(23));
     }
 
     #[test]

@@ -41,6 +41,7 @@ pub static PROTOCOL: Protocol = Protocol {
     new_parser,
     buffers: &[],
     events: EVENT_NAMES,
+    keywords: &[],
     generic_stats: true,
 };
 

@@ -24,8 +24,11 @@ use snmp_parser::{
 };
 
 use crate::anomaly::AppAnomaly;
+use crate::common::kw::{PredKw, UintKw};
 use crate::common::txlist::{log_all, Tx, TxList};
-use crate::registry::{AppParser, BufferDesc, Detect, LogCtx, ParserConfig, Probe, Protocol};
+use crate::registry::{
+    AppParser, BufferDesc, Detect, KeywordDesc, LogCtx, ParserConfig, Probe, Protocol, TxMatch,
+};
 use crate::Dir;
 
 /// Most live transactions per flow (they are freed once logged).
@@ -63,8 +66,46 @@ pub static PROTOCOL: Protocol = Protocol {
         },
     ],
     events: EVENT_NAMES,
+    keywords: &[
+        KeywordDesc {
+            name: "snmp.version",
+            dir: None,
+            setup: version_setup,
+        },
+        KeywordDesc {
+            name: "snmp.pdu_type",
+            dir: None,
+            setup: pdu_type_setup,
+        },
+    ],
     generic_stats: true,
 };
+
+fn snmp_tx(p: &dyn AppParser, tx: u64) -> Option<&SnmpTx> {
+    Some(&p.as_any().downcast_ref::<SnmpState>()?.tx(tx)?.data)
+}
+
+/// `snmp.version`: Suricata's u32 syntax on the transaction's version.
+fn version_setup(v: Option<&str>) -> Result<Box<dyn TxMatch>, String> {
+    UintKw::setup(v, u64::from(u32::MAX), "snmp.version", |p, tx| {
+        snmp_tx(p, tx).map(|t| u64::from(t.version))
+    })
+}
+
+/// `snmp.pdu_type:N`: a decimal number, equal to the PDU type (Suricata 7: no other
+/// operators; an encrypted PDU has none).
+fn pdu_type_setup(v: Option<&str>) -> Result<Box<dyn TxMatch>, String> {
+    let v = v.ok_or("snmp.pdu_type needs a value")?.trim();
+    let n: u32 = v
+        .parse()
+        .ok()
+        .filter(|_| v.bytes().all(|c| c.is_ascii_digit()))
+        .ok_or_else(|| format!("invalid snmp.pdu_type value `{v}`"))?;
+    Ok(Box::new(PredKw {
+        arg: n,
+        pred: |n, p, tx| snmp_tx(p, tx).is_some_and(|t| t.pdu_type.unwrap_or(u32::MAX) == *n),
+    }))
+}
 
 /// The SNMP version (1, 2 or 3) an envelope announces, if it looks like SNMP.
 fn envelope_version(data: &[u8]) -> Result<u32, bool> {
@@ -402,6 +443,22 @@ mod tests {
         assert!(AppParser::parse(&mut s, Dir::ToServer, &V1_GET[..20]));
         assert!(s.tx(1).unwrap().has(0));
         assert_eq!(s.tx_count(), 2);
+    }
+
+    #[test]
+    fn keywords_version_and_pdu_type() {
+        let mut s = SnmpState::default();
+        assert!(!AppParser::parse(&mut s, Dir::ToServer, V1_GET));
+        let p: &dyn AppParser = &s;
+        let m = |kw: fn(Option<&str>) -> Result<Box<dyn TxMatch>, String>, v: &str| {
+            kw(Some(v)).unwrap().matches(p, 0, Dir::ToServer)
+        };
+        assert_eq!(m(version_setup, "<3"), Some(true));
+        assert_eq!(m(version_setup, "2"), Some(false));
+        assert_eq!(m(pdu_type_setup, "0"), Some(true));
+        assert_eq!(m(pdu_type_setup, "1"), Some(false));
+        assert!(pdu_type_setup(Some(">1")).is_err());
+        assert!(version_setup(Some("x")).is_err());
     }
 
     #[test]
