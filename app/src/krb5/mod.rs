@@ -607,7 +607,7 @@ mod tests {
         let mut s = Krb5State::new(false);
         assert!(!AppParser::parse(&mut s, Dir::ToClient, &krb_error()));
         let p: &dyn AppParser = &s;
-        let m = |kw: fn(Option<&str>) -> Result<Box<dyn TxMatch>, String>, v: &str| {
+        let m = |kw: crate::registry::KeywordSetup, v: &str| {
             kw(Some(v)).map(|k| k.matches(p, 0, Dir::ToClient))
         };
         assert_eq!(m(msg_type_setup, "30"), Ok(Some(true)));

@@ -450,7 +450,7 @@ mod tests {
         let mut s = SnmpState::default();
         assert!(!AppParser::parse(&mut s, Dir::ToServer, V1_GET));
         let p: &dyn AppParser = &s;
-        let m = |kw: fn(Option<&str>) -> Result<Box<dyn TxMatch>, String>, v: &str| {
+        let m = |kw: crate::registry::KeywordSetup, v: &str| {
             kw(Some(v)).unwrap().matches(p, 0, Dir::ToServer)
         };
         assert_eq!(m(version_setup, "<3"), Some(true));
