@@ -210,7 +210,7 @@ fn new_parser(_cfg: &ParserConfig, _tcp: bool) -> Box<dyn AppParser> {
 }
 
 /// One IKE message.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct IkeTx {
     /// 1 or 2.
     pub version: u8,
@@ -231,6 +231,26 @@ pub struct IkeTx {
     /// IKEv2 transforms the responder chose in this message: (type, id) with type 1 enc,
     /// 2 prf, 3 auth, 4 dh, 5 esn.
     pub v2_chosen: Vec<(u8, u16)>,
+    /// The direction Suricata parses the message in (the flow's direction, after the
+    /// reversal its probe can ask for; see [`IkeState::parse_msg`]).
+    pub sem_dir: Dir,
+}
+
+impl Default for IkeTx {
+    fn default() -> Self {
+        IkeTx {
+            version: 0,
+            hdr: v1::IsakmpHeader::default(),
+            spi_initiator: String::new(),
+            spi_responder: String::new(),
+            v1: None,
+            v2_payloads: Vec::new(),
+            v2_notify: Vec::new(),
+            v2_errors: 0,
+            v2_chosen: Vec::new(),
+            sem_dir: Dir::ToServer,
+        }
+    }
 }
 
 impl IkeTx {
@@ -338,6 +358,10 @@ pub struct IkeState {
     /// IKEv1 responder.
     pub server: V1Side,
     v2: V2Chosen,
+    /// The first to-client datagram was seen (Suricata probes each direction once).
+    tc_probed: bool,
+    /// Suricata reversed the flow on that probe: directions are swapped from then on.
+    swapped: bool,
 }
 
 impl Default for IkeState {
@@ -348,6 +372,8 @@ impl Default for IkeState {
             client: V1Side::default(),
             server: V1Side::default(),
             v2: V2Chosen::default(),
+            tc_probed: false,
+            swapped: false,
         }
     }
 }
@@ -372,11 +398,29 @@ impl IkeState {
         }
     }
 
-    /// One datagram; false when it is not IKE (a parser error).
-    pub fn parse_msg(&mut self, dir: Dir, data: &[u8]) -> bool {
+    /// One datagram going `dir` in the flow; false when it is not IKE (a parser error).
+    ///
+    /// Suricata probes the first datagram of each direction; when the to-client one is IKE
+    /// with a zero responder SPI (an initiator's message), its probe reverses the flow and
+    /// from that datagram on Suricata parses every message in the other direction. Records
+    /// keep the packet's own addresses; the client/server bookkeeping follows Suricata.
+    pub fn parse_msg(&mut self, pkt_dir: Dir, data: &[u8]) -> bool {
         if data.is_empty() {
             return true;
         }
+        if pkt_dir == Dir::ToClient && !self.tc_probed {
+            self.tc_probed = true;
+            if probe(pkt_dir, data) == Probe::Yes
+                && v1::parse_header(data).is_some_and(|(h, _)| h.resp_spi == 0)
+            {
+                self.swapped = true;
+            }
+        }
+        let dir = match (self.swapped, pkt_dir) {
+            (false, d) => d,
+            (true, Dir::ToServer) => Dir::ToClient,
+            (true, Dir::ToClient) => Dir::ToServer,
+        };
         let Some((h, rest)) = v1::parse_header(data) else {
             return false;
         };
@@ -385,21 +429,22 @@ impl IkeState {
             hdr: h,
             spi_initiator: format!("{:016x}", h.init_spi),
             spi_responder: format!("{:016x}", h.resp_spi),
+            sem_dir: dir,
             ..IkeTx::default()
         };
         match h.maj_ver {
-            1 => self.v1(dir, rest, tx),
+            1 => self.v1(pkt_dir, dir, rest, tx),
             2 => {
                 let mut ev = Vec::new();
                 self.v2(dir, rest, &mut tx, &mut ev);
-                self.txs.push_raised(dir, &ev, tx);
+                self.txs.push_raised(pkt_dir, &ev, tx);
             }
             _ => return false,
         }
         true
     }
 
-    fn v1(&mut self, dir: Dir, rest: &[u8], mut tx: IkeTx) {
+    fn v1(&mut self, pkt_dir: Dir, dir: Dir, rest: &[u8], mut tx: IkeTx) {
         let encrypted = tx.hdr.flags & 0x01 != 0;
         let mut p = v1::V1Payloads::default();
         p.types.push(tx.hdr.next_payload);
@@ -442,7 +487,7 @@ impl IkeState {
             }
         }
         tx.v1 = Some(p);
-        self.txs.push(dir, 0, tx);
+        self.txs.push(pkt_dir, 0, tx);
     }
 
     fn v2(&mut self, dir: Dir, rest: &[u8], tx: &mut IkeTx, ev: &mut Vec<u8>) {
@@ -609,7 +654,7 @@ impl IkeState {
                 Self::add_attributes(&self.server.transform, w);
             }
             let transforms = tx.v1.as_ref().map_or(&[][..], |p| &p.transforms[..]);
-            if t.dir == Dir::ToClient && transforms.len() > 1 {
+            if tx.sem_dir == Dir::ToClient && transforms.len() > 1 {
                 w.open_array("server_proposals");
                 for tr in transforms {
                     w.start_object();
@@ -680,7 +725,7 @@ impl IkeState {
                     w.set_str("nonce_payload", &side.nonce);
                     w.set_u64("nonce_payload_length", side.nonce.len() as u64 / 2);
                 }
-                if key == "client" && t.dir == Dir::ToServer {
+                if key == "client" && tx.sem_dir == Dir::ToServer {
                     if let Some(p) = tx.v1.as_ref().filter(|p| !p.transforms.is_empty()) {
                         w.open_array("proposals");
                         for tr in &p.transforms {
