@@ -175,6 +175,16 @@ pub struct AppStats {
     pub txs: [u64; MAX_PROTOCOLS],
     /// ... flows whose parser gave up (`app_layer.error.<name>.parser`).
     pub parser_errors: [u64; MAX_PROTOCOLS],
+    /// The same three for the UDP flows of protocols detected on both transports (Suricata
+    /// names those counters `<name>_tcp` and `<name>_udp`, e.g. `krb5_udp`); the arrays
+    /// above then hold their TCP flows.
+    pub udp: [[u64; 3]; MAX_PROTOCOLS],
+}
+
+/// Whether protocol `p` is counted per transport (`<name>_tcp` / `<name>_udp`): it is
+/// detected on both.
+fn per_transport(p: &crate::registry::Protocol) -> bool {
+    !matches!(p.tcp, Detect::None) && !matches!(p.udp, Detect::None)
 }
 
 impl AppStats {
@@ -196,16 +206,26 @@ impl AppStats {
             if !p.generic_stats {
                 continue;
             }
-            for (kind, v) in [
-                ("flow", self.flows[i]),
-                ("tx", self.txs[i]),
-                ("error", self.parser_errors[i]),
+            let both = per_transport(p);
+            for (kind, v, suffix) in [
+                ("flow", self.flows[i], "_tcp"),
+                ("tx", self.txs[i], "_tcp"),
+                ("error", self.parser_errors[i], "_tcp"),
+                ("flow", self.udp[i][0], "_udp"),
+                ("tx", self.udp[i][1], "_udp"),
+                ("error", self.udp[i][2], "_udp"),
             ] {
+                if suffix == "_udp" && !both {
+                    continue;
+                }
                 name.clear();
                 name.push_str("app_layer.");
                 name.push_str(kind);
                 name.push('.');
                 name.push_str(p.name);
+                if both {
+                    name.push_str(suffix);
+                }
                 if kind == "error" {
                     name.push_str(".parser");
                 }
@@ -231,6 +251,9 @@ impl AppStats {
             self.flows[i] += o.flows[i];
             self.txs[i] += o.txs[i];
             self.parser_errors[i] += o.parser_errors[i];
+            for k in 0..3 {
+                self.udp[i][k] += o.udp[i][k];
+            }
         }
     }
 
@@ -242,6 +265,9 @@ impl AppStats {
             AppProto::DNS if tcp => &mut self.flow_dns_tcp,
             AppProto::DNS => &mut self.flow_dns_udp,
             p => match p.index() {
+                Some(i) if !tcp && PROTOCOLS.get(i).is_some_and(|d| per_transport(d)) => {
+                    &mut self.udp[i][0]
+                }
                 Some(i) => &mut self.flows[i],
                 None => return,
             },
@@ -483,7 +509,11 @@ impl AppLayer {
             AppProto::TLS => self.stats.error_tls_parser += 1,
             p => {
                 if let Some(i) = p.index() {
-                    self.stats.parser_errors[i] += 1;
+                    if f.ip_proto == 17 && PROTOCOLS.get(i).is_some_and(|d| per_transport(d)) {
+                        self.stats.udp[i][2] += 1;
+                    } else {
+                        self.stats.parser_errors[i] += 1;
+                    }
                 }
             }
         }
@@ -610,7 +640,11 @@ impl AppLayer {
             AppProto::DNS | AppProto::TLS => {}
             p => {
                 if let Some(i) = p.index() {
-                    self.stats.txs[i] += n;
+                    if f.ip_proto == 17 && PROTOCOLS.get(i).is_some_and(|d| per_transport(d)) {
+                        self.stats.udp[i][1] += n;
+                    } else {
+                        self.stats.txs[i] += n;
+                    }
                 }
             }
         }
