@@ -359,7 +359,15 @@ fn probe(ctx: &FlowCtx, dir: Dir, data: &[u8], tcp: bool) -> Found {
         let Detect::Port(f) = detect(p) else {
             continue;
         };
-        if !on_port(p.ports, ctx) {
+        // Suricata registers these probing parsers for the flow's destination port only
+        // (`detection-ports: dp`): a UDP flow whose first datagram comes from the service
+        // port is not probed. DNS keeps either port here.
+        let port_ok = if tcp || AppProto::from_index(i) == AppProto::DNS {
+            on_port(p.ports, ctx)
+        } else {
+            p.ports.contains(&ctx.server_port)
+        };
+        if !port_ok {
             continue;
         }
         if let Some(found) = verdict(i, f(dir, data)) {
@@ -805,6 +813,25 @@ mod tests {
         al.on_udp(&mut f2, &ctx(5555, 5353, 17), Dir::ToServer, &q);
         al.on_udp(&mut f2, &ctx(5555, 5353, 17), Dir::ToClient, &q);
         assert_eq!(f2.unwrap().proto, AppProto::FAILED);
+    }
+
+    #[test]
+    fn udp_probing_parsers_run_on_the_server_port_only() {
+        // SNMPv1 get-request.
+        let m = [
+            0x30, 0x26, 0x02, 0x01, 0x00, 0x04, 0x06, b'p', b'u', b'b', b'l', b'i', b'c', 0xa0,
+            0x19, 0x02, 0x01, 0x01, 0x02, 0x01, 0x00, 0x02, 0x01, 0x00, 0x30, 0x0e, 0x30, 0x0c,
+            0x06, 0x08, 0x2b, 0x06, 0x01, 0x02, 0x01, 0x01, 0x05, 0x00, 0x05, 0x00,
+        ];
+        let mut al = AppLayer::new();
+        let mut f = None;
+        al.on_udp(&mut f, &ctx(40000, 161, 17), Dir::ToServer, &m);
+        assert_eq!(f.as_ref().unwrap().proto.name(), "snmp");
+        // The flow's first datagram comes from port 161: Suricata does not probe it.
+        let mut f = None;
+        al.on_udp(&mut f, &ctx(161, 40000, 17), Dir::ToServer, &m);
+        al.on_udp(&mut f, &ctx(161, 40000, 17), Dir::ToClient, &m);
+        assert_eq!(f.unwrap().proto, AppProto::FAILED);
     }
 
     #[test]
