@@ -131,6 +131,17 @@ fn app_layer(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) {
     if get(tree, &format!("{BASE}.server-config")).is_some() {
         ignored.push(format!("{BASE}.server-config"));
     }
+    // `app-layer.protocols.<name>.enabled: no | detection-only`.
+    if let Some(Value::Object(m)) = get(tree, "app-layer.protocols") {
+        for (name, node) in m {
+            let mode = match node.get("enabled") {
+                Some(Value::String(s)) if s == "detection-only" => "detection-only",
+                Some(v) if !v.is_null() && !truthy(v) => "no",
+                _ => continue,
+            };
+            out["detect"]["app-layer"]["enabled"][name] = Value::String(mode.into());
+        }
+    }
 }
 
 fn get<'a>(v: &'a Value, path: &str) -> Option<&'a Value> {

@@ -331,8 +331,16 @@ fn on_port(ports: &[u16], ctx: &FlowCtx) -> bool {
 /// Suricata-style detection: content patterns on any port (the protocols whose ports match
 /// the server port first, then the rest, each group in registry order), then the probing
 /// parsers of the protocols registered for either port.
-fn probe(ctx: &FlowCtx, dir: Dir, data: &[u8], tcp: bool) -> Found {
-    let detect = |p: &crate::registry::Protocol| if tcp { p.tcp } else { p.udp };
+fn probe(ctx: &FlowCtx, dir: Dir, data: &[u8], tcp: bool, modes: &[u8; MAX_PROTOCOLS]) -> Found {
+    let detect = |i: usize, p: &crate::registry::Protocol| {
+        if modes.get(i) == Some(&crate::registry::MODE_DISABLED) {
+            Detect::None
+        } else if tcp {
+            p.tcp
+        } else {
+            p.udp
+        }
+    };
     let mut need_more = false;
     let mut verdict = |i: usize, r: Probe| match r {
         Probe::Yes => Some(Found::Proto(AppProto::from_index(i))),
@@ -344,7 +352,7 @@ fn probe(ctx: &FlowCtx, dir: Dir, data: &[u8], tcp: bool) -> Found {
     };
     for own_port in [true, false] {
         for (i, p) in PROTOCOLS.iter().enumerate() {
-            let Detect::Pattern(f) = detect(p) else {
+            let Detect::Pattern(f) = detect(i, p) else {
                 continue;
             };
             if p.ports.contains(&ctx.server_port) != own_port {
@@ -356,7 +364,7 @@ fn probe(ctx: &FlowCtx, dir: Dir, data: &[u8], tcp: bool) -> Found {
         }
     }
     for (i, p) in PROTOCOLS.iter().enumerate() {
-        let Detect::Port(f) = detect(p) else {
+        let Detect::Port(f) = detect(i, p) else {
             continue;
         };
         // Suricata registers these probing parsers for the flow's destination port only
@@ -396,14 +404,25 @@ impl AppLayer {
     /// A context with the given parser settings.
     pub fn with_config(http: std::sync::Arc<HttpConfig>, dns: DnsConfig, tls: TlsConfig) -> Self {
         AppLayer {
-            cfg: ParserConfig { http, dns, tls },
+            cfg: ParserConfig {
+                http,
+                dns,
+                tls,
+                ..ParserConfig::default()
+            },
             ..Self::new()
         }
     }
 
     fn start(&mut self, f: &mut AppFlow, proto: AppProto, tcp: bool) {
         f.proto = proto;
-        f.state = proto.protocol().map(|p| (p.new_parser)(&self.cfg, tcp));
+        let parse = proto
+            .index()
+            .is_none_or(|i| self.cfg.modes.get(i) != Some(&crate::registry::MODE_DETECTION_ONLY));
+        f.state = proto
+            .protocol()
+            .filter(|_| parse)
+            .map(|p| (p.new_parser)(&self.cfg, tcp));
         self.stats.flow(proto, tcp, false);
     }
 
@@ -448,14 +467,14 @@ impl AppLayer {
                 let d = di(dir);
                 let first = f.probe_buf[d].is_empty();
                 let found = if f.probe_buf[d].is_empty() {
-                    probe(ctx, dir, data, true)
+                    probe(ctx, dir, data, true, &self.cfg.modes)
                 } else {
                     let mut b = std::mem::take(&mut f.probe_buf[d]);
                     b.extend_from_slice(
                         data.get(..PROBE_MAX.saturating_sub(b.len()))
                             .unwrap_or(data),
                     );
-                    let r = probe(ctx, dir, &b, true);
+                    let r = probe(ctx, dir, &b, true, &self.cfg.modes);
                     f.probe_buf[d] = b;
                     r
                 };
@@ -483,7 +502,11 @@ impl AppLayer {
                         }
                         self.count_parser_error(f, err);
                     }
-                    Found::No if first && ctx.midstream && reverse_fits(f, ctx, dir, data) => {
+                    Found::No
+                        if first
+                            && ctx.midstream
+                            && reverse_fits(f, ctx, dir, data, &self.cfg.modes) =>
+                    {
                         f.reversed = true;
                         f.detect.swap(0, 1);
                         f.probe_buf.swap(0, 1);
@@ -565,7 +588,7 @@ impl AppLayer {
                     return;
                 }
                 let first = f.proto == AppProto::UNKNOWN;
-                if let Found::Proto(p) = probe(ctx, dir, payload, false) {
+                if let Found::Proto(p) = probe(ctx, dir, payload, false, &self.cfg.modes) {
                     self.start(f, p, false);
                     if !first {
                         self.stats.flow(p, false, true);
@@ -662,7 +685,13 @@ impl AppLayer {
 /// Whether `data`, seen first in `dir` of a midstream flow, fits a protocol as the other
 /// direction while that direction has seen nothing yet (Suricata's reverse-direction
 /// pattern match for midstream sessions).
-fn reverse_fits(f: &AppFlow, ctx: &FlowCtx, dir: Dir, data: &[u8]) -> bool {
+fn reverse_fits(
+    f: &AppFlow,
+    ctx: &FlowCtx,
+    dir: Dir,
+    data: &[u8],
+    modes: &[u8; MAX_PROTOCOLS],
+) -> bool {
     let other = match dir {
         Dir::ToServer => Dir::ToClient,
         Dir::ToClient => Dir::ToServer,
@@ -676,7 +705,7 @@ fn reverse_fits(f: &AppFlow, ctx: &FlowCtx, dir: Dir, data: &[u8]) -> bool {
         server_port: ctx.client_port,
         ..*ctx
     };
-    matches!(probe(&rctx, other, data, true), Found::Proto(_))
+    matches!(probe(&rctx, other, data, true, modes), Found::Proto(_))
 }
 
 /// Feed data to the flow's parser. Returns `true` when the parser gave up on this data

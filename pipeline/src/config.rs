@@ -37,6 +37,9 @@ pub struct AppLayerSettings {
     /// HTTP parser (Suricata's `app-layer.protocols.http.libhtp.default-config`): body
     /// limits and inspection sizes, decompression layers, URI decoding, field limits.
     pub http: shrike_app::http::HttpConfig,
+    /// `app-layer.protocols.<name>.enabled` values other than yes, by protocol name:
+    /// `no` (neither detected nor parsed) or `detection-only` (detected, not parsed).
+    pub enabled: std::collections::BTreeMap<String, String>,
 }
 
 /// The whole sensor configuration. Every section has built-in defaults, so no file at all works.
