@@ -135,6 +135,17 @@ fn app_layer(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) {
     if get(tree, &format!("{BASE}.server-config")).is_some() {
         ignored.push(format!("{BASE}.server-config"));
     }
+    // `app-layer.protocols.<name>.enabled: no | detection-only`.
+    if let Some(Value::Object(m)) = get(tree, "app-layer.protocols") {
+        for (name, node) in m {
+            let mode = match node.get("enabled") {
+                Some(Value::String(s)) if s == "detection-only" => "detection-only",
+                Some(v) if !v.is_null() && !truthy(v) => "no",
+                _ => continue,
+            };
+            out["detect"]["app-layer"]["enabled"][name] = Value::String(mode.into());
+        }
+    }
 }
 
 fn get<'a>(v: &'a Value, path: &str) -> Option<&'a Value> {
@@ -302,7 +313,7 @@ fn eve_alert_options(body: &Value, out: &mut Value) {
             let Some((name, opts)) = t.as_object().and_then(|m| m.iter().next()) else {
                 continue;
             };
-            if name == "dns" || name == "tls" {
+            if name == "dns" || name == "tls" || name == "dhcp" || name == "ike" {
                 app_log_options(name, opts, out);
                 continue;
             }
@@ -392,6 +403,10 @@ fn app_log_options(name: &str, opts: &Value, out: &mut Value) {
                 o[key] = v;
             }
         }
+        return;
+    }
+    if name == "dhcp" || name == "ike" {
+        o["extended"] = Value::Bool(opts.get("extended").is_some_and(truthy));
         return;
     }
     // tls: without `extended: yes` Suricata logs the basic fields only.

@@ -80,6 +80,19 @@ pub struct AppLogConfig {
     pub tls: TlsEveOptions,
     /// `fileinfo` records.
     pub files: FilesEveOptions,
+    /// `dhcp` records.
+    pub dhcp: DhcpEveOptions,
+    /// `ike` records (same options: `extended`).
+    pub ike: DhcpEveOptions,
+}
+
+/// `dhcp` record options.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+pub struct DhcpEveOptions {
+    /// Log every message with every field (Suricata's `extended`, default off: acknowledgements
+    /// only, basic fields).
+    pub extended: bool,
 }
 
 impl AppLogConfig {
@@ -115,6 +128,13 @@ impl AppLogConfig {
         };
         c.force_hash(self.files.force_hash.iter().map(String::as_str));
         c
+    }
+
+    /// The DHCP logger settings.
+    pub fn dhcp_log(&self) -> crate::dhcp::DhcpLogConfig {
+        crate::dhcp::DhcpLogConfig {
+            extended: self.dhcp.extended,
+        }
     }
 
     /// The TLS logger settings.

@@ -175,6 +175,16 @@ pub struct AppStats {
     pub txs: [u64; MAX_PROTOCOLS],
     /// ... flows whose parser gave up (`app_layer.error.<name>.parser`).
     pub parser_errors: [u64; MAX_PROTOCOLS],
+    /// The same three for the UDP flows of protocols detected on both transports (Suricata
+    /// names those counters `<name>_tcp` and `<name>_udp`, e.g. `krb5_udp`); the arrays
+    /// above then hold their TCP flows.
+    pub udp: [[u64; 3]; MAX_PROTOCOLS],
+}
+
+/// Whether protocol `p` is counted per transport (`<name>_tcp` / `<name>_udp`): it is
+/// detected on both.
+fn per_transport(p: &crate::registry::Protocol) -> bool {
+    !matches!(p.tcp, Detect::None) && !matches!(p.udp, Detect::None)
 }
 
 /// The name of a registry protocol in the `app_layer.*` counters. SIP's are per transport in
@@ -207,16 +217,26 @@ impl AppStats {
             if !p.generic_stats {
                 continue;
             }
-            for (kind, v) in [
-                ("flow", self.flows[i]),
-                ("tx", self.txs[i]),
-                ("error", self.parser_errors[i]),
+            let both = per_transport(p);
+            for (kind, v, suffix) in [
+                ("flow", self.flows[i], "_tcp"),
+                ("tx", self.txs[i], "_tcp"),
+                ("error", self.parser_errors[i], "_tcp"),
+                ("flow", self.udp[i][0], "_udp"),
+                ("tx", self.udp[i][1], "_udp"),
+                ("error", self.udp[i][2], "_udp"),
             ] {
+                if suffix == "_udp" && !both {
+                    continue;
+                }
                 name.clear();
                 name.push_str("app_layer.");
                 name.push_str(kind);
                 name.push('.');
                 name.push_str(counter_name(p));
+                if both {
+                    name.push_str(suffix);
+                }
                 if kind == "error" {
                     name.push_str(".parser");
                 }
@@ -242,6 +262,9 @@ impl AppStats {
             self.flows[i] += o.flows[i];
             self.txs[i] += o.txs[i];
             self.parser_errors[i] += o.parser_errors[i];
+            for k in 0..3 {
+                self.udp[i][k] += o.udp[i][k];
+            }
         }
     }
 
@@ -253,6 +276,9 @@ impl AppStats {
             AppProto::DNS if tcp => &mut self.flow_dns_tcp,
             AppProto::DNS => &mut self.flow_dns_udp,
             p => match p.index() {
+                Some(i) if !tcp && PROTOCOLS.get(i).is_some_and(|d| per_transport(d)) => {
+                    &mut self.udp[i][0]
+                }
                 Some(i) => &mut self.flows[i],
                 None => return,
             },
@@ -316,8 +342,16 @@ fn on_port(ports: &[u16], ctx: &FlowCtx) -> bool {
 /// Suricata-style detection: content patterns on any port (the protocols whose ports match
 /// the server port first, then the rest, each group in registry order), then the probing
 /// parsers of the protocols registered for either port.
-fn probe(ctx: &FlowCtx, dir: Dir, data: &[u8], tcp: bool) -> Found {
-    let detect = |p: &crate::registry::Protocol| if tcp { p.tcp } else { p.udp };
+fn probe(ctx: &FlowCtx, dir: Dir, data: &[u8], tcp: bool, modes: &[u8; MAX_PROTOCOLS]) -> Found {
+    let detect = |i: usize, p: &crate::registry::Protocol| {
+        if modes.get(i) == Some(&crate::registry::MODE_DISABLED) {
+            Detect::None
+        } else if tcp {
+            p.tcp
+        } else {
+            p.udp
+        }
+    };
     let mut need_more = false;
     let mut verdict = |i: usize, r: Probe| match r {
         Probe::Yes => Some(Found::Proto(AppProto::from_index(i))),
@@ -329,7 +363,7 @@ fn probe(ctx: &FlowCtx, dir: Dir, data: &[u8], tcp: bool) -> Found {
     };
     for own_port in [true, false] {
         for (i, p) in PROTOCOLS.iter().enumerate() {
-            let Detect::Pattern(f) = detect(p) else {
+            let Detect::Pattern(f) = detect(i, p) else {
                 continue;
             };
             if p.ports.contains(&ctx.server_port) != own_port {
@@ -341,10 +375,18 @@ fn probe(ctx: &FlowCtx, dir: Dir, data: &[u8], tcp: bool) -> Found {
         }
     }
     for (i, p) in PROTOCOLS.iter().enumerate() {
-        let Detect::Port(f) = detect(p) else {
+        let Detect::Port(f) = detect(i, p) else {
             continue;
         };
-        if !on_port(p.ports, ctx) {
+        // Suricata registers these probing parsers for the flow's destination port only
+        // (`detection-ports: dp`): a UDP flow whose first datagram comes from the service
+        // port is not probed. DNS keeps either port here.
+        let port_ok = if tcp || AppProto::from_index(i) == AppProto::DNS {
+            on_port(p.ports, ctx)
+        } else {
+            p.ports.contains(&ctx.server_port)
+        };
+        if !port_ok {
             continue;
         }
         if let Some(found) = verdict(i, f(dir, data)) {
@@ -373,14 +415,25 @@ impl AppLayer {
     /// A context with the given parser settings.
     pub fn with_config(http: std::sync::Arc<HttpConfig>, dns: DnsConfig, tls: TlsConfig) -> Self {
         AppLayer {
-            cfg: ParserConfig { http, dns, tls },
+            cfg: ParserConfig {
+                http,
+                dns,
+                tls,
+                ..ParserConfig::default()
+            },
             ..Self::new()
         }
     }
 
     fn start(&mut self, f: &mut AppFlow, proto: AppProto, tcp: bool) {
         f.proto = proto;
-        f.state = proto.protocol().map(|p| (p.new_parser)(&self.cfg, tcp));
+        let parse = proto
+            .index()
+            .is_none_or(|i| self.cfg.modes.get(i) != Some(&crate::registry::MODE_DETECTION_ONLY));
+        f.state = proto
+            .protocol()
+            .filter(|_| parse)
+            .map(|p| (p.new_parser)(&self.cfg, tcp));
         self.stats.flow(proto, tcp, false);
     }
 
@@ -425,14 +478,14 @@ impl AppLayer {
                 let d = di(dir);
                 let first = f.probe_buf[d].is_empty();
                 let found = if f.probe_buf[d].is_empty() {
-                    probe(ctx, dir, data, true)
+                    probe(ctx, dir, data, true, &self.cfg.modes)
                 } else {
                     let mut b = std::mem::take(&mut f.probe_buf[d]);
                     b.extend_from_slice(
                         data.get(..PROBE_MAX.saturating_sub(b.len()))
                             .unwrap_or(data),
                     );
-                    let r = probe(ctx, dir, &b, true);
+                    let r = probe(ctx, dir, &b, true, &self.cfg.modes);
                     f.probe_buf[d] = b;
                     r
                 };
@@ -460,7 +513,11 @@ impl AppLayer {
                         }
                         self.count_parser_error(f, err);
                     }
-                    Found::No if first && ctx.midstream && reverse_fits(f, ctx, dir, data) => {
+                    Found::No
+                        if first
+                            && ctx.midstream
+                            && reverse_fits(f, ctx, dir, data, &self.cfg.modes) =>
+                    {
                         f.reversed = true;
                         f.detect.swap(0, 1);
                         f.probe_buf.swap(0, 1);
@@ -494,7 +551,11 @@ impl AppLayer {
             AppProto::TLS => self.stats.error_tls_parser += 1,
             p => {
                 if let Some(i) = p.index() {
-                    self.stats.parser_errors[i] += 1;
+                    if f.ip_proto == 17 && PROTOCOLS.get(i).is_some_and(|d| per_transport(d)) {
+                        self.stats.udp[i][2] += 1;
+                    } else {
+                        self.stats.parser_errors[i] += 1;
+                    }
                 }
             }
         }
@@ -538,7 +599,7 @@ impl AppLayer {
                     return;
                 }
                 let first = f.proto == AppProto::UNKNOWN;
-                if let Found::Proto(p) = probe(ctx, dir, payload, false) {
+                if let Found::Proto(p) = probe(ctx, dir, payload, false, &self.cfg.modes) {
                     self.start(f, p, false);
                     if !first {
                         self.stats.flow(p, false, true);
@@ -621,7 +682,11 @@ impl AppLayer {
             AppProto::DNS | AppProto::TLS => {}
             p => {
                 if let Some(i) = p.index() {
-                    self.stats.txs[i] += n;
+                    if f.ip_proto == 17 && PROTOCOLS.get(i).is_some_and(|d| per_transport(d)) {
+                        self.stats.udp[i][1] += n;
+                    } else {
+                        self.stats.txs[i] += n;
+                    }
                 }
             }
         }
@@ -631,7 +696,13 @@ impl AppLayer {
 /// Whether `data`, seen first in `dir` of a midstream flow, fits a protocol as the other
 /// direction while that direction has seen nothing yet (Suricata's reverse-direction
 /// pattern match for midstream sessions).
-fn reverse_fits(f: &AppFlow, ctx: &FlowCtx, dir: Dir, data: &[u8]) -> bool {
+fn reverse_fits(
+    f: &AppFlow,
+    ctx: &FlowCtx,
+    dir: Dir,
+    data: &[u8],
+    modes: &[u8; MAX_PROTOCOLS],
+) -> bool {
     let other = match dir {
         Dir::ToServer => Dir::ToClient,
         Dir::ToClient => Dir::ToServer,
@@ -645,7 +716,7 @@ fn reverse_fits(f: &AppFlow, ctx: &FlowCtx, dir: Dir, data: &[u8]) -> bool {
         server_port: ctx.client_port,
         ..*ctx
     };
-    matches!(probe(&rctx, other, data, true), Found::Proto(_))
+    matches!(probe(&rctx, other, data, true, modes), Found::Proto(_))
 }
 
 /// Feed data to the flow's parser. Returns `true` when the parser gave up on this data
@@ -782,6 +853,25 @@ mod tests {
         al.on_udp(&mut f2, &ctx(5555, 5353, 17), Dir::ToServer, &q);
         al.on_udp(&mut f2, &ctx(5555, 5353, 17), Dir::ToClient, &q);
         assert_eq!(f2.unwrap().proto, AppProto::FAILED);
+    }
+
+    #[test]
+    fn udp_probing_parsers_run_on_the_server_port_only() {
+        // SNMPv1 get-request.
+        let m = [
+            0x30, 0x26, 0x02, 0x01, 0x00, 0x04, 0x06, b'p', b'u', b'b', b'l', b'i', b'c', 0xa0,
+            0x19, 0x02, 0x01, 0x01, 0x02, 0x01, 0x00, 0x02, 0x01, 0x00, 0x30, 0x0e, 0x30, 0x0c,
+            0x06, 0x08, 0x2b, 0x06, 0x01, 0x02, 0x01, 0x01, 0x05, 0x00, 0x05, 0x00,
+        ];
+        let mut al = AppLayer::new();
+        let mut f = None;
+        al.on_udp(&mut f, &ctx(40000, 161, 17), Dir::ToServer, &m);
+        assert_eq!(f.as_ref().unwrap().proto.name(), "snmp");
+        // The flow's first datagram comes from port 161: Suricata does not probe it.
+        let mut f = None;
+        al.on_udp(&mut f, &ctx(161, 40000, 17), Dir::ToServer, &m);
+        al.on_udp(&mut f, &ctx(161, 40000, 17), Dir::ToClient, &m);
+        assert_eq!(f.unwrap().proto, AppProto::FAILED);
     }
 
     #[test]

@@ -16,15 +16,20 @@
 
 pub mod anomaly;
 pub mod common;
+pub mod dhcp;
 pub mod dns;
 pub mod eve_config;
 pub mod files;
 pub mod http;
+pub mod ike;
+pub mod krb5;
 pub mod layer;
 pub mod log;
+pub mod ntp;
 pub mod registry;
 pub mod rfb;
 pub mod sip;
+pub mod snmp;
 pub mod ssh;
 pub mod telnet;
 pub mod tftp;

@@ -26,6 +26,10 @@ pub struct LogOptions {
     pub dns: DnsLogConfig,
     /// `tls`.
     pub tls: TlsLogConfig,
+    /// `dhcp`.
+    pub dhcp: crate::dhcp::DhcpLogConfig,
+    /// `ike`: `extended` (adds `exchange_type_verbose`).
+    pub ike_extended: bool,
 }
 
 impl Default for LogOptions {
@@ -37,6 +41,8 @@ impl Default for LogOptions {
             },
             dns: DnsLogConfig::default(),
             tls: TlsLogConfig::new(true, false, None),
+            dhcp: crate::dhcp::DhcpLogConfig::default(),
+            ike_extended: false,
         }
     }
 }

@@ -113,7 +113,17 @@ pub struct ParserConfig {
     pub dns: crate::dns::DnsConfig,
     /// TLS.
     pub tls: crate::tls::TlsConfig,
+    /// `app-layer.protocols.<name>.enabled` by registry index: [`MODE_FULL`] (yes),
+    /// [`MODE_DETECTION_ONLY`] (detected, not parsed), [`MODE_DISABLED`] (no).
+    pub modes: [u8; MAX_PROTOCOLS],
 }
+
+/// A protocol detected and parsed (`enabled: yes`, the default).
+pub const MODE_FULL: u8 = 0;
+/// A protocol detected but not parsed (`enabled: detection-only`).
+pub const MODE_DETECTION_ONLY: u8 = 1;
+/// A protocol neither detected nor parsed (`enabled: no`).
+pub const MODE_DISABLED: u8 = 2;
 
 /// The static description of one application protocol.
 #[derive(Debug)]
@@ -234,6 +244,11 @@ pub static PROTOCOLS: &[&Protocol] = &[
     &crate::rfb::PROTOCOL,
     &crate::tftp::PROTOCOL,
     &crate::telnet::PROTOCOL,
+    &crate::snmp::PROTOCOL,
+    &crate::dhcp::PROTOCOL,
+    &crate::ike::PROTOCOL,
+    &crate::krb5::PROTOCOL,
+    &crate::ntp::PROTOCOL,
 ];
 
 /// Most protocols the registry can hold (the size of per-protocol counter arrays).

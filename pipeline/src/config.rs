@@ -39,6 +39,9 @@ pub struct AppLayerSettings {
     pub http: shrike_app::http::HttpConfig,
     /// SSH parser (Suricata's `app-layer.protocols.ssh`: `hassh`).
     pub ssh: shrike_app::ssh::SshConfig,
+    /// `app-layer.protocols.<name>.enabled` values other than yes, by protocol name:
+    /// `no` (neither detected nor parsed) or `detection-only` (detected, not parsed).
+    pub enabled: std::collections::BTreeMap<String, String>,
 }
 
 /// The whole sensor configuration. Every section has built-in defaults, so no file at all works.

@@ -67,8 +67,20 @@ impl Sessions {
             Default::default(),
         );
         cfg.detect.app_layer.ssh.apply();
+        for (name, mode) in &cfg.detect.app_layer.enabled {
+            let Some(i) = shrike_app::AppProto::from_name(name).and_then(|p| p.index()) else {
+                continue;
+            };
+            app.cfg.modes[i] = match mode.as_str() {
+                "no" => shrike_app::registry::MODE_DISABLED,
+                "detection-only" => shrike_app::registry::MODE_DETECTION_ONLY,
+                _ => shrike_app::registry::MODE_FULL,
+            };
+        }
         app.log.dns = cfg.detect.app_log.dns_log();
         app.log.tls = cfg.detect.app_log.tls_log();
+        app.log.dhcp = cfg.detect.app_log.dhcp_log();
+        app.log.ike_extended = cfg.detect.app_log.ike.extended;
         Sessions {
             stream: StreamEngine::new(sc, host_policy(cfg)),
             app,

@@ -67,11 +67,54 @@ fn validator() -> Option<&'static jsonschema::Validator> {
     static V: OnceLock<Option<jsonschema::Validator>> = OnceLock::new();
     V.get_or_init(|| {
         let path = shared()?.join("eve-schema").join("schema.json");
-        let schema: serde_json::Value =
+        let mut schema: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
+        suricata7_ike(&mut schema);
         Some(jsonschema::draft202012::new(&schema).expect("EVE schema compiles"))
     })
     .as_ref()
+}
+
+/// The schema is Suricata 9's, whose `ike` object lists the chosen transform as an
+/// `attributes` array (`{key, value, raw}` items). Suricata 7.0.10, which shrike follows (and
+/// suricata-verify checks with `lt-version: 9`), writes each attribute as its own member
+/// (`alg_enc`, `alg_enc_raw`, `sa_life_duration` ...), adds the IKEv2 `alg_*` of the
+/// responder and `server_proposals`, and writes client `proposals` items the same way. Allow
+/// exactly those members (names and value types), and its empty `ikev1.server` object;
+/// everything else stays as strict. Also
+/// allow SNMP's `error`, which Suricata writes and the schema omits.
+fn suricata7_ike(schema: &mut serde_json::Value) {
+    let attrs = serde_json::json!({
+        "type": "object",
+        "patternProperties": {
+            "^(alg_(enc|hash|auth|dh|prf)|sa_(group_(type|prime|generator_one|generator_two|curve_a|curve_b|order)|life_type|life_duration|key_length|field_size)|unknown)$": {"type": "string"},
+            "^(alg_(enc|hash|auth|dh|prf)|sa_(group_(type|prime|generator_one|generator_two|curve_a|curve_b|order)|life_type|life_duration|key_length|field_size)|unknown)_raw$": {"type": ["string", "integer"]}
+        },
+        "additionalProperties": false
+    });
+    let Some(ike) = schema.pointer_mut("/properties/ike") else {
+        return;
+    };
+    ike["patternProperties"] = serde_json::json!({
+        "^(alg_(enc|hash|auth|dh|prf|esn)|sa_(group_(type|prime|generator_one|generator_two|curve_a|curve_b|order)|life_type|life_duration|key_length|field_size)|unknown)$": {"type": "string"},
+        "^(alg_(enc|hash|auth|dh|prf)|sa_(group_(type|prime|generator_one|generator_two|curve_a|curve_b|order)|life_type|life_duration|key_length|field_size)|unknown)_raw$": {"type": ["string", "integer"]}
+    });
+    ike["properties"]["server_proposals"] = serde_json::json!({"type": "array", "items": attrs});
+    if let Some(items) = ike.pointer_mut("/properties/ikev1/properties/client/properties/proposals")
+    {
+        items["items"] = attrs;
+    }
+    // Suricata 7 writes an empty `server` object before the responder has answered.
+    if let Some(server) = ike.pointer_mut("/properties/ikev1/properties/server") {
+        if let Some(o) = server.as_object_mut() {
+            o.remove("minProperties");
+        }
+    }
+    // Suricata's SNMP logger (7.0.10 and later) writes `error` (the PDU's error status) when
+    // it is not zero; the schema omits it.
+    if let Some(snmp) = schema.pointer_mut("/properties/snmp/properties") {
+        snmp["error"] = serde_json::json!({"type": "string"});
+    }
 }
 
 /// Assert every record validates against ../shared/eve-schema/schema.json. Returns how many

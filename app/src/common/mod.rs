@@ -3,3 +3,5 @@
 
 pub mod hex;
 pub mod json;
+pub mod kw;
+pub mod txlist;
