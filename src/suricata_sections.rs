@@ -131,6 +131,26 @@ fn app_layer(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) {
     if get(tree, &format!("{BASE}.server-config")).is_some() {
         ignored.push(format!("{BASE}.server-config"));
     }
+    mqtt_settings(tree, out);
+}
+
+/// `app-layer.protocols.mqtt.max-msg-length` (a size, at most 4 GiB - 1) and `max-tx`;
+/// invalid values keep the defaults, as Suricata does after its error message.
+fn mqtt_settings(tree: &Value, out: &mut Value) {
+    const BASE: &str = "app-layer.protocols.mqtt";
+    if let Some(v) = get(tree, &format!("{BASE}.max-msg-length")).and_then(parse_size) {
+        if let Ok(v) = u32::try_from(v) {
+            out["detect"]["app-layer"]["mqtt"]["max-msg-length"] = json!(v);
+        } else {
+            eprintln!("shrike: warning: invalid value for mqtt max-msg-length");
+        }
+    }
+    if let Some(v) = get(tree, &format!("{BASE}.max-tx")).and_then(string) {
+        match v.trim().parse::<u64>() {
+            Ok(n) => out["detect"]["app-layer"]["mqtt"]["max-tx"] = json!(n),
+            Err(_) => eprintln!("shrike: warning: invalid value for mqtt.max-tx"),
+        }
+    }
 }
 
 fn get<'a>(v: &'a Value, path: &str) -> Option<&'a Value> {
@@ -300,6 +320,12 @@ fn eve_alert_options(body: &Value, out: &mut Value) {
             };
             if name == "dns" || name == "tls" {
                 app_log_options(name, opts, out);
+                continue;
+            }
+            if name == "mqtt" {
+                if let Some(v) = opts.get("passwords").filter(|v| !v.is_null()) {
+                    out["detect"]["app-log"]["mqtt"]["passwords"] = Value::Bool(truthy(v));
+                }
                 continue;
             }
             if name == "anomaly" {

@@ -68,6 +68,8 @@ pub struct AppLogConfig {
     pub dns: DnsEveOptions,
     /// `tls` records.
     pub tls: TlsEveOptions,
+    /// `mqtt` records (`passwords`).
+    pub mqtt: crate::mqtt::eve::MqttLogConfig,
 }
 
 impl AppLogConfig {

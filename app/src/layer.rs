@@ -362,7 +362,12 @@ impl AppLayer {
     /// A context with the given parser settings.
     pub fn with_config(http: std::sync::Arc<HttpConfig>, dns: DnsConfig, tls: TlsConfig) -> Self {
         AppLayer {
-            cfg: ParserConfig { http, dns, tls },
+            cfg: ParserConfig {
+                http,
+                dns,
+                tls,
+                ..ParserConfig::default()
+            },
             ..Self::new()
         }
     }

@@ -21,6 +21,7 @@ pub mod eve_config;
 pub mod http;
 pub mod layer;
 pub mod log;
+pub mod mqtt;
 pub mod registry;
 pub mod ssh;
 pub mod tls;

@@ -26,6 +26,8 @@ pub struct LogOptions {
     pub dns: DnsLogConfig,
     /// `tls`.
     pub tls: TlsLogConfig,
+    /// `mqtt`.
+    pub mqtt: crate::mqtt::eve::MqttLogConfig,
 }
 
 impl Default for LogOptions {
@@ -37,6 +39,7 @@ impl Default for LogOptions {
             },
             dns: DnsLogConfig::default(),
             tls: TlsLogConfig::new(true, false, None),
+            mqtt: Default::default(),
         }
     }
 }

@@ -79,6 +79,8 @@ pub struct ParserConfig {
     pub dns: crate::dns::DnsConfig,
     /// TLS.
     pub tls: crate::tls::TlsConfig,
+    /// MQTT.
+    pub mqtt: crate::mqtt::MqttConfig,
 }
 
 /// The static description of one application protocol.
@@ -191,6 +193,7 @@ pub static PROTOCOLS: &[&Protocol] = &[
     &crate::dns::PROTOCOL,
     &crate::tls::PROTOCOL,
     &crate::ssh::PROTOCOL,
+    &crate::mqtt::PROTOCOL,
 ];
 
 /// Most protocols the registry can hold (the size of per-protocol counter arrays).

@@ -37,6 +37,8 @@ pub struct AppLayerSettings {
     /// HTTP parser (Suricata's `app-layer.protocols.http.libhtp.default-config`): body
     /// limits and inspection sizes, decompression layers, URI decoding, field limits.
     pub http: shrike_app::http::HttpConfig,
+    /// MQTT parser (Suricata's `app-layer.protocols.mqtt`): `max-msg-length`, `max-tx`.
+    pub mqtt: shrike_app::mqtt::MqttConfig,
 }
 
 /// The whole sensor configuration. Every section has built-in defaults, so no file at all works.

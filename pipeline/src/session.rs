@@ -66,6 +66,8 @@ impl Sessions {
         );
         app.log.dns = cfg.detect.app_log.dns_log();
         app.log.tls = cfg.detect.app_log.tls_log();
+        app.log.mqtt = cfg.detect.app_log.mqtt;
+        app.cfg.mqtt = cfg.detect.app_layer.mqtt;
         Sessions {
             stream: StreamEngine::new(sc, host_policy(cfg)),
             app,
