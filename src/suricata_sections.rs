@@ -145,10 +145,16 @@ fn mqtt_settings(tree: &Value, out: &mut Value) {
             eprintln!("shrike: warning: invalid value for mqtt max-msg-length");
         }
     }
-    if let Some(v) = get(tree, &format!("{BASE}.max-tx")).and_then(string) {
-        match v.trim().parse::<u64>() {
-            Ok(n) => out["detect"]["app-layer"]["mqtt"]["max-tx"] = json!(n),
-            Err(_) => eprintln!("shrike: warning: invalid value for mqtt.max-tx"),
+    for key in [
+        "max-tx",
+        "subscribe-topic-match-limit",
+        "unsubscribe-topic-match-limit",
+    ] {
+        if let Some(v) = get(tree, &format!("{BASE}.{key}")).and_then(string) {
+            match v.trim().parse::<u32>() {
+                Ok(n) => out["detect"]["app-layer"]["mqtt"][key] = json!(n),
+                Err(_) => eprintln!("shrike: warning: invalid value for mqtt.{key}"),
+            }
         }
     }
 }
@@ -893,6 +899,23 @@ outputs:
             .tls_log()
             .fields
             .contains(&F::Ja3));
+    }
+
+    #[test]
+    fn translates_mqtt_settings() {
+        let yaml = "app-layer:\n  protocols:\n    mqtt:\n      max-msg-length: 50kb\n      \
+                    max-tx: 7\n      subscribe-topic-match-limit: 0\noutputs:\n  - eve-log:\n      \
+                    types:\n        - mqtt:\n            passwords: no\n";
+        let (cfg, _) = translate(&parse_tree(yaml).unwrap(), Path::new("/etc")).unwrap();
+        let m = cfg.detect.app_layer.mqtt;
+        assert_eq!(m.max_msg_length, 50 * 1024);
+        assert_eq!(m.max_tx, 7);
+        assert_eq!(m.subscribe_topic_match_limit, 0);
+        assert_eq!(m.unsubscribe_topic_match_limit, 100);
+        assert!(!cfg.detect.app_log.mqtt.passwords);
+        let (cfg, _) = translate(&parse_tree("a: 1\n").unwrap(), Path::new("/etc")).unwrap();
+        assert!(cfg.detect.app_log.mqtt.passwords);
+        assert_eq!(cfg.detect.app_layer.mqtt.max_msg_length, 1 << 20);
     }
 
     #[test]

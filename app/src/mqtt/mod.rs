@@ -38,6 +38,10 @@ pub struct MqttConfig {
     pub max_msg_length: u32,
     /// `max-tx`: most open transactions per flow.
     pub max_tx: usize,
+    /// `subscribe-topic-match-limit`: most SUBSCRIBE topics a rule inspects (0: all).
+    pub subscribe_topic_match_limit: u32,
+    /// `unsubscribe-topic-match-limit`: the same for UNSUBSCRIBE.
+    pub unsubscribe_topic_match_limit: u32,
 }
 
 impl Default for MqttConfig {
@@ -45,6 +49,8 @@ impl Default for MqttConfig {
         MqttConfig {
             max_msg_length: 1024 * 1024,
             max_tx: 1024,
+            subscribe_topic_match_limit: 100,
+            unsubscribe_topic_match_limit: 100,
         }
     }
 }
@@ -501,8 +507,12 @@ impl MqttState {
                 c[di(t.dir)] += 1;
             }
         }
-        for i in 0..2 {
-            self.completed[i] = self.completed[i].max(c[i] + self.freed_complete[i]);
+        for (done, (n, freed)) in self
+            .completed
+            .iter_mut()
+            .zip(c.iter().zip(self.freed_complete.iter()))
+        {
+            *done = (*done).max(n + freed);
         }
     }
 }
@@ -520,11 +530,11 @@ impl AppParser for MqttState {
         false
     }
 
-    fn gap(&mut self, dir: Dir, _len: u64) {
-        // The framing is lost: stop parsing this direction's partial message.
-        let s = &mut self.sides[di(dir)];
-        s.pending.clear();
-        s.skip = 0;
+    fn gap(&mut self, _dir: Dir, _len: u64) {
+        // Suricata's MQTT parser does not accept gaps: the app layer stops on the flow
+        // (both directions), without an event.
+        self.failed = true;
+        self.sides = Default::default();
     }
 
     fn tx_count(&self) -> u64 {
@@ -552,9 +562,11 @@ impl AppParser for MqttState {
         let nonempty = |v: &[u8], f: &mut dyn FnMut(&[u8]) -> bool| !v.is_empty() && f(v);
         match b {
             buf::SUB_TOPIC => {
+                let lim = self.cfg.subscribe_topic_match_limit as usize;
+                let lim = if lim == 0 { usize::MAX } else { lim };
                 for m in &t.msgs {
                     if let Op::Subscribe(s) = &m.op {
-                        for tp in &s.topics {
+                        for tp in s.topics.iter().take(lim) {
                             // An empty topic ends the list (Suricata's getter).
                             if tp.topic_name.is_empty() {
                                 return false;
@@ -568,9 +580,11 @@ impl AppParser for MqttState {
                 false
             }
             buf::UNSUB_TOPIC => {
+                let lim = self.cfg.unsubscribe_topic_match_limit as usize;
+                let lim = if lim == 0 { usize::MAX } else { lim };
                 for m in &t.msgs {
                     if let Op::Unsubscribe(s) = &m.op {
-                        for tp in &s.topics {
+                        for tp in s.topics.iter().take(lim) {
                             if tp.is_empty() {
                                 return false;
                             }
@@ -592,7 +606,7 @@ impl AppParser for MqttState {
                     }
                     _ => None,
                 });
-                p.is_some_and(|v| f(v))
+                p.is_some_and(f)
             }
             _ => {
                 // The CONNECT fields: the first CONNECT with a non-empty value.
