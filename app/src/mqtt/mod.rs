@@ -16,6 +16,7 @@
 //!   `app-layer-event:mqtt.<event>`.
 
 pub mod eve;
+pub mod keywords;
 pub mod parser;
 
 use std::any::Any;
@@ -263,8 +264,10 @@ pub struct MqttState {
     next_id: u64,
     connected: bool,
     sides: [Side; 2],
-    /// Parsing stopped (malformed data).
+    /// Parsing stopped (malformed data, a gap).
     failed: bool,
+    /// The flow ended.
+    closed: bool,
     /// Transactions complete so far, per direction (monotonic).
     completed: [u64; 2],
     /// Complete transactions freed, per direction.
@@ -289,6 +292,7 @@ impl MqttState {
             connected: false,
             sides: Default::default(),
             failed: false,
+            closed: false,
             completed: [0; 2],
             freed_complete: [0; 2],
         }
@@ -535,6 +539,10 @@ impl AppParser for MqttState {
         // (both directions), without an event.
         self.failed = true;
         self.sides = Default::default();
+    }
+
+    fn close(&mut self) {
+        self.closed = true;
     }
 
     fn tx_count(&self) -> u64 {
