@@ -332,6 +332,11 @@ fn eve_alert_options(body: &Value, out: &mut Value) {
                 if let Some(v) = opts.get("passwords").filter(|v| !v.is_null()) {
                     out["detect"]["app-log"]["mqtt"]["passwords"] = Value::Bool(truthy(v));
                 }
+                if let Some(v) = opts.get("string-log-limit").and_then(parse_size) {
+                    if let Ok(v) = u32::try_from(v) {
+                        out["detect"]["app-log"]["mqtt"]["string-log-limit"] = json!(v);
+                    }
+                }
                 continue;
             }
             if name == "anomaly" {
@@ -905,7 +910,7 @@ outputs:
     fn translates_mqtt_settings() {
         let yaml = "app-layer:\n  protocols:\n    mqtt:\n      max-msg-length: 50kb\n      \
                     max-tx: 7\n      subscribe-topic-match-limit: 0\noutputs:\n  - eve-log:\n      \
-                    types:\n        - mqtt:\n            passwords: no\n";
+                    types:\n        - mqtt:\n            passwords: no\n            string-log-limit: 1kb\n";
         let (cfg, _) = translate(&parse_tree(yaml).unwrap(), Path::new("/etc")).unwrap();
         let m = cfg.detect.app_layer.mqtt;
         assert_eq!(m.max_msg_length, 50 * 1024);
@@ -913,6 +918,7 @@ outputs:
         assert_eq!(m.subscribe_topic_match_limit, 0);
         assert_eq!(m.unsubscribe_topic_match_limit, 100);
         assert!(!cfg.detect.app_log.mqtt.passwords);
+        assert_eq!(cfg.detect.app_log.mqtt.string_log_limit, Some(1024));
         let (cfg, _) = translate(&parse_tree("a: 1\n").unwrap(), Path::new("/etc")).unwrap();
         assert!(cfg.detect.app_log.mqtt.passwords);
         assert_eq!(cfg.detect.app_layer.mqtt.max_msg_length, 1 << 20);

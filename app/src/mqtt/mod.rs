@@ -661,7 +661,7 @@ impl AppParser for MqttState {
                 continue;
             };
             write_eve_header(&mut rec, &c.rec.header("mqtt", t.dir == Dir::ToServer));
-            eve::write_mqtt(&mut rec, t, c.opts.mqtt.passwords);
+            eve::write_mqtt(&mut rec, t, &c.opts.mqtt);
             rec.close();
             let _ = rec.commit();
         }
@@ -712,7 +712,8 @@ impl AppParser for MqttState {
         let Some(t) = self.tx(tx) else {
             return false;
         };
-        eve::write_mqtt(w, t, true);
+        // Alerts log with the defaults (passwords included), as Suricata.
+        eve::write_mqtt(w, t, &eve::MqttLogConfig::default());
         true
     }
 

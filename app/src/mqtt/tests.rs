@@ -127,7 +127,7 @@ fn v5_properties_and_will() {
     let t = st.tx(0).unwrap();
     let mut w = JsonWriter::new();
     w.start_object();
-    eve::write_mqtt(&mut w, t, true);
+    eve::write_mqtt(&mut w, t, &eve::MqttLogConfig::default());
     w.close();
     let j: serde_json::Value = serde_json::from_slice(w.as_bytes()).unwrap();
     assert_eq!(j["mqtt"]["connack"]["return_code"], 134);
@@ -334,4 +334,33 @@ fn never_panics_on_noise() {
         let _ = AppParser::parse(&mut st, Dir::ToServer, &d);
         let _ = AppParser::parse(&mut st, Dir::ToClient, &d);
     }
+}
+
+#[test]
+fn string_log_limit_cuts_strings() {
+    let mut st = state();
+    feed_all(
+        &mut st,
+        Dir::ToServer,
+        &publish(0, 0, "topic/é", &[b'Z'; 100]),
+        1000,
+    );
+    let o = eve::MqttLogConfig {
+        string_log_limit: Some(7),
+        ..Default::default()
+    };
+    let mut w = JsonWriter::new();
+    w.start_object();
+    eve::write_mqtt(&mut w, st.tx(0).unwrap(), &o);
+    w.close();
+    let j: serde_json::Value = serde_json::from_slice(w.as_bytes()).unwrap();
+    assert_eq!(
+        j["mqtt"]["publish"]["message"],
+        "ZZZZZZZ[truncated 93 additional bytes]"
+    );
+    // "topic/é" is 8 bytes: the cut falls inside "é" and moves back to a boundary.
+    assert_eq!(
+        j["mqtt"]["publish"]["topic"],
+        "topic/[truncated 1 additional byte]"
+    );
 }
