@@ -4,8 +4,11 @@
 //! `mqtt.protocol_version`. Each matches on a transaction once it is complete in the
 //! inspected direction (Suricata registers them at progress 1), or once the flow ended.
 
+use shrike_rules::parse::UintMatch;
+
 use super::parser::{Op, TypeCode};
 use super::{MqttState, MqttTx};
+use crate::registry::{AppParser, KeywordDesc, TxMatch};
 use crate::Dir;
 
 /// A flag a rule requires set, requires unset, or does not care about.
@@ -45,30 +48,8 @@ pub enum MqttMatch {
     SessionPresent(bool),
     /// `mqtt.connect.flags`: username, password, will, will_retain, clean_session.
     ConnectFlags([FlagState; 5]),
-    /// `mqtt.protocol_version` (the flow's, from its last CONNECT).
-    ProtocolVersion(VersionTest),
-}
-
-/// The value test of `mqtt.protocol_version` (the rule's text, for Debug).
-#[derive(Clone)]
-pub struct VersionTest(
-    pub std::sync::Arc<dyn Fn(u8) -> bool + Send + Sync>,
-    pub String,
-);
-
-impl std::fmt::Debug for VersionTest {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "VersionTest({:?})", self.1)
-    }
-}
-
-/// The direction a keyword is inspected in (`None`: both), as Suricata registers it.
-pub fn keyword_dir(name: &str) -> Option<Dir> {
-    match name {
-        "mqtt.type" | "mqtt.reason_code" | "mqtt.connack.return_code" => None,
-        "mqtt.connack.session_present" => Some(Dir::ToClient),
-        _ => Some(Dir::ToServer),
-    }
+    /// `mqtt.protocol_version` (the flow's, from its last CONNECT; Suricata's u8 syntax).
+    ProtocolVersion(UintMatch),
 }
 
 /// Parse a comma-separated flag list (`dup,!retain`) over `names`, as Suricata: blanks
@@ -108,11 +89,15 @@ fn parse_u8_dec(v: &str) -> Option<u8> {
 }
 
 impl MqttMatch {
-    /// Parse the value of keyword `name` (all but `mqtt.protocol_version`, whose uint
-    /// syntax the caller parses).
+    /// Parse the value of keyword `name`.
     pub fn parse(name: &str, value: Option<&str>) -> Result<MqttMatch, String> {
         let v = value.ok_or_else(|| format!("{name} needs a value"))?;
         match name {
+            "mqtt.protocol_version" => {
+                UintMatch::parse(v, u64::from(u8::MAX), "mqtt.protocol_version")
+                    .map(MqttMatch::ProtocolVersion)
+                    .map_err(|e| format!("{e:?}"))
+            }
             "mqtt.type" => TypeCode::from_rule_name(v)
                 .map(MqttMatch::Type)
                 .ok_or_else(|| format!("unknown mqtt.type value {v}")),
@@ -190,9 +175,52 @@ impl MqttMatch {
                 }
                 _ => false,
             }),
-            MqttMatch::ProtocolVersion(test) => (test.0)(st.protocol_version),
+            MqttMatch::ProtocolVersion(m) => m.matches(u64::from(st.protocol_version)),
         }
     }
+}
+
+impl TxMatch for MqttMatch {
+    fn matches(&self, parser: &dyn AppParser, tx: u64, dir: Dir) -> Option<bool> {
+        match parser.as_any().downcast_ref::<MqttState>() {
+            Some(st) => self.eval(st, tx, dir),
+            None => Some(false),
+        }
+    }
+}
+
+macro_rules! setups {
+    ($($f:ident => $name:literal),* $(,)?) => {
+        $(
+            fn $f(v: Option<&str>) -> Result<Box<dyn TxMatch>, String> {
+                MqttMatch::parse($name, v).map(|m| Box::new(m) as Box<dyn TxMatch>)
+            }
+        )*
+        /// The MQTT keywords in the registry.
+        pub static KEYWORDS: &[KeywordDesc] = &[
+            $(KeywordDesc { name: $name, dir: dir_of($name), setup: $f },)*
+        ];
+    };
+}
+
+/// The direction a keyword is inspected in (`None`: both), as Suricata registers it.
+const fn dir_of(name: &str) -> Option<Dir> {
+    match name.as_bytes() {
+        b"mqtt.type" | b"mqtt.reason_code" | b"mqtt.connack.return_code" => None,
+        b"mqtt.connack.session_present" => Some(Dir::ToClient),
+        _ => Some(Dir::ToServer),
+    }
+}
+
+setups! {
+    setup_type => "mqtt.type",
+    setup_flags => "mqtt.flags",
+    setup_qos => "mqtt.qos",
+    setup_reason_code => "mqtt.reason_code",
+    setup_return_code => "mqtt.connack.return_code",
+    setup_session_present => "mqtt.connack.session_present",
+    setup_connect_flags => "mqtt.connect.flags",
+    setup_protocol_version => "mqtt.protocol_version",
 }
 
 /// The first reason code of the transaction's messages (Suricata's getter).

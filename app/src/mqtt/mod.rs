@@ -161,6 +161,7 @@ pub static PROTOCOL: Protocol = Protocol {
         },
     ],
     events: EVENT_NAMES,
+    keywords: keywords::KEYWORDS,
     generic_stats: true,
 };
 
