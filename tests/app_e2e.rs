@@ -182,3 +182,96 @@ alert tls any any -> any any (msg:\"ja3 present\"; ja3.hash; bsize:32; sid:23;)
     assert_eq!(a["tls"]["sni"], "www.ntop.org");
     assert_eq!(a["app_proto"], "tls");
 }
+
+/// MQTT 3.1 (Zeek's `mqtt.pcap`, two sessions picked up midstream): the `mqtt` records and
+/// the alerts of buffer and keyword rules are Suricata 7.0.10's on the same capture with
+/// `stream.midstream: true` (checked with `suricata -r ... --set stream.midstream=true`).
+/// The rules on the CONNECT name the first session's client: the second session's CONNECT
+/// (whose CONNACK is only parsed at the end of the flow) is not inspected by Suricata at all,
+/// a difference `docs/mqtt.md` lists.
+#[test]
+fn mqtt_records_and_keywords_as_suricata() {
+    let dir = TempDir::new("mqtt");
+    let rf = dir.path().join("test.rules");
+    let rules = "\
+alert mqtt any any -> any any (msg:\"clientid\"; mqtt.connect.clientid; content:\"paho/34A\"; startswith; sid:1;)
+alert mqtt any any -> any any (msg:\"connect v3\"; mqtt.type:CONNECT; mqtt.protocol_version:3; mqtt.connect.clientid; content:\"paho/34A\"; sid:2;)
+alert mqtt any any -> any any (msg:\"sub topic\"; mqtt.subscribe.topic; content:\"SampleTopic\"; sid:3;)
+alert mqtt any any -> any any (msg:\"pub message\"; mqtt.publish.message; content:\"Hello\"; sid:4;)
+alert mqtt any any -> any any (msg:\"pub topic\"; mqtt.type:PUBLISH; mqtt.publish.topic; content:\"SampleTopic\"; sid:5;)
+alert mqtt any any -> any any (msg:\"pingreq\"; mqtt.type:PINGREQ; sid:6;)
+alert mqtt any any -> any any (msg:\"to-client only\"; mqtt.connack.session_present:false; sid:7;)
+alert mqtt any any -> any any (msg:\"qos2\"; mqtt.qos:2; sid:8;)
+alert mqtt any any -> any any (msg:\"flags\"; mqtt.connect.flags:clean_session,!username; mqtt.connect.clientid; content:\"paho/34A\"; sid:9;)
+";
+    std::fs::write(&rf, rules).unwrap();
+    let out = shrike()
+        .arg("-r")
+        .arg(repo().join("tests/data/app/mqtt_midstream.pcap"))
+        .args([
+            "--set",
+            "detect.engine.midstream=true",
+            "--set",
+            "detect.stream.midstream=true",
+            "-S",
+        ])
+        .arg(&rf)
+        .arg("-l")
+        .arg(dir.path())
+        .output()
+        .expect("run shrike");
+    assert!(out.status.success(), "shrike failed: {}", stderr(&out));
+    let recs = eve_records(dir.path());
+    assert_valid_eve(&recs);
+    let mut got: Vec<(u64, u64, u64)> = of_type(&recs, "alert")
+        .iter()
+        .map(|a| {
+            (
+                a["alert"]["signature_id"].as_u64().unwrap(),
+                a["tx_id"].as_u64().unwrap(),
+                a["src_port"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    got.sort_unstable();
+    let want = vec![
+        (1, 0, 49327),
+        (2, 0, 49327),
+        (3, 1, 49327),
+        (4, 1, 49330),
+        (5, 1, 49330),
+        (5, 2, 1883),
+        (5, 5, 1883),
+        (6, 3, 49327),
+        (6, 6, 49327),
+        (6, 8, 49327),
+        (6, 10, 49327),
+        (6, 12, 49327),
+        (9, 0, 49327),
+    ];
+    assert_eq!(got, want);
+    let mqtt = of_type(&recs, "mqtt");
+    assert_eq!(mqtt.len(), 17);
+    let c = mqtt
+        .iter()
+        .find(|r| r["src_port"] == 49327 && r["mqtt"]["connect"].is_object())
+        .expect("connect record");
+    assert_eq!(c["mqtt"]["connect"]["protocol_string"], "MQIsdp");
+    assert_eq!(c["mqtt"]["connect"]["protocol_version"], 3);
+    assert_eq!(c["mqtt"]["connect"]["client_id"], "paho/34AAE54A75D839566E");
+    assert_eq!(c["mqtt"]["connect"]["flags"]["clean_session"], true);
+    assert_eq!(c["mqtt"]["connack"]["return_code"], 0);
+    assert!(c.get("tx_id").is_none());
+    let s = mqtt
+        .iter()
+        .find(|r| r["mqtt"]["subscribe"].is_object())
+        .expect("subscribe record");
+    assert_eq!(s["mqtt"]["subscribe"]["topics"][0]["topic"], "SampleTopic");
+    assert_eq!(s["mqtt"]["suback"]["qos_granted"][0], 0);
+    let alert = of_type(&recs, "alert")
+        .into_iter()
+        .find(|a| a["alert"]["signature_id"] == 3)
+        .unwrap();
+    assert_eq!(alert["app_proto"], "mqtt");
+    assert!(alert["mqtt"]["subscribe"].is_object(), "{alert}");
+}

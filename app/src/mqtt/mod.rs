@@ -12,7 +12,8 @@
 //!   1024) are open: past that the oldest open one is closed with `too_many_transactions`.
 //! * EVE `mqtt` records and the `mqtt` object of alerts ([`eve`]), `passwords` option.
 //! * Rules: `alert mqtt`, the `mqtt.connect.*`, `mqtt.publish.*`, `mqtt.subscribe.topic` and
-//!   `mqtt.unsubscribe.topic` sticky buffers (the topic lists are multi-buffers),
+//!   `mqtt.unsubscribe.topic` sticky buffers (the topic lists are multi-buffers; Suricata 8's
+//!   `mqtt.connect.protocol_string` too), the keywords of [`keywords`],
 //!   `app-layer-event:mqtt.<event>`.
 
 pub mod eve;
@@ -109,6 +110,8 @@ pub mod buf {
     pub const SUB_TOPIC: u16 = 7;
     /// `mqtt.unsubscribe.topic`.
     pub const UNSUB_TOPIC: u16 = 8;
+    /// `mqtt.connect.protocol_string` (Suricata 8).
+    pub const PROTOCOL_STRING: u16 = 9;
 }
 
 const TS: Option<Dir> = Some(Dir::ToServer);
@@ -157,6 +160,10 @@ pub static PROTOCOL: Protocol = Protocol {
         },
         BufferDesc {
             name: "mqtt.unsubscribe.topic",
+            dir: TS,
+        },
+        BufferDesc {
+            name: "mqtt.connect.protocol_string",
             dir: TS,
         },
     ],
@@ -269,6 +276,8 @@ pub struct MqttState {
     failed: bool,
     /// The flow ended.
     closed: bool,
+    /// Transactions held and not logged yet (Suricata's live transactions).
+    unlogged: usize,
     /// Transactions complete so far, per direction (monotonic).
     completed: [u64; 2],
     /// Complete transactions freed, per direction.
@@ -294,6 +303,7 @@ impl MqttState {
             sides: Default::default(),
             failed: false,
             closed: false,
+            unlogged: 0,
             completed: [0; 2],
             freed_complete: [0; 2],
         }
@@ -313,8 +323,7 @@ impl MqttState {
     fn new_tx(&mut self, dir: Dir) -> MqttTx {
         let tx = MqttTx::new(self.next_id, dir);
         self.next_id += 1;
-        let open = self.txs.iter().filter(|t| !t.logged).count();
-        if open > self.cfg.max_tx {
+        if self.unlogged > self.cfg.max_tx {
             if let Some(old) = self.txs.iter_mut().find(|t| !t.complete) {
                 old.complete = true;
                 old.set(MqttEvent::TooManyTransactions);
@@ -330,6 +339,7 @@ impl MqttState {
     }
 
     fn push(&mut self, tx: MqttTx) {
+        self.unlogged += 1;
         self.txs.push_back(tx);
     }
 
@@ -625,6 +635,7 @@ impl AppParser for MqttState {
                     };
                     let v: Option<&[u8]> = match b {
                         buf::CLIENTID => Some(c.client_id.as_bytes()),
+                        buf::PROTOCOL_STRING => Some(c.protocol_string.as_bytes()),
                         buf::USERNAME => c.username.as_deref().map(str::as_bytes),
                         buf::PASSWORD => c.password.as_deref(),
                         buf::WILLTOPIC => c.will_topic.as_deref().map(str::as_bytes),
@@ -654,6 +665,7 @@ impl AppParser for MqttState {
                 continue;
             }
             t.logged = true;
+            self.unlogged = self.unlogged.saturating_sub(1);
             c.logged += 1;
             if !c.write || !c.out.wants_type("mqtt") {
                 continue;

@@ -140,6 +140,7 @@ buffers! {
     "mqtt.publish.message" [];
     "mqtt.subscribe.topic" [];
     "mqtt.unsubscribe.topic" [];
+    "mqtt.connect.protocol_string" [];
     "quic.version" [];
     "quic.sni" [];
     "quic.ua" [];

@@ -151,6 +151,7 @@ const NO_VALUE: &[&str] = &[
     "krb5_sname",
     "mqtt.connect.clientid",
     "mqtt.connect.password",
+    "mqtt.connect.protocol_string",
     "mqtt.connect.username",
     "mqtt.connect.willmessage",
     "mqtt.connect.willtopic",
