@@ -2,7 +2,7 @@
 //! `mqtt.type`, `mqtt.flags`, `mqtt.qos`, `mqtt.reason_code` (alias
 //! `mqtt.connack.return_code`), `mqtt.connack.session_present`, `mqtt.connect.flags` and
 //! `mqtt.protocol_version`. Each matches on a transaction once it is complete in the
-//! inspected direction (Suricata registers them at progress 1), or once the flow ended.
+//! inspected direction (Suricata registers them at progress 1); an open one never matches.
 
 use shrike_rules::parse::UintMatch;
 
@@ -137,7 +137,9 @@ impl MqttMatch {
         let Some(t) = st.tx(tx) else {
             return Some(false);
         };
-        if !(t.done_in(dir) || st.closed || st.failed) {
+        // Suricata runs these at progress 1 only: an open transaction never matches, not
+        // even at the end of the flow (a gap counts as complete, as its disruption flag).
+        if !(t.done_in(dir) || st.gapped) {
             return None;
         }
         Some(self.matches_tx(st, t))

@@ -276,6 +276,8 @@ pub struct MqttState {
     failed: bool,
     /// The flow ended.
     closed: bool,
+    /// A gap stopped parsing (Suricata then takes every transaction as complete).
+    gapped: bool,
     /// Transactions held and not logged yet (Suricata's live transactions).
     unlogged: usize,
     /// Transactions complete so far, per direction (monotonic).
@@ -303,6 +305,7 @@ impl MqttState {
             sides: Default::default(),
             failed: false,
             closed: false,
+            gapped: false,
             unlogged: 0,
             completed: [0; 2],
             freed_complete: [0; 2],
@@ -549,6 +552,7 @@ impl AppParser for MqttState {
         // Suricata's MQTT parser does not accept gaps: the app layer stops on the flow
         // (both directions), without an event.
         self.failed = true;
+        self.gapped = true;
         self.sides = Default::default();
     }
 
@@ -568,10 +572,11 @@ impl AppParser for MqttState {
         out.extend(self.txs.iter().filter(|t| t.dir == dir).map(|t| t.id));
     }
 
-    fn buffer_ready(&self, tx: u64, b: u16, dir: Dir, closed: bool) -> Option<bool> {
+    fn buffer_ready(&self, tx: u64, b: u16, dir: Dir, _closed: bool) -> Option<bool> {
         let t = self.tx(tx)?;
         let need_done = matches!(b, buf::SUB_TOPIC | buf::UNSUB_TOPIC);
-        (!need_done || t.done_in(dir) || closed || self.failed).then_some(true)
+        // The topic lists are inspected at progress 1 (after the SUBACK/UNSUBACK) only.
+        (!need_done || t.done_in(dir) || self.gapped).then_some(true)
     }
 
     fn buffer(&self, tx: u64, b: u16, _dir: Dir, f: &mut dyn FnMut(&[u8]) -> bool) -> bool {
@@ -661,7 +666,7 @@ impl AppParser for MqttState {
 
     fn log(&mut self, c: &mut LogCtx<'_>) {
         for t in self.txs.iter_mut() {
-            if t.logged || !(t.complete || c.closed) {
+            if t.logged || !(t.complete || c.closed || self.gapped) {
                 continue;
             }
             t.logged = true;
