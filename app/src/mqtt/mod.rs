@@ -572,11 +572,13 @@ impl AppParser for MqttState {
         out.extend(self.txs.iter().filter(|t| t.dir == dir).map(|t| t.id));
     }
 
-    fn buffer_ready(&self, tx: u64, b: u16, dir: Dir, _closed: bool) -> Option<bool> {
+    fn buffer_ready(&self, tx: u64, _b: u16, dir: Dir, _closed: bool) -> Option<bool> {
         let t = self.tx(tx)?;
-        let need_done = matches!(b, buf::SUB_TOPIC | buf::UNSUB_TOPIC);
-        // The topic lists are inspected at progress 1 (after the SUBACK/UNSUBACK) only.
-        (!need_done || t.done_in(dir) || self.gapped).then_some(true)
+        // Suricata prefilters every MQTT buffer at progress 1 (the topic lists are also
+        // inspected there only): a rule on them is evaluated once the transaction is
+        // complete in the inspected direction, never on an open one (a gap counts as
+        // complete).
+        (t.done_in(dir) || self.gapped).then_some(true)
     }
 
     fn buffer(&self, tx: u64, b: u16, _dir: Dir, f: &mut dyn FnMut(&[u8]) -> bool) -> bool {

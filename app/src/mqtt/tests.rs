@@ -153,7 +153,16 @@ fn publish_qos_flows_and_pipelining() {
     cli.extend(publish(1, 7, "a/c", b"one"));
     cli.extend(publish(2, 8, "a/d", b"two"));
     feed_all(&mut st, Dir::ToServer, &cli, 5);
+    // The CONNECT's buffers wait for the CONNACK (Suricata's prefilter progress).
+    assert_eq!(
+        st.buffer_ready(0, buf::CLIENTID, Dir::ToServer, false),
+        None
+    );
     feed_all(&mut st, Dir::ToClient, &msg(0x20, &[0, 0]), 1000);
+    assert_eq!(
+        st.buffer_ready(0, buf::CLIENTID, Dir::ToServer, false),
+        Some(true)
+    );
     assert_eq!(st.tx_count(), 4);
     // QoS 0 is complete at once; QoS 1 waits for PUBACK; QoS 2 for PUBCOMP.
     assert!(st.tx(1).unwrap().complete);
