@@ -472,18 +472,18 @@ impl MqttState {
             return true;
         }
         let mut pending = std::mem::take(&mut self.sides[d].pending);
-        let buf: &[u8] = if pending.is_empty() {
-            data
-        } else {
+        let buffered = !pending.is_empty();
+        if buffered {
             pending.extend_from_slice(data);
-            &pending
-        };
+        }
+        let buf: &[u8] = if buffered { &pending } else { data };
         let mut off = 0;
         let max = self.cfg.max_msg_length as usize;
-        let ok = loop {
+        // (ok, keep the bytes from `off` for the next data)
+        let (ok, keep) = loop {
             let cur = &buf[off..];
             if cur.is_empty() {
-                break true;
+                break (true, false);
             }
             match parser::parse_message(cur, self.protocol_version, max) {
                 Parsed::Done(msg, used) => {
@@ -502,17 +502,23 @@ impl MqttState {
                     self.handle(msg, dir);
                     off += used;
                 }
-                Parsed::Incomplete => {
-                    self.sides[d].pending = cur.to_vec();
-                    break true;
-                }
+                Parsed::Incomplete => break (true, true),
                 Parsed::Error => {
                     self.event_notx(MqttEvent::MalformedTraffic, dir);
-                    break false;
+                    break (false, false);
                 }
             }
         };
-        drop(pending);
+        if ok && keep {
+            // A partial message (at most max-msg-length and its header): keep it, without
+            // copying again what was buffered already.
+            if buffered {
+                pending.drain(..off);
+                self.sides[d].pending = pending;
+            } else {
+                self.sides[d].pending = data[off..].to_vec();
+            }
+        }
         self.count_completed();
         ok
     }

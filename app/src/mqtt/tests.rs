@@ -373,3 +373,18 @@ fn string_log_limit_cuts_strings() {
         "topic/[truncated 1 additional byte]"
     );
 }
+
+#[test]
+fn large_message_in_many_segments() {
+    let mut st = state();
+    let mut cli = connect_v4();
+    cli.extend(publish(0, 0, "big", &vec![b'x'; 600_000]));
+    cli.extend(publish(0, 0, "after", b"y"));
+    feed_all(&mut st, Dir::ToServer, &cli, 1460);
+    assert_eq!(st.tx_count(), 3);
+    let Op::Publish(p) = &st.tx(1).unwrap().msgs[0].op else {
+        panic!()
+    };
+    assert_eq!(p.message.len(), 600_000);
+    assert!(st.sides[0].pending.is_empty());
+}
