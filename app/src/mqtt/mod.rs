@@ -213,6 +213,9 @@ pub struct MqttTx {
     events_reported: u16,
     /// The record was written.
     logged: bool,
+    /// Counted in `app_layer.tx.mqtt` (Suricata does not count the transactions of a
+    /// parse call that ends in an error).
+    counted: bool,
 }
 
 impl MqttTx {
@@ -226,6 +229,7 @@ impl MqttTx {
             events: 0,
             events_reported: 0,
             logged: false,
+            counted: true,
         }
     }
 
@@ -471,6 +475,7 @@ impl MqttState {
         if data.is_empty() {
             return true;
         }
+        let first_new = self.next_id;
         let mut pending = std::mem::take(&mut self.sides[d].pending);
         let buffered = !pending.is_empty();
         if buffered {
@@ -505,6 +510,12 @@ impl MqttState {
                 Parsed::Incomplete => break (true, true),
                 Parsed::Error => {
                     self.event_notx(MqttEvent::MalformedTraffic, dir);
+                    for t in self.txs.iter_mut().rev() {
+                        if t.id < first_new {
+                            break;
+                        }
+                        t.counted = false;
+                    }
                     break (false, false);
                 }
             }
@@ -679,7 +690,9 @@ impl AppParser for MqttState {
             }
             t.logged = true;
             self.unlogged = self.unlogged.saturating_sub(1);
-            c.logged += 1;
+            if t.counted {
+                c.logged += 1;
+            }
             if !c.write || !c.out.wants_type("mqtt") {
                 continue;
             }
