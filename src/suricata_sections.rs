@@ -132,6 +132,26 @@ fn app_layer(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) {
         ignored.push(format!("{BASE}.server-config"));
     }
     mqtt_settings(tree, out);
+    pgsql_settings(tree, out);
+}
+
+/// `app-layer.protocols.pgsql.enabled` (off unless set: Suricata 7's config has it off) and
+/// `max-tx`.
+fn pgsql_settings(tree: &Value, out: &mut Value) {
+    const BASE: &str = "app-layer.protocols.pgsql";
+    if let Some(v) = get(tree, &format!("{BASE}.enabled")) {
+        // `detection-only` detects without parsing in Suricata; shrike parses then too.
+        let on = truthy(v) || v.as_str() == Some("detection-only");
+        out["detect"]["app-layer"]["pgsql"]["enabled"] = Value::Bool(on);
+    }
+    if let Some(v) = get(tree, &format!("{BASE}.max-tx")).and_then(string) {
+        if let Ok(n) = v.trim().parse::<u32>() {
+            out["detect"]["app-layer"]["pgsql"]["max-tx"] = json!(n);
+        }
+    }
+    if let Some(n) = get(tree, &format!("{BASE}.stream-depth")).and_then(parse_size) {
+        out["detect"]["app-layer"]["pgsql"]["stream-depth"] = json!(n);
+    }
 }
 
 /// `app-layer.protocols.mqtt.max-msg-length` (a size, at most 4 GiB - 1) and `max-tx`;
@@ -326,6 +346,12 @@ fn eve_alert_options(body: &Value, out: &mut Value) {
             };
             if name == "dns" || name == "tls" {
                 app_log_options(name, opts, out);
+                continue;
+            }
+            if name == "pgsql" {
+                if let Some(v) = opts.get("passwords").filter(|v| !v.is_null()) {
+                    out["detect"]["app-log"]["pgsql"]["passwords"] = Value::Bool(truthy(v));
+                }
                 continue;
             }
             if name == "mqtt" {

@@ -70,6 +70,8 @@ pub struct AppLogConfig {
     pub tls: TlsEveOptions,
     /// `mqtt` records (`passwords`).
     pub mqtt: crate::mqtt::eve::MqttLogConfig,
+    /// `pgsql` records (`passwords`).
+    pub pgsql: crate::pgsql::PgsqlLogConfig,
 }
 
 impl AppLogConfig {

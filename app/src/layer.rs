@@ -305,7 +305,7 @@ fn on_port(ports: &[u16], ctx: &FlowCtx) -> bool {
 /// Suricata-style detection: content patterns on any port (the protocols whose ports match
 /// the server port first, then the rest, each group in registry order), then the probing
 /// parsers of the protocols registered for either port.
-fn probe(ctx: &FlowCtx, dir: Dir, data: &[u8], tcp: bool) -> Found {
+fn probe(cfg: &ParserConfig, ctx: &FlowCtx, dir: Dir, data: &[u8], tcp: bool) -> Found {
     let detect = |p: &crate::registry::Protocol| if tcp { p.tcp } else { p.udp };
     let mut need_more = false;
     let mut verdict = |i: usize, r: Probe| match r {
@@ -318,6 +318,9 @@ fn probe(ctx: &FlowCtx, dir: Dir, data: &[u8], tcp: bool) -> Found {
     };
     for own_port in [true, false] {
         for (i, p) in PROTOCOLS.iter().enumerate() {
+            if !cfg.enabled(p.name) {
+                continue;
+            }
             let Detect::Pattern(f) = detect(p) else {
                 continue;
             };
@@ -330,6 +333,9 @@ fn probe(ctx: &FlowCtx, dir: Dir, data: &[u8], tcp: bool) -> Found {
         }
     }
     for (i, p) in PROTOCOLS.iter().enumerate() {
+        if !cfg.enabled(p.name) {
+            continue;
+        }
         let Detect::Port(f) = detect(p) else {
             continue;
         };
@@ -419,14 +425,14 @@ impl AppLayer {
                 let d = di(dir);
                 let first = f.probe_buf[d].is_empty();
                 let found = if f.probe_buf[d].is_empty() {
-                    probe(ctx, dir, data, true)
+                    probe(&self.cfg, ctx, dir, data, true)
                 } else {
                     let mut b = std::mem::take(&mut f.probe_buf[d]);
                     b.extend_from_slice(
                         data.get(..PROBE_MAX.saturating_sub(b.len()))
                             .unwrap_or(data),
                     );
-                    let r = probe(ctx, dir, &b, true);
+                    let r = probe(&self.cfg, ctx, dir, &b, true);
                     f.probe_buf[d] = b;
                     r
                 };
@@ -454,7 +460,9 @@ impl AppLayer {
                         }
                         self.count_parser_error(f, err);
                     }
-                    Found::No if first && ctx.midstream && reverse_fits(f, ctx, dir, data) => {
+                    Found::No
+                        if first && ctx.midstream && reverse_fits(&self.cfg, f, ctx, dir, data) =>
+                    {
                         f.reversed = true;
                         f.detect.swap(0, 1);
                         f.probe_buf.swap(0, 1);
@@ -532,7 +540,7 @@ impl AppLayer {
                     return;
                 }
                 let first = f.proto == AppProto::UNKNOWN;
-                if let Found::Proto(p) = probe(ctx, dir, payload, false) {
+                if let Found::Proto(p) = probe(&self.cfg, ctx, dir, payload, false) {
                     self.start(f, p, false);
                     if !first {
                         self.stats.flow(p, false, true);
@@ -625,7 +633,7 @@ impl AppLayer {
 /// Whether `data`, seen first in `dir` of a midstream flow, fits a protocol as the other
 /// direction while that direction has seen nothing yet (Suricata's reverse-direction
 /// pattern match for midstream sessions).
-fn reverse_fits(f: &AppFlow, ctx: &FlowCtx, dir: Dir, data: &[u8]) -> bool {
+fn reverse_fits(cfg: &ParserConfig, f: &AppFlow, ctx: &FlowCtx, dir: Dir, data: &[u8]) -> bool {
     let other = match dir {
         Dir::ToServer => Dir::ToClient,
         Dir::ToClient => Dir::ToServer,
@@ -639,7 +647,7 @@ fn reverse_fits(f: &AppFlow, ctx: &FlowCtx, dir: Dir, data: &[u8]) -> bool {
         server_port: ctx.client_port,
         ..*ctx
     };
-    matches!(probe(&rctx, other, data, true), Found::Proto(_))
+    matches!(probe(cfg, &rctx, other, data, true), Found::Proto(_))
 }
 
 /// Feed data to the flow's parser. Returns `true` when the parser gave up on this data

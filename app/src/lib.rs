@@ -22,6 +22,7 @@ pub mod http;
 pub mod layer;
 pub mod log;
 pub mod mqtt;
+pub mod pgsql;
 pub mod registry;
 pub mod ssh;
 pub mod tls;

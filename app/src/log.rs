@@ -28,6 +28,8 @@ pub struct LogOptions {
     pub tls: TlsLogConfig,
     /// `mqtt`.
     pub mqtt: crate::mqtt::eve::MqttLogConfig,
+    /// `pgsql`.
+    pub pgsql: crate::pgsql::PgsqlLogConfig,
 }
 
 impl Default for LogOptions {
@@ -40,6 +42,7 @@ impl Default for LogOptions {
             dns: DnsLogConfig::default(),
             tls: TlsLogConfig::new(true, false, None),
             mqtt: Default::default(),
+            pgsql: Default::default(),
         }
     }
 }

@@ -115,6 +115,28 @@ pub struct ParserConfig {
     pub tls: crate::tls::TlsConfig,
     /// MQTT.
     pub mqtt: crate::mqtt::MqttConfig,
+    /// PostgreSQL.
+    pub pgsql: crate::pgsql::PgsqlConfig,
+}
+
+impl ParserConfig {
+    /// Whether protocol `name` is detected and parsed (`app-layer.protocols.<name>.enabled`;
+    /// only PostgreSQL is off by default, as in Suricata 7's `suricata.yaml`).
+    pub fn enabled(&self, name: &str) -> bool {
+        match name {
+            "pgsql" => self.pgsql.enabled,
+            _ => true,
+        }
+    }
+
+    /// The reassembly depth protocol `name` sets for its flows
+    /// (`app-layer.protocols.<name>.stream-depth`, 0: unlimited), if it sets one.
+    pub fn stream_depth(&self, name: &str) -> Option<u64> {
+        match name {
+            "pgsql" => Some(self.pgsql.stream_depth),
+            _ => None,
+        }
+    }
 }
 
 /// The static description of one application protocol.
@@ -230,6 +252,7 @@ pub static PROTOCOLS: &[&Protocol] = &[
     &crate::tls::PROTOCOL,
     &crate::ssh::PROTOCOL,
     &crate::mqtt::PROTOCOL,
+    &crate::pgsql::PROTOCOL,
 ];
 
 /// Most protocols the registry can hold (the size of per-protocol counter arrays).

@@ -39,6 +39,8 @@ pub struct AppLayerSettings {
     pub http: shrike_app::http::HttpConfig,
     /// MQTT parser (Suricata's `app-layer.protocols.mqtt`): `max-msg-length`, `max-tx`.
     pub mqtt: shrike_app::mqtt::MqttConfig,
+    /// PostgreSQL parser (Suricata's `app-layer.protocols.pgsql`): `enabled`, `max-tx`.
+    pub pgsql: shrike_app::pgsql::PgsqlConfig,
 }
 
 /// The whole sensor configuration. Every section has built-in defaults, so no file at all works.

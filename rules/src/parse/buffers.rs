@@ -141,6 +141,7 @@ buffers! {
     "mqtt.subscribe.topic" [];
     "mqtt.unsubscribe.topic" [];
     "mqtt.connect.protocol_string" [];
+    "pgsql.query" [];
     "quic.version" [];
     "quic.sni" [];
     "quic.ua" [];

@@ -159,6 +159,7 @@ const NO_VALUE: &[&str] = &[
     "mqtt.publish.topic",
     "mqtt.subscribe.topic",
     "mqtt.unsubscribe.topic",
+    "pgsql.query",
     "noalert",
     "nocase",
     "pkt_data",
