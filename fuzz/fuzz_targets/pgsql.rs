@@ -1,7 +1,6 @@
 //! The PostgreSQL parser (enabled) through the registry trait alone: both directions, split
-//! where the input
-//! says, with gaps and the close; a small transaction limit on odd-length inputs; every
-//! transaction's buffer and alert object (valid JSON).
+//! where the input says, with gaps and the close; a small transaction limit on odd-length
+//! inputs; every transaction's buffer and alert object (valid JSON).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
