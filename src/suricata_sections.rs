@@ -158,6 +158,10 @@ fn pgsql_settings(tree: &Value, out: &mut Value) {
 /// invalid values keep the defaults, as Suricata does after its error message.
 fn mqtt_settings(tree: &Value, out: &mut Value) {
     const BASE: &str = "app-layer.protocols.mqtt";
+    if let Some(v) = get(tree, &format!("{BASE}.enabled")) {
+        let on = truthy(v) || v.as_str() == Some("detection-only");
+        out["detect"]["app-layer"]["mqtt"]["enabled"] = Value::Bool(on);
+    }
     if let Some(v) = get(tree, &format!("{BASE}.max-msg-length")).and_then(parse_size) {
         if let Ok(v) = u32::try_from(v) {
             out["detect"]["app-layer"]["mqtt"]["max-msg-length"] = json!(v);
@@ -948,6 +952,11 @@ outputs:
         let (cfg, _) = translate(&parse_tree("a: 1\n").unwrap(), Path::new("/etc")).unwrap();
         assert!(cfg.detect.app_log.mqtt.passwords);
         assert_eq!(cfg.detect.app_layer.mqtt.max_msg_length, 1 << 20);
+        assert!(cfg.detect.app_layer.mqtt.enabled && !cfg.detect.app_layer.pgsql.enabled);
+        let off = "app-layer:\n  protocols:\n    mqtt:\n      enabled: no\n    pgsql:\n      \
+                   enabled: yes\n";
+        let (cfg, _) = translate(&parse_tree(off).unwrap(), Path::new("/etc")).unwrap();
+        assert!(!cfg.detect.app_layer.mqtt.enabled && cfg.detect.app_layer.pgsql.enabled);
     }
 
     #[test]

@@ -120,11 +120,13 @@ pub struct ParserConfig {
 }
 
 impl ParserConfig {
-    /// Whether protocol `name` is detected and parsed (`app-layer.protocols.<name>.enabled`;
-    /// only PostgreSQL is off by default, as in Suricata 7's `suricata.yaml`).
+    /// Whether protocol `name` is detected and parsed (`app-layer.protocols.<name>.enabled`,
+    /// for MQTT and PostgreSQL so far; only PostgreSQL is off by default, as in Suricata 7's
+    /// `suricata.yaml`).
     pub fn enabled(&self, name: &str) -> bool {
         match name {
             "pgsql" => self.pgsql.enabled,
+            "mqtt" => self.mqtt.enabled,
             _ => true,
         }
     }

@@ -36,6 +36,8 @@ use parser::{Message, Op, Parsed, TypeCode};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
 pub struct MqttConfig {
+    /// `enabled`: detect and parse MQTT (on by default, as Suricata).
+    pub enabled: bool,
     /// `max-msg-length`: longer messages are skipped, logged as truncated.
     pub max_msg_length: u32,
     /// `max-tx`: most open transactions per flow.
@@ -49,6 +51,7 @@ pub struct MqttConfig {
 impl Default for MqttConfig {
     fn default() -> Self {
         MqttConfig {
+            enabled: true,
             max_msg_length: 1024 * 1024,
             max_tx: 1024,
             subscribe_topic_match_limit: 100,
