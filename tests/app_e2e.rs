@@ -370,3 +370,88 @@ fn mqtt_edge_cases_as_suricata() {
         .any(|r| r["mqtt"]["publish"]["truncated"] == true
             && r["mqtt"]["publish"]["skipped_length"] == 310));
 }
+
+/// PostgreSQL on the shared corpus's `zeek/postgresql_psql-select-now.pcap` (skipped when
+/// `../shared` is absent): off by default; with `app-layer.protocols.pgsql.enabled: yes` the
+/// `pgsql` records (SSL request, startup, SASL exchange, query with its row counts,
+/// termination) are Suricata 7.0.10's, packet numbers included.
+#[test]
+fn pgsql_records_as_suricata() {
+    let Some(shared) = common::shared() else {
+        return;
+    };
+    let pcap = shared.join("corpus/pcaps/zeek/postgresql_psql-select-now.pcap");
+    if !pcap.exists() {
+        return;
+    }
+    let run = |enabled: bool, tag: &str| {
+        let dir = TempDir::new(tag);
+        let cfg = dir.path().join("suricata.yaml");
+        std::fs::write(
+            &cfg,
+            format!(
+                "%YAML 1.1\n---\napp-layer:\n  protocols:\n    pgsql:\n      enabled: {}\n\
+                 outputs:\n  - eve-log:\n      enabled: yes\n      filename: eve.json\n      \
+                 types:\n        - pgsql\n        - flow\n",
+                if enabled { "yes" } else { "no" }
+            ),
+        )
+        .unwrap();
+        let out = shrike()
+            .arg("-c")
+            .arg(&cfg)
+            .args(["-k", "none", "-r"])
+            .arg(&pcap)
+            .arg("-l")
+            .arg(dir.path())
+            .output()
+            .expect("run shrike");
+        assert!(out.status.success(), "shrike failed: {}", stderr(&out));
+        eve_records(dir.path())
+    };
+    let off = run(false, "pgsql-off");
+    assert!(of_type(&off, "pgsql").is_empty());
+    assert!(of_type(&off, "flow")
+        .iter()
+        .all(|f| f["app_proto"] != "pgsql"));
+    let recs = run(true, "pgsql-on");
+    let mut pg: Vec<&serde_json::Value> = of_type(&recs, "pgsql");
+    pg.sort_by_key(|r| r["pgsql"]["tx_id"].as_u64());
+    let got: Vec<(u64, u64)> = pg
+        .iter()
+        .map(|r| {
+            (
+                r["pgsql"]["tx_id"].as_u64().unwrap(),
+                r["pcap_cnt"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![(1, 7), (2, 11), (3, 15), (4, 19), (5, 23), (6, 26)]
+    );
+    assert_eq!(pg[0]["pgsql"]["response"]["ssl_accepted"], false);
+    let p = &pg[1]["pgsql"]["request"];
+    assert_eq!(p["protocol_version"], "3.0");
+    assert_eq!(p["startup_parameters"]["user"], "zeek");
+    assert_eq!(
+        p["startup_parameters"]["optional_parameters"][1]["application_name"],
+        "psql"
+    );
+    assert_eq!(
+        pg[2]["pgsql"]["request"]["sasl_authentication_mechanism"],
+        "scram_SHA256"
+    );
+    assert_eq!(
+        pg[3]["pgsql"]["response"]["parameter_status"][2]["date_style"],
+        "ISO, MDY"
+    );
+    let q = &pg[4]["pgsql"];
+    assert_eq!(q["request"]["simple_query"], "select now()");
+    assert_eq!(q["response"]["field_count"], 1);
+    assert_eq!(q["response"]["data_rows"], 1);
+    assert_eq!(q["response"]["data_size"], 29);
+    assert_eq!(q["response"]["command_completed"], "SELECT 1");
+    assert_eq!(pg[5]["pgsql"]["request"]["message"], "termination_message");
+    assert_eq!(pg[0]["dest_port"], 5432);
+}
