@@ -116,6 +116,10 @@ fn threading(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) -> Result
 /// `app-layer.protocols.http.libhtp.default-config` keys the HTTP parser knows go to
 /// `detect.app-layer.http`; the others (and per-server `server-config`) are listed.
 fn app_layer(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) {
+    // SSH: `hassh` (the switch is process-wide; a rule with a hassh keyword turns it on too).
+    if let Some(v) = get(tree, "app-layer.protocols.ssh.hassh") {
+        out["detect"]["app-layer"]["ssh"]["hassh"] = json!(truthy(v));
+    }
     const BASE: &str = "app-layer.protocols.http.libhtp";
     let known =
         serde_json::to_value(shrike_app::http::HttpConfig::default()).unwrap_or(Value::Null);
@@ -373,6 +377,10 @@ fn eve_alert_options(body: &Value, out: &mut Value) {
                 anomaly_options(opts, out);
                 continue;
             }
+            if name == "files" {
+                files_options(opts, out);
+                continue;
+            }
             if name != "alert" {
                 continue;
             }
@@ -408,6 +416,17 @@ fn anomaly_options(opts: &Value, out: &mut Value) {
     }
     if let Some(v) = opts.get("packethdr").filter(|v| !v.is_null()) {
         a["packethdr"] = Value::Bool(truthy(v));
+    }
+}
+
+/// `- files: {force-magic, force-hash}` go to `detect.app-log.files`.
+fn files_options(opts: &Value, out: &mut Value) {
+    let o = &mut out["detect"]["app-log"]["files"];
+    if let Some(v) = opts.get("force-magic").filter(|v| !v.is_null()) {
+        o["force-magic"] = Value::Bool(truthy(v));
+    }
+    if let Some(Value::Array(a)) = opts.get("force-hash") {
+        o["force-hash"] = Value::Array(a.iter().filter_map(string).map(Value::String).collect());
     }
 }
 

@@ -60,6 +60,16 @@ impl Default for TlsEveOptions {
     }
 }
 
+/// EVE `fileinfo` options (`- files: {force-magic, force-hash}`).
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+pub struct FilesEveOptions {
+    /// `force-magic`: the file type of every file.
+    pub force_magic: bool,
+    /// `force-hash`: `md5`, `sha1`, `sha256` of every file.
+    pub force_hash: Vec<String>,
+}
+
 /// The app-layer EVE options of the sensor.
 #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
@@ -72,6 +82,8 @@ pub struct AppLogConfig {
     pub mqtt: crate::mqtt::eve::MqttLogConfig,
     /// `pgsql` records (`passwords`).
     pub pgsql: crate::pgsql::PgsqlLogConfig,
+    /// `fileinfo` records.
+    pub files: FilesEveOptions,
 }
 
 impl AppLogConfig {
@@ -95,6 +107,17 @@ impl AppLogConfig {
                     .collect(),
             );
         }
+        c
+    }
+
+    /// What tracked files compute for the `fileinfo` options (unknown hash names are
+    /// left out, as Suricata warns and ignores them).
+    pub fn file_config(&self) -> crate::files::FileConfig {
+        let mut c = crate::files::FileConfig {
+            magic: self.files.force_magic,
+            ..Default::default()
+        };
+        c.force_hash(self.files.force_hash.iter().map(String::as_str));
         c
     }
 

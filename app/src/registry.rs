@@ -253,6 +253,10 @@ pub static PROTOCOLS: &[&Protocol] = &[
     &crate::dns::PROTOCOL,
     &crate::tls::PROTOCOL,
     &crate::ssh::PROTOCOL,
+    &crate::sip::PROTOCOL,
+    &crate::rfb::PROTOCOL,
+    &crate::tftp::PROTOCOL,
+    &crate::telnet::PROTOCOL,
     &crate::mqtt::PROTOCOL,
     &crate::pgsql::PROTOCOL,
 ];

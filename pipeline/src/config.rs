@@ -41,6 +41,8 @@ pub struct AppLayerSettings {
     pub mqtt: shrike_app::mqtt::MqttConfig,
     /// PostgreSQL parser (Suricata's `app-layer.protocols.pgsql`): `enabled`, `max-tx`.
     pub pgsql: shrike_app::pgsql::PgsqlConfig,
+    /// SSH parser (Suricata's `app-layer.protocols.ssh`: `hassh`).
+    pub ssh: shrike_app::ssh::SshConfig,
 }
 
 /// The whole sensor configuration. Every section has built-in defaults, so no file at all works.

@@ -59,11 +59,14 @@ impl Sessions {
         let n = workers.max(1) as u64;
         sc.memcap = (sc.memcap / n).max(1 << 16);
         sc.reassembly.memcap = (sc.reassembly.memcap / n).max(1 << 16);
+        let mut http = cfg.detect.app_layer.http.clone();
+        http.files = cfg.detect.app_log.file_config();
         let mut app = AppLayer::with_config(
-            std::sync::Arc::new(cfg.detect.app_layer.http.clone()),
+            std::sync::Arc::new(http),
             Default::default(),
             Default::default(),
         );
+        cfg.detect.app_layer.ssh.apply();
         app.log.dns = cfg.detect.app_log.dns_log();
         app.log.tls = cfg.detect.app_log.tls_log();
         app.log.mqtt = cfg.detect.app_log.mqtt;

@@ -95,6 +95,14 @@ impl AppParser for HttpState {
             if !(tx.is_complete() || c.closed) {
                 break;
             }
+            if let Some(t) = self.tx_mut(id) {
+                // Files end with their transaction: closed when the body ended, truncated
+                // when the flow ended first (Suricata prunes open files as truncated).
+                for b in [&mut t.req_body, &mut t.resp_body] {
+                    let done = b.complete;
+                    b.close_file(!done);
+                }
+            }
             if c.write {
                 c.rec.http_files(c.out, self, id, &c.opts.http);
                 c.rec.http(c.out, self, id, &c.opts.http);

@@ -524,7 +524,11 @@ impl HttpState {
         let bomb_limit = self.cfg.compression_bomb_limit;
         let Some(id) = self.out_tx else { return };
         let HttpState {
-            txs, base, stats, ..
+            txs,
+            base,
+            stats,
+            cfg,
+            ..
         } = self;
         let Some(tx) = id
             .checked_sub(*base)
@@ -543,6 +547,9 @@ impl HttpState {
                 tx.set_event(HttpEvent::RangeInvalid);
             }
         }
+        if tx.has_response_line || tx.is_09 {
+            tx.want_response_file();
+        }
         let (failed, bomb) = body_data(
             &mut tx.resp_body,
             &mut tx.resp_decoder,
@@ -551,7 +558,20 @@ impl HttpState {
             limit,
             bomb_limit,
             stats,
+            &cfg.files,
         );
+        if tx.resp_body.total > 0 {
+            if let Some(r) = tx
+                .resp_headers
+                .get(b"content-range")
+                .filter(|v| !super::eve::range_invalid(v))
+                .and_then(super::eve::content_range)
+            {
+                if let Some(f) = tx.resp_body.file.as_deref_mut() {
+                    f.set_range(r.0.max(0) as u64, r.1.max(0) as u64);
+                }
+            }
+        }
         if failed {
             tx.set_event(HttpEvent::GzipDecompressionFailed);
         }
@@ -733,6 +753,9 @@ impl HttpState {
         if let Some(tx) = self.out_tx.and_then(|i| self.tx_mut(i)) {
             tx.resp_message_len += n;
             tx.resp_body.gap = true;
+            if let Some(f) = tx.resp_body.file.as_deref_mut() {
+                f.gap(n);
+            }
             if let Some(d) = tx.resp_decoder.as_mut() {
                 d.stop();
             }
