@@ -205,6 +205,10 @@ def main():
                 put("http", b"\x00" + steps_encode(chunks[:40]), 600)
             if 443 in ports or any(c[1][:1] == b"\x16" for c in chunks[:2]):
                 put("tls", b"\x01" + steps_encode(chunks[:40]), 600)
+            if 1883 in ports:
+                put("mqtt", steps_encode(chunks[:40]), 600)
+            if 5432 in ports:
+                put("pgsql", steps_encode(chunks[:40]), 600)
             # stream: the segments in the target's op format.
             syn = next((p for p in pkts if p[4] & 0x02 and not p[4] & 0x10), None)
             if syn is None:

@@ -146,6 +146,56 @@ fn app_layer(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) {
             out["detect"]["app-layer"]["enabled"][name] = Value::String(mode.into());
         }
     }
+    mqtt_settings(tree, out);
+    pgsql_settings(tree, out);
+}
+
+/// `app-layer.protocols.pgsql.enabled` (off unless set: Suricata 7's config has it off) and
+/// `max-tx`.
+fn pgsql_settings(tree: &Value, out: &mut Value) {
+    const BASE: &str = "app-layer.protocols.pgsql";
+    if let Some(v) = get(tree, &format!("{BASE}.enabled")) {
+        // `detection-only` detects without parsing in Suricata; shrike parses then too.
+        let on = truthy(v) || v.as_str() == Some("detection-only");
+        out["detect"]["app-layer"]["pgsql"]["enabled"] = Value::Bool(on);
+    }
+    if let Some(v) = get(tree, &format!("{BASE}.max-tx")).and_then(string) {
+        if let Ok(n) = v.trim().parse::<u32>() {
+            out["detect"]["app-layer"]["pgsql"]["max-tx"] = json!(n);
+        }
+    }
+    if let Some(n) = get(tree, &format!("{BASE}.stream-depth")).and_then(parse_size) {
+        out["detect"]["app-layer"]["pgsql"]["stream-depth"] = json!(n);
+    }
+}
+
+/// `app-layer.protocols.mqtt.max-msg-length` (a size, at most 4 GiB - 1) and `max-tx`;
+/// invalid values keep the defaults, as Suricata does after its error message.
+fn mqtt_settings(tree: &Value, out: &mut Value) {
+    const BASE: &str = "app-layer.protocols.mqtt";
+    if let Some(v) = get(tree, &format!("{BASE}.enabled")) {
+        let on = truthy(v) || v.as_str() == Some("detection-only");
+        out["detect"]["app-layer"]["mqtt"]["enabled"] = Value::Bool(on);
+    }
+    if let Some(v) = get(tree, &format!("{BASE}.max-msg-length")).and_then(parse_size) {
+        if let Ok(v) = u32::try_from(v) {
+            out["detect"]["app-layer"]["mqtt"]["max-msg-length"] = json!(v);
+        } else {
+            eprintln!("shrike: warning: invalid value for mqtt max-msg-length");
+        }
+    }
+    for key in [
+        "max-tx",
+        "subscribe-topic-match-limit",
+        "unsubscribe-topic-match-limit",
+    ] {
+        if let Some(v) = get(tree, &format!("{BASE}.{key}")).and_then(string) {
+            match v.trim().parse::<u32>() {
+                Ok(n) => out["detect"]["app-layer"]["mqtt"][key] = json!(n),
+                Err(_) => eprintln!("shrike: warning: invalid value for mqtt.{key}"),
+            }
+        }
+    }
 }
 
 fn get<'a>(v: &'a Value, path: &str) -> Option<&'a Value> {
@@ -315,6 +365,23 @@ fn eve_alert_options(body: &Value, out: &mut Value) {
             };
             if name == "dns" || name == "tls" || name == "dhcp" || name == "ike" {
                 app_log_options(name, opts, out);
+                continue;
+            }
+            if name == "pgsql" {
+                if let Some(v) = opts.get("passwords").filter(|v| !v.is_null()) {
+                    out["detect"]["app-log"]["pgsql"]["passwords"] = Value::Bool(truthy(v));
+                }
+                continue;
+            }
+            if name == "mqtt" {
+                if let Some(v) = opts.get("passwords").filter(|v| !v.is_null()) {
+                    out["detect"]["app-log"]["mqtt"]["passwords"] = Value::Bool(truthy(v));
+                }
+                if let Some(v) = opts.get("string-log-limit").and_then(parse_size) {
+                    if let Ok(v) = u32::try_from(v) {
+                        out["detect"]["app-log"]["mqtt"]["string-log-limit"] = json!(v);
+                    }
+                }
                 continue;
             }
             if name == "anomaly" {
@@ -901,6 +968,29 @@ outputs:
             .tls_log()
             .fields
             .contains(&F::Ja3));
+    }
+
+    #[test]
+    fn translates_mqtt_settings() {
+        let yaml = "app-layer:\n  protocols:\n    mqtt:\n      max-msg-length: 50kb\n      \
+                    max-tx: 7\n      subscribe-topic-match-limit: 0\noutputs:\n  - eve-log:\n      \
+                    types:\n        - mqtt:\n            passwords: no\n            string-log-limit: 1kb\n";
+        let (cfg, _) = translate(&parse_tree(yaml).unwrap(), Path::new("/etc")).unwrap();
+        let m = cfg.detect.app_layer.mqtt;
+        assert_eq!(m.max_msg_length, 50 * 1024);
+        assert_eq!(m.max_tx, 7);
+        assert_eq!(m.subscribe_topic_match_limit, 0);
+        assert_eq!(m.unsubscribe_topic_match_limit, 100);
+        assert!(!cfg.detect.app_log.mqtt.passwords);
+        assert_eq!(cfg.detect.app_log.mqtt.string_log_limit, Some(1024));
+        let (cfg, _) = translate(&parse_tree("a: 1\n").unwrap(), Path::new("/etc")).unwrap();
+        assert!(cfg.detect.app_log.mqtt.passwords);
+        assert_eq!(cfg.detect.app_layer.mqtt.max_msg_length, 1 << 20);
+        assert!(cfg.detect.app_layer.mqtt.enabled && !cfg.detect.app_layer.pgsql.enabled);
+        let off = "app-layer:\n  protocols:\n    mqtt:\n      enabled: no\n    pgsql:\n      \
+                   enabled: yes\n";
+        let (cfg, _) = translate(&parse_tree(off).unwrap(), Path::new("/etc")).unwrap();
+        assert!(!cfg.detect.app_layer.mqtt.enabled && cfg.detect.app_layer.pgsql.enabled);
     }
 
     #[test]

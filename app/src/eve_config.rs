@@ -78,6 +78,10 @@ pub struct AppLogConfig {
     pub dns: DnsEveOptions,
     /// `tls` records.
     pub tls: TlsEveOptions,
+    /// `mqtt` records (`passwords`).
+    pub mqtt: crate::mqtt::eve::MqttLogConfig,
+    /// `pgsql` records (`passwords`).
+    pub pgsql: crate::pgsql::PgsqlLogConfig,
     /// `fileinfo` records.
     pub files: FilesEveOptions,
     /// `dhcp` records.

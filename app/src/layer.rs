@@ -342,9 +342,10 @@ fn on_port(ports: &[u16], ctx: &FlowCtx) -> bool {
 /// Suricata-style detection: content patterns on any port (the protocols whose ports match
 /// the server port first, then the rest, each group in registry order), then the probing
 /// parsers of the protocols registered for either port.
-fn probe(ctx: &FlowCtx, dir: Dir, data: &[u8], tcp: bool, modes: &[u8; MAX_PROTOCOLS]) -> Found {
+fn probe(cfg: &ParserConfig, ctx: &FlowCtx, dir: Dir, data: &[u8], tcp: bool) -> Found {
+    let modes = &cfg.modes;
     let detect = |i: usize, p: &crate::registry::Protocol| {
-        if modes.get(i) == Some(&crate::registry::MODE_DISABLED) {
+        if modes.get(i) == Some(&crate::registry::MODE_DISABLED) || !cfg.enabled(p.name) {
             Detect::None
         } else if tcp {
             p.tcp
@@ -478,14 +479,14 @@ impl AppLayer {
                 let d = di(dir);
                 let first = f.probe_buf[d].is_empty();
                 let found = if f.probe_buf[d].is_empty() {
-                    probe(ctx, dir, data, true, &self.cfg.modes)
+                    probe(&self.cfg, ctx, dir, data, true)
                 } else {
                     let mut b = std::mem::take(&mut f.probe_buf[d]);
                     b.extend_from_slice(
                         data.get(..PROBE_MAX.saturating_sub(b.len()))
                             .unwrap_or(data),
                     );
-                    let r = probe(ctx, dir, &b, true, &self.cfg.modes);
+                    let r = probe(&self.cfg, ctx, dir, &b, true);
                     f.probe_buf[d] = b;
                     r
                 };
@@ -514,9 +515,7 @@ impl AppLayer {
                         self.count_parser_error(f, err);
                     }
                     Found::No
-                        if first
-                            && ctx.midstream
-                            && reverse_fits(f, ctx, dir, data, &self.cfg.modes) =>
+                        if first && ctx.midstream && reverse_fits(&self.cfg, f, ctx, dir, data) =>
                     {
                         f.reversed = true;
                         f.detect.swap(0, 1);
@@ -599,7 +598,7 @@ impl AppLayer {
                     return;
                 }
                 let first = f.proto == AppProto::UNKNOWN;
-                if let Found::Proto(p) = probe(ctx, dir, payload, false, &self.cfg.modes) {
+                if let Found::Proto(p) = probe(&self.cfg, ctx, dir, payload, false) {
                     self.start(f, p, false);
                     if !first {
                         self.stats.flow(p, false, true);
@@ -696,13 +695,7 @@ impl AppLayer {
 /// Whether `data`, seen first in `dir` of a midstream flow, fits a protocol as the other
 /// direction while that direction has seen nothing yet (Suricata's reverse-direction
 /// pattern match for midstream sessions).
-fn reverse_fits(
-    f: &AppFlow,
-    ctx: &FlowCtx,
-    dir: Dir,
-    data: &[u8],
-    modes: &[u8; MAX_PROTOCOLS],
-) -> bool {
+fn reverse_fits(cfg: &ParserConfig, f: &AppFlow, ctx: &FlowCtx, dir: Dir, data: &[u8]) -> bool {
     let other = match dir {
         Dir::ToServer => Dir::ToClient,
         Dir::ToClient => Dir::ToServer,
@@ -716,7 +709,7 @@ fn reverse_fits(
         server_port: ctx.client_port,
         ..*ctx
     };
-    matches!(probe(&rctx, other, data, true, modes), Found::Proto(_))
+    matches!(probe(cfg, &rctx, other, data, true), Found::Proto(_))
 }
 
 /// Feed data to the flow's parser. Returns `true` when the parser gave up on this data

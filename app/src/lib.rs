@@ -26,6 +26,8 @@ pub mod krb5;
 pub mod layer;
 pub mod log;
 pub mod ntp;
+pub mod mqtt;
+pub mod pgsql;
 pub mod registry;
 pub mod rfb;
 pub mod sip;

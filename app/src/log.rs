@@ -30,6 +30,10 @@ pub struct LogOptions {
     pub dhcp: crate::dhcp::DhcpLogConfig,
     /// `ike`: `extended` (adds `exchange_type_verbose`).
     pub ike_extended: bool,
+    /// `mqtt`.
+    pub mqtt: crate::mqtt::eve::MqttLogConfig,
+    /// `pgsql`.
+    pub pgsql: crate::pgsql::PgsqlLogConfig,
 }
 
 impl Default for LogOptions {
@@ -43,6 +47,8 @@ impl Default for LogOptions {
             tls: TlsLogConfig::new(true, false, None),
             dhcp: crate::dhcp::DhcpLogConfig::default(),
             ike_extended: false,
+            mqtt: Default::default(),
+            pgsql: Default::default(),
         }
     }
 }

@@ -116,6 +116,32 @@ pub struct ParserConfig {
     /// `app-layer.protocols.<name>.enabled` by registry index: [`MODE_FULL`] (yes),
     /// [`MODE_DETECTION_ONLY`] (detected, not parsed), [`MODE_DISABLED`] (no).
     pub modes: [u8; MAX_PROTOCOLS],
+    /// MQTT.
+    pub mqtt: crate::mqtt::MqttConfig,
+    /// PostgreSQL.
+    pub pgsql: crate::pgsql::PgsqlConfig,
+}
+
+impl ParserConfig {
+    /// Whether protocol `name` is detected and parsed (`app-layer.protocols.<name>.enabled`,
+    /// for MQTT and PostgreSQL so far; only PostgreSQL is off by default, as in Suricata 7's
+    /// `suricata.yaml`).
+    pub fn enabled(&self, name: &str) -> bool {
+        match name {
+            "pgsql" => self.pgsql.enabled,
+            "mqtt" => self.mqtt.enabled,
+            _ => true,
+        }
+    }
+
+    /// The reassembly depth protocol `name` sets for its flows
+    /// (`app-layer.protocols.<name>.stream-depth`, 0: unlimited), if it sets one.
+    pub fn stream_depth(&self, name: &str) -> Option<u64> {
+        match name {
+            "pgsql" => Some(self.pgsql.stream_depth),
+            _ => None,
+        }
+    }
 }
 
 /// A protocol detected and parsed (`enabled: yes`, the default).
@@ -249,6 +275,8 @@ pub static PROTOCOLS: &[&Protocol] = &[
     &crate::ike::PROTOCOL,
     &crate::krb5::PROTOCOL,
     &crate::ntp::PROTOCOL,
+    &crate::mqtt::PROTOCOL,
+    &crate::pgsql::PROTOCOL,
 ];
 
 /// Most protocols the registry can hold (the size of per-protocol counter arrays).

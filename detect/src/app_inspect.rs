@@ -392,6 +392,8 @@ pub(crate) struct AppScratch {
     stamp: Vec<u32>,
     gen: u32,
     txs: Vec<u64>,
+    /// The other direction's live transactions (pruning).
+    txs_other: Vec<u64>,
     out: Vec<u8>,
     tmp: Vec<u8>,
 }
@@ -770,7 +772,15 @@ impl super::Engine {
                 h.note_body_inspected(tx, d);
             }
         }
-        if let (Some(ad), Some(&min)) = (state.app.as_deref_mut(), txs.first()) {
+        // Prune below the oldest transaction live in either direction: protocols whose
+        // transactions belong to one direction (MQTT, DNS) keep older ones for the other.
+        if let (Some(ad), Some(&first)) = (state.app.as_deref_mut(), txs.iter().min()) {
+            let other = match d {
+                Dir::ToServer => Dir::ToClient,
+                Dir::ToClient => Dir::ToServer,
+            };
+            live_txs(app, other, &mut sc.txs_other);
+            let min = sc.txs_other.iter().copied().fold(first, u64::min);
             ad.prune(min);
         }
         if !txs.is_empty() {

@@ -37,6 +37,10 @@ pub struct AppLayerSettings {
     /// HTTP parser (Suricata's `app-layer.protocols.http.libhtp.default-config`): body
     /// limits and inspection sizes, decompression layers, URI decoding, field limits.
     pub http: shrike_app::http::HttpConfig,
+    /// MQTT parser (Suricata's `app-layer.protocols.mqtt`): `max-msg-length`, `max-tx`.
+    pub mqtt: shrike_app::mqtt::MqttConfig,
+    /// PostgreSQL parser (Suricata's `app-layer.protocols.pgsql`): `enabled`, `max-tx`.
+    pub pgsql: shrike_app::pgsql::PgsqlConfig,
     /// SSH parser (Suricata's `app-layer.protocols.ssh`: `hassh`).
     pub ssh: shrike_app::ssh::SshConfig,
     /// `app-layer.protocols.<name>.enabled` values other than yes, by protocol name:

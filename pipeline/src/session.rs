@@ -81,6 +81,10 @@ impl Sessions {
         app.log.tls = cfg.detect.app_log.tls_log();
         app.log.dhcp = cfg.detect.app_log.dhcp_log();
         app.log.ike_extended = cfg.detect.app_log.ike.extended;
+        app.log.mqtt = cfg.detect.app_log.mqtt;
+        app.cfg.mqtt = cfg.detect.app_layer.mqtt;
+        app.cfg.pgsql = cfg.detect.app_layer.pgsql;
+        app.log.pgsql = cfg.detect.app_log.pgsql;
         Sessions {
             stream: StreamEngine::new(sc, host_policy(cfg)),
             app,
@@ -171,6 +175,14 @@ impl Sessions {
                 break;
             }
             tcp.app_consume(d, n);
+        }
+        // The detected protocol's own stream depth (PostgreSQL: unlimited by default).
+        if let Some(dep) = app
+            .as_deref()
+            .and_then(|a| a.proto.protocol())
+            .and_then(|p| self.app.cfg.stream_depth(p.name))
+        {
+            tcp.set_app_depth(dep);
         }
         // A transaction completed in this direction: inspect the raw stream now, not
         // only when a full chunk has accumulated (Suricata's trigger on tx completion).

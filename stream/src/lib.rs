@@ -487,11 +487,11 @@ impl StreamEngine {
             ev.insert(StreamEvent::ReassemblyInsertMemcap);
             return;
         }
-        let depth = self.cfg.reassembly.depth;
         let check = self.cfg.reassembly.check_overlap_different_data;
         let Some(b) = s.data.as_mut().and_then(|d| d.bufs.get_mut(p.d)) else {
             return;
         };
+        let depth = b.depth.unwrap_or(self.cfg.reassembly.depth);
         let before = b.mem();
         let o = b.insert(p.seq, p.payload, policy, depth, check, &mut self.scratch);
         self.added = !o.before_base;

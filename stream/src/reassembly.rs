@@ -98,6 +98,9 @@ pub(crate) struct StreamBuf {
     pub flags: u8,
     /// Most regions Suricata's streaming buffer would have used (at least 1).
     pub max_regions: u16,
+    /// The flow's app-layer protocol sets its own depth (Suricata's
+    /// `app-layer.protocols.<proto>.stream-depth`; 0: unlimited).
+    pub depth: Option<u64>,
 }
 
 impl StreamBuf {

@@ -172,6 +172,16 @@ pub(crate) fn idx(d: Dir) -> usize {
 }
 
 impl TcpSession {
+    /// The app-layer protocol of the flow has its own reassembly depth (Suricata's
+    /// `app-layer.protocols.<proto>.stream-depth`, 0: unlimited), for both directions.
+    pub fn set_app_depth(&mut self, depth: u64) {
+        if let Some(d) = self.data.as_mut() {
+            for b in d.bufs.iter_mut() {
+                b.depth = Some(depth);
+            }
+        }
+    }
+
     /// A fresh (untracked) session.
     pub fn new() -> Self {
         TcpSession::default()

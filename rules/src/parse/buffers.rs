@@ -147,6 +147,8 @@ buffers! {
     "mqtt.publish.message" [];
     "mqtt.subscribe.topic" [];
     "mqtt.unsubscribe.topic" [];
+    "mqtt.connect.protocol_string" [];
+    "pgsql.query" [];
     "quic.version" [];
     "quic.sni" [];
     "quic.ua" [];

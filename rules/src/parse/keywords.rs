@@ -104,6 +104,7 @@ pub static SURICATA_KEYWORDS: &[&str] = &[
     "luajit",
     "metadata",
     "modbus",
+    "mqtt.connack.return_code",
     "mqtt.connack.session_present",
     "mqtt.connect.flags",
     "mqtt.flags",
