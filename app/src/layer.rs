@@ -362,7 +362,12 @@ impl AppLayer {
     /// A context with the given parser settings.
     pub fn with_config(http: std::sync::Arc<HttpConfig>, dns: DnsConfig, tls: TlsConfig) -> Self {
         AppLayer {
-            cfg: ParserConfig { http, dns, tls },
+            cfg: ParserConfig {
+                http,
+                dns,
+                tls,
+                ..ParserConfig::default()
+            },
             ..Self::new()
         }
     }
@@ -375,7 +380,9 @@ impl AppLayer {
 
     fn fail_dir(&mut self, f: &mut AppFlow, dir: Dir, tcp: bool) {
         f.detect[di(dir)] = DetectDir::Failed;
-        f.probe_buf[di(dir)] = Vec::new();
+        if !tcp || f.detect.iter().all(|d| *d == DetectDir::Failed) {
+            f.probe_buf = Default::default();
+        }
         if f.detect.iter().all(|d| *d == DetectDir::Failed) && f.proto == AppProto::UNKNOWN {
             f.proto = AppProto::FAILED;
             if tcp {
@@ -408,10 +415,15 @@ impl AppLayer {
         match f.proto {
             AppProto::FAILED => {}
             AppProto::UNKNOWN => {
-                if f.detect[di(dir)] == DetectDir::Failed {
+                let d = di(dir);
+                if f.detect[d] == DetectDir::Failed {
+                    // Kept (bounded) for the parser in case the other direction is
+                    // recognised: Suricata's stream keeps a direction's data until the
+                    // protocol is known (an SMTP server's greeting comes first).
+                    let b = &mut f.probe_buf[d];
+                    b.extend_from_slice(data.get(..PROBE_MAX.saturating_sub(b.len())).unwrap_or(data));
                     return false;
                 }
-                let d = di(dir);
                 let first = f.probe_buf[d].is_empty();
                 let found = if f.probe_buf[d].is_empty() {
                     probe(ctx, dir, data, true)
@@ -455,7 +467,12 @@ impl AppLayer {
                         f.probe_buf.swap(0, 1);
                         return true;
                     }
-                    Found::No => self.fail_dir(f, dir, true),
+                    Found::No => {
+                        if f.probe_buf[d].is_empty() {
+                            f.probe_buf[d].extend_from_slice(data.get(..PROBE_MAX).unwrap_or(data));
+                        }
+                        self.fail_dir(f, dir, true)
+                    }
                     Found::NeedMore => {
                         if f.probe_buf[d].is_empty() {
                             f.probe_buf[d].extend_from_slice(data);
@@ -467,11 +484,24 @@ impl AppLayer {
                 }
             }
             _ => {
+                self.switch_proto(f, true);
                 let err = feed(f, dir, data);
                 self.count_parser_error(f, err);
             }
         }
         false
+    }
+
+    /// The parser asked for a protocol change (SMTP `STARTTLS`): a parser of the new
+    /// protocol takes the flow over, with fresh transaction bookkeeping.
+    fn switch_proto(&mut self, f: &mut AppFlow, tcp: bool) {
+        let Some(p) = f.state.as_deref().and_then(|s| s.switch_to()) else {
+            return;
+        };
+        f.log_next = 0;
+        f.flow_logged = false;
+        f.inspected = Default::default();
+        self.start(f, p, tcp);
     }
 
     /// Suricata's `app_layer.error.<proto>.parser`: the parser gave up on the flow's data.
@@ -613,6 +643,10 @@ impl AppLayer {
                     self.stats.txs[i] += n;
                 }
             }
+        }
+        if f.ip_proto == 6 {
+            // What the old protocol had is logged: switch now if it asked to.
+            self.switch_proto(f, true);
         }
     }
 }

@@ -22,6 +22,7 @@ pub mod http;
 pub mod layer;
 pub mod log;
 pub mod registry;
+pub mod smtp;
 pub mod ssh;
 pub mod tls;
 

@@ -79,6 +79,8 @@ pub struct ParserConfig {
     pub dns: crate::dns::DnsConfig,
     /// TLS.
     pub tls: crate::tls::TlsConfig,
+    /// SMTP (`app-layer.protocols.smtp.*`).
+    pub smtp: std::sync::Arc<crate::smtp::SmtpConfig>,
 }
 
 /// The static description of one application protocol.
@@ -178,6 +180,11 @@ pub trait AppParser: std::fmt::Debug + Send + Any {
     fn alert_members(&self, _tx: u64, _w: &mut JsonWriter) -> bool {
         false
     }
+    /// The protocol the flow changes to (SMTP `STARTTLS` accepted: TLS); the app layer
+    /// then hands the flow's next data to a new parser of that protocol.
+    fn switch_to(&self) -> Option<AppProto> {
+        None
+    }
     /// For the protocol's own keywords in the engine (downcast to the parser's type).
     fn as_any(&self) -> &dyn Any;
     /// Mutable [`AppParser::as_any`].
@@ -191,6 +198,7 @@ pub static PROTOCOLS: &[&Protocol] = &[
     &crate::dns::PROTOCOL,
     &crate::tls::PROTOCOL,
     &crate::ssh::PROTOCOL,
+    &crate::smtp::PROTOCOL,
 ];
 
 /// Most protocols the registry can hold (the size of per-protocol counter arrays).

@@ -111,6 +111,18 @@ buffers! {
     "ssh.hassh.server" [];
     "ssh.hassh.string" [];
     "ssh.hassh.server.string" [];
+    "smtp.helo" [];
+    "smtp.mail_from" [];
+    "smtp.rcpt_to" [];
+    "email.from" [];
+    "email.subject" [];
+    "email.to" [];
+    "email.cc" [];
+    "email.date" [];
+    "email.message_id" [];
+    "email.x_mailer" [];
+    "email.url" [];
+    "email.received" [];
     "dcerpc.stub_data" ["dce_stub_data"];
     "smb.named_pipe" [];
     "smb.share" [];
