@@ -274,6 +274,9 @@ pub struct AppLayer {
     pub log_records: bool,
     /// Packet number to put in records written next (EVE `pcap_cnt`); set by the worker.
     pub pcap_cnt: u64,
+    /// Direction of the packet whose records are written next (`None`: flow end); set by
+    /// the worker.
+    pub pkt_dir: Option<Dir>,
     /// Counters.
     pub stats: AppStats,
 }
@@ -355,6 +358,7 @@ impl AppLayer {
             log: LogOptions::default(),
             log_records: true,
             pcap_cnt: 0,
+            pkt_dir: None,
             stats: AppStats::default(),
         }
     }
@@ -631,6 +635,7 @@ impl AppLayer {
             inspected: f.inspected[0].get().min(f.inspected[1].get()),
             flow_logged: &mut f.flow_logged,
             logged: 0,
+            pkt_dir: self.pkt_dir,
         };
         p.log(&mut c);
         let n = c.logged;

@@ -131,6 +131,8 @@ pub struct LogCtx<'a> {
     pub flow_logged: &'a mut bool,
     /// Transactions logged by this call (the caller counts them).
     pub logged: u64,
+    /// Direction of the packet being logged (`None`: flow end).
+    pub pkt_dir: Option<Dir>,
 }
 
 /// The per-flow parser of one protocol.

@@ -812,6 +812,9 @@ impl AppParser for SmtpState {
     }
 
     fn log(&mut self, c: &mut LogCtx<'_>) {
+        // Suricata logs a direction's files on packets of that direction (SMTP files go
+        // to the server) and at flow end.
+        let files_now = c.pkt_dir != Some(Dir::ToClient);
         let want_files = c.write && c.out.wants_type("files");
         let want_smtp = c.write && c.out.wants_type("smtp");
         let closed = c.closed;
@@ -820,7 +823,7 @@ impl AppParser for SmtpState {
             let fin = closed || self.final_tx(&self.txs[i]);
             for j in 0..self.txs[i].files.len() {
                 let f = &self.txs[i].files[j];
-                if f.logged || !(f.closed || fin) {
+                if f.logged || !(f.closed || fin) || !(files_now || closed) {
                     continue;
                 }
                 if want_files {
@@ -856,7 +859,12 @@ impl AppParser for SmtpState {
         } else {
             c.inspected.min(id).max(id.saturating_sub(8))
         };
-        while self.txs.front().is_some_and(|t| t.id < keep_from) {
+        // A transaction whose attachments are not logged yet stays.
+        while self
+            .txs
+            .front()
+            .is_some_and(|t| t.id < keep_from && t.files.iter().all(|f| f.logged))
+        {
             self.txs.pop_front();
         }
     }
