@@ -50,6 +50,22 @@ impl AppBuf {
         })
     }
 
+    /// The app buffer a rule buffer names in a rule of protocol `proto`: a registered
+    /// protocol's own buffer of that name first (`file.data` of an `alert smtp` rule is
+    /// SMTP's), else [`AppBuf::of`].
+    pub(crate) fn of_in(b: BufferId, proto: Option<AppProto>) -> Option<AppBuf> {
+        let own = proto.and_then(|p| {
+            let d = p.protocol()?;
+            let id = d.buffers.iter().position(|x| x.name == b.name())?;
+            Some(AppBuf::Reg {
+                proto: p,
+                id: u16::try_from(id).ok()?,
+                dir: d.buffers[id].dir,
+            })
+        });
+        own.or_else(|| AppBuf::of(b))
+    }
+
     /// The protocol the buffer belongs to.
     pub(crate) fn proto(self) -> AppProto {
         match self {

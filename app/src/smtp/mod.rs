@@ -131,6 +131,8 @@ const BUF_EMAIL_MESSAGE_ID: u16 = 8;
 const BUF_EMAIL_X_MAILER: u16 = 9;
 const BUF_EMAIL_URL: u16 = 10;
 const BUF_EMAIL_RECEIVED: u16 = 11;
+const BUF_FILE_DATA: u16 = 12;
+const BUF_FILE_NAME: u16 = 13;
 
 const fn ts_buf(name: &'static str) -> BufferDesc {
     BufferDesc {
@@ -161,6 +163,8 @@ pub static PROTOCOL: Protocol = Protocol {
         ts_buf("email.x_mailer"),
         ts_buf("email.url"),
         ts_buf("email.received"),
+        ts_buf("file.data"),
+        ts_buf("file.name"),
     ],
     events: EVENT_NAMES,
     generic_stats: true,
@@ -765,6 +769,9 @@ impl AppParser for SmtpState {
     fn buffer_ready(&self, tx: u64, buf: u16, _dir: Dir, closed: bool) -> Option<bool> {
         let t = self.tx(tx)?;
         let fin = closed || self.final_tx(t);
+        if buf >= BUF_FILE_DATA {
+            return (!t.files.is_empty() || fin).then_some(fin || t.files.iter().all(|f| f.closed));
+        }
         if buf >= BUF_EMAIL_FROM {
             let headers = t.mime.as_ref().is_some_and(|m| m.headers_done());
             return (headers || fin).then_some(fin);
@@ -780,6 +787,8 @@ impl AppParser for SmtpState {
             BUF_HELO => self.helo.as_deref().is_some_and(f),
             BUF_MAIL_FROM => t.mail_from.as_deref().is_some_and(f),
             BUF_RCPT_TO => t.rcpt_to.iter().any(|r| f(r)),
+            BUF_FILE_DATA => t.files.iter().any(|x| f(&x.data)),
+            BUF_FILE_NAME => t.files.iter().any(|x| f(&x.name)),
             _ => {
                 let Some(m) = t.mime.as_ref() else {
                     return false;
@@ -893,6 +902,15 @@ impl AppParser for SmtpState {
             return false;
         };
         self.write_objects(t, w);
+        if !t.files.is_empty() {
+            w.open_array("files");
+            for f in &t.files {
+                w.start_object();
+                write_file(w, f, t.id, false);
+                w.close();
+            }
+            w.close();
+        }
         true
     }
 
@@ -994,16 +1012,27 @@ impl SmtpState {
         self.write_objects(t, &mut rec);
         rec.set_str("app_proto", "smtp");
         rec.open_object("fileinfo");
-        rec.set_bytes("filename", &f.name);
-        rec.set_bool("gaps", false);
-        rec.set_str("state", if f.closed { "CLOSED" } else { "TRUNCATED" });
-        rec.set_bool("stored", false);
-        rec.set_u64("size", f.size);
-        rec.set_u64("tx_id", t.id);
+        write_file(&mut rec, f, t.id, true);
         rec.close();
         rec.close();
         let _ = rec.commit();
     }
+}
+
+/// The members of a file object (`fileinfo`, an alert's `files`); `ended`: the file will
+/// not grow any more.
+fn write_file(w: &mut JsonWriter, f: &SmtpFile, tx_id: u64, ended: bool) {
+    w.set_bytes("filename", &f.name);
+    w.set_bool("gaps", false);
+    let state = match (f.closed, ended) {
+        (true, _) => "CLOSED",
+        (false, true) => "TRUNCATED",
+        (false, false) => "UNKNOWN",
+    };
+    w.set_str("state", state);
+    w.set_bool("stored", false);
+    w.set_u64("size", f.size);
+    w.set_u64("tx_id", tx_id);
 }
 
 /// The members of the `email` object.
