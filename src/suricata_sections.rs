@@ -131,6 +131,49 @@ fn app_layer(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) {
     if get(tree, &format!("{BASE}.server-config")).is_some() {
         ignored.push(format!("{BASE}.server-config"));
     }
+    smtp(tree, out, ignored);
+}
+
+/// `app-layer.protocols.smtp`: the MIME decoder's keys and `max-tx` go to
+/// `detect.app-layer.smtp`. As in Suricata, URLs are extracted only when a `mime` section
+/// exists (with `http` as the default scheme list).
+fn smtp(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) {
+    const BASE: &str = "app-layer.protocols.smtp";
+    let dst = &mut out["detect"]["app-layer"]["smtp"];
+    match get(tree, &format!("{BASE}.mime")) {
+        Some(Value::Object(m)) => {
+            for (k, v) in m {
+                match k.as_str() {
+                    "decode-mime" | "decode-base64" | "decode-quoted-printable"
+                    | "extract-urls" | "log-url-scheme" => dst[k] = Value::Bool(truthy(v)),
+                    "header-value-depth" => {
+                        if let Some(n) = parse_size(v) {
+                            dst[k] = json!(n.min(u64::from(u32::MAX)));
+                        }
+                    }
+                    "extract-urls-schemes" => {
+                        let list: Vec<String> = match v {
+                            Value::Array(a) => a.iter().filter_map(string).collect(),
+                            v => string(v).into_iter().collect(),
+                        };
+                        dst[k] = json!(list);
+                    }
+                    other => ignored.push(format!("{BASE}.mime.{other}")),
+                }
+            }
+        }
+        _ => {
+            if get(tree, BASE).is_some() {
+                dst["extract-urls-schemes"] = json!([]);
+            }
+        }
+    }
+    if let Some(n) = get(tree, &format!("{BASE}.max-tx")).and_then(parse_size) {
+        out["detect"]["app-layer"]["smtp"]["max-tx"] = json!(n);
+    }
+    if get(tree, &format!("{BASE}.raw-extraction")).is_some_and(truthy) {
+        ignored.push(format!("{BASE}.raw-extraction"));
+    }
 }
 
 fn get<'a>(v: &'a Value, path: &str) -> Option<&'a Value> {

@@ -37,6 +37,8 @@ pub struct AppLayerSettings {
     /// HTTP parser (Suricata's `app-layer.protocols.http.libhtp.default-config`): body
     /// limits and inspection sizes, decompression layers, URI decoding, field limits.
     pub http: shrike_app::http::HttpConfig,
+    /// SMTP parser and MIME decoder (Suricata's `app-layer.protocols.smtp`).
+    pub smtp: shrike_app::smtp::SmtpSettings,
 }
 
 /// The whole sensor configuration. Every section has built-in defaults, so no file at all works.

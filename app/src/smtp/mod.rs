@@ -209,6 +209,67 @@ impl Default for SmtpConfig {
     }
 }
 
+/// `app-layer.protocols.smtp` as shrike's configuration holds it (`detect.app-layer.smtp`),
+/// translated from a `suricata.yaml` (`mime.*` and `max-tx`).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+pub struct SmtpSettings {
+    /// `mime.decode-mime`.
+    pub decode_mime: bool,
+    /// `mime.decode-base64`.
+    pub decode_base64: bool,
+    /// `mime.decode-quoted-printable`.
+    pub decode_quoted_printable: bool,
+    /// `mime.header-value-depth` (0: 2000).
+    pub header_value_depth: u32,
+    /// `mime.extract-urls`.
+    pub extract_urls: bool,
+    /// `mime.extract-urls-schemes` (`http`, `https`...); empty: no URL is extracted (as
+    /// Suricata without a `mime` section).
+    pub extract_urls_schemes: Vec<String>,
+    /// `mime.log-url-scheme`.
+    pub log_url_scheme: bool,
+    /// `max-tx`: transactions per flow before the parser gives up.
+    pub max_tx: u64,
+}
+
+impl Default for SmtpSettings {
+    fn default() -> Self {
+        SmtpSettings {
+            decode_mime: true,
+            decode_base64: true,
+            decode_quoted_printable: true,
+            header_value_depth: 2000,
+            extract_urls: true,
+            extract_urls_schemes: vec!["http".into()],
+            log_url_scheme: false,
+            max_tx: DEFAULT_MAX_TX,
+        }
+    }
+}
+
+impl SmtpSettings {
+    /// The parser configuration.
+    pub fn parser_config(&self) -> SmtpConfig {
+        SmtpConfig {
+            decode_mime: self.decode_mime,
+            mime: MimeConfig {
+                decode_base64: self.decode_base64,
+                decode_quoted_printable: self.decode_quoted_printable,
+                extract_urls: self.extract_urls,
+                schemes: self
+                    .extract_urls_schemes
+                    .iter()
+                    .map(|s| format!("{s}://").into_bytes())
+                    .collect(),
+                log_url_scheme: self.log_url_scheme,
+                header_value_depth: self.header_value_depth,
+            },
+            max_tx: self.max_tx,
+        }
+    }
+}
+
 fn new_parser(cfg: &ParserConfig, _tcp: bool) -> Box<dyn AppParser> {
     Box::new(SmtpState::new(std::sync::Arc::clone(&cfg.smtp)))
 }
