@@ -144,8 +144,11 @@ fn smtp(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) {
         Some(Value::Object(m)) => {
             for (k, v) in m {
                 match k.as_str() {
-                    "decode-mime" | "decode-base64" | "decode-quoted-printable"
-                    | "extract-urls" | "log-url-scheme" => dst[k] = Value::Bool(truthy(v)),
+                    "decode-mime"
+                    | "decode-base64"
+                    | "decode-quoted-printable"
+                    | "extract-urls"
+                    | "log-url-scheme" => dst[k] = Value::Bool(truthy(v)),
                     "header-value-depth" => {
                         if let Some(n) = parse_size(v) {
                             dst[k] = json!(n.min(u64::from(u32::MAX)));

@@ -425,7 +425,10 @@ impl AppLayer {
                     // recognised: Suricata's stream keeps a direction's data until the
                     // protocol is known (an SMTP server's greeting comes first).
                     let b = &mut f.probe_buf[d];
-                    b.extend_from_slice(data.get(..PROBE_MAX.saturating_sub(b.len())).unwrap_or(data));
+                    b.extend_from_slice(
+                        data.get(..PROBE_MAX.saturating_sub(b.len()))
+                            .unwrap_or(data),
+                    );
                     return false;
                 }
                 let first = f.probe_buf[d].is_empty();

@@ -63,8 +63,8 @@ pub const URL_IS_IP6: u8 = 2;
 pub const URL_IS_EXE: u8 = 4;
 
 const URL_EXE_EXTS: &[&[u8]] = &[
-    b".exe", b".vbs", b".bin", b".cmd", b".bat", b".jar", b".js", b".ps", b".ps1", b".sh",
-    b".run", b".hta", b".bin", b".elf",
+    b".exe", b".vbs", b".bin", b".cmd", b".bat", b".jar", b".js", b".ps", b".ps1", b".sh", b".run",
+    b".hta", b".bin", b".elf",
 ];
 
 /// The decoder's settings (`app-layer.protocols.smtp.mime.*`).
@@ -722,12 +722,7 @@ impl MimeParser {
         Ok(())
     }
 
-    fn body(
-        &mut self,
-        buf: &[u8],
-        cfg: &MimeConfig,
-        sink: &mut Sink<'_>,
-    ) -> Result<(), MimeError> {
+    fn body(&mut self, buf: &[u8], cfg: &MimeConfig, sink: &mut Sink<'_>) -> Result<(), MimeError> {
         if buf.is_empty() {
             if self.status == Status::BodyEndBound {
                 return Ok(());
@@ -986,7 +981,8 @@ impl MimeParser {
                 self.anomaly(ANOM_LONG_ENC_LINE);
             }
             if buf.is_empty() {
-                self.chunk.extend_from_slice(&b"\r\n"[2 - self.delim_len.min(2)..]);
+                self.chunk
+                    .extend_from_slice(&b"\r\n"[2 - self.delim_len.min(2)..]);
                 self.flush(cfg, sink);
                 return Ok(());
             }
@@ -1144,7 +1140,10 @@ Content-Transfer-Encoding: base64\r\n\r\naGVsbG8g\r\nd29ybGQ=\r\n--XX--\r\n";
         let att: Vec<_> = p.log_attachments().collect();
         assert_eq!(att, vec![&b"f.bin"[..]]);
         let urls: Vec<_> = p.log_urls().map(|u| u.url.clone()).collect();
-        assert_eq!(urls, vec![b"google.com".to_vec(), b"example.com/a".to_vec()]);
+        assert_eq!(
+            urls,
+            vec![b"google.com".to_vec(), b"example.com/a".to_vec()]
+        );
         let data: Vec<u8> = chunks.iter().flat_map(|c| c.1.clone()).collect();
         assert_eq!(data, b"hello world");
         assert!(chunks[0].2);
@@ -1174,9 +1173,15 @@ caf=C3=A9 soft=\r\nbreak\r\n--b\r\nContent-Disposition: attachment; filename=p.t
     #[test]
     fn rfc2231_sections_and_tokens() {
         let v = b"attachment; filename*0=\"abc\"; filename*1=\"def.zip\"";
-        assert_eq!(find_header_token(v, b"filename"), Some(b"abcdef.zip".to_vec()));
+        assert_eq!(
+            find_header_token(v, b"filename"),
+            Some(b"abcdef.zip".to_vec())
+        );
         assert_eq!(find_header_token(b"text/plain", b"name"), None);
-        assert_eq!(find_header_token(b"a; name=x; b=y", b"name"), Some(b"x".to_vec()));
+        assert_eq!(
+            find_header_token(b"a; name=x; b=y", b"name"),
+            Some(b"x".to_vec())
+        );
         assert_eq!(find_header_token(b"a; name=", b"name"), None);
     }
 
@@ -1184,7 +1189,10 @@ caf=C3=A9 soft=\r\nbreak\r\n--b\r\nContent-Disposition: attachment; filename=p.t
     fn bounded_on_hostile_input() {
         let mut msg = Vec::new();
         for i in 0..2000 {
-            msg.extend_from_slice(format!("Content-Type: multipart/mixed; boundary=b{i}\r\n\r\n--b{i}\r\n").as_bytes());
+            msg.extend_from_slice(
+                format!("Content-Type: multipart/mixed; boundary=b{i}\r\n\r\n--b{i}\r\n")
+                    .as_bytes(),
+            );
         }
         msg.extend_from_slice(&[b'A'; 10000]);
         let (p, _) = run(&msg);

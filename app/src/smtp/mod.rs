@@ -58,9 +58,9 @@ const CMD_RSET: u8 = 6;
 
 /// Reply codes Suricata's SMTP parser knows; any other is an invalid reply.
 const REPLY_CODES: &[&[u8; 3]] = &[
-    b"211", b"214", b"220", b"221", b"235", b"250", b"251", b"252", b"334", b"354", b"421",
-    b"450", b"451", b"452", b"455", b"500", b"501", b"502", b"503", b"504", b"550", b"551",
-    b"552", b"553", b"554", b"555",
+    b"211", b"214", b"220", b"221", b"235", b"250", b"251", b"252", b"334", b"354", b"421", b"450",
+    b"451", b"452", b"455", b"500", b"501", b"502", b"503", b"504", b"550", b"551", b"552", b"553",
+    b"554", b"555",
 ];
 
 /// SMTP events, in the order of [`PROTOCOL`]'s `events` (Suricata's names, lower case).
@@ -307,14 +307,16 @@ pub struct SmtpTx {
     /// Attachments.
     pub files: Vec<SmtpFile>,
     kept: usize,
-    events: u32,
-    events_logged: u32,
+    /// Events raised, in order, repeats included (Suricata's event list, at most 255).
+    events: Vec<u8>,
+    event_bits: u32,
+    events_logged: usize,
 }
 
 impl SmtpTx {
     /// Whether event `e` was raised on the transaction.
     pub fn has(&self, e: SmtpEvent) -> bool {
-        self.events & (1 << (e as u8)) != 0
+        self.event_bits & (1 << (e as u8)) != 0
     }
 }
 
@@ -332,8 +334,8 @@ pub struct SmtpState {
     current_command: u8,
     cmds: Vec<u8>,
     cmds_idx: usize,
-    bdat_chunk_len: u64,
-    bdat_chunk_idx: u64,
+    bdat_chunk_len: u32,
+    bdat_chunk_idx: u32,
     discard: [bool; 2],
     pending: [Vec<u8>; 2],
     failed: bool,
@@ -415,7 +417,10 @@ impl SmtpState {
 
     fn set_event(&mut self, e: SmtpEvent) {
         if let Some(tx) = self.curr() {
-            tx.events |= 1 << (e as u8);
+            tx.event_bits |= 1 << (e as u8);
+            if tx.events.len() < usize::from(u8::MAX) {
+                tx.events.push(e as u8);
+            }
         }
     }
 
@@ -590,7 +595,8 @@ impl SmtpState {
         match self.current_command {
             CMD_DATA => self.data_line(line, delim),
             CMD_BDAT => {
-                self.bdat_chunk_idx += (line.len() + delim) as u64;
+                let n = u32::try_from(line.len() + delim).unwrap_or(u32::MAX);
+                self.bdat_chunk_idx = self.bdat_chunk_idx.wrapping_add(n);
                 if self.bdat_chunk_idx > self.bdat_chunk_len {
                     self.parser_state &= !PS_DATA_MODE;
                     self.set_event(SmtpEvent::BdatChunkLenExceeded);
@@ -748,8 +754,9 @@ impl SmtpState {
     }
 }
 
-/// `BDAT <len>`: the chunk length (Suricata's `strtoul` on what follows the spaces).
-fn bdat_len(line: &[u8]) -> Option<u64> {
+/// `BDAT <len>`: the chunk length as Suricata reads it (`strtoul` of what follows the
+/// spaces, kept in 32 bits: `-1` is accepted and wraps).
+fn bdat_len(line: &[u8]) -> Option<u32> {
     let mut i = 4;
     while i < line.len() && line[i] == b' ' {
         i += 1;
@@ -757,16 +764,45 @@ fn bdat_len(line: &[u8]) -> Option<u64> {
     if i == 4 || i == line.len() {
         return None;
     }
-    let digits = line[i..]
+    let s = &line[i..line.len().min(i + 23)];
+    let mut j = s
         .iter()
-        .take(23)
-        .take_while(|c| c.is_ascii_digit())
-        .count();
+        .position(|c| !matches!(c, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r'))
+        .unwrap_or(s.len());
+    let neg = match s.get(j) {
+        Some(b'-') => {
+            j += 1;
+            true
+        }
+        Some(b'+') => {
+            j += 1;
+            false
+        }
+        _ => false,
+    };
+    let digits = s[j..].iter().take_while(|c| c.is_ascii_digit()).count();
     if digits == 0 {
         return None;
     }
-    let s = std::str::from_utf8(&line[i..i + digits]).ok()?;
-    Some(s.parse::<u64>().unwrap_or(u64::MAX))
+    let mut v: u64 = 0;
+    let mut overflow = false;
+    for &c in &s[j..j + digits] {
+        match v
+            .checked_mul(10)
+            .and_then(|x| x.checked_add(u64::from(c - b'0')))
+        {
+            Some(x) => v = x,
+            None => overflow = true,
+        }
+    }
+    let v = if overflow {
+        u64::MAX
+    } else if neg {
+        v.wrapping_neg()
+    } else {
+        v
+    };
+    Some(v as u32)
 }
 
 /// Decoded body data of an attachment goes to the transaction's file.
@@ -863,9 +899,7 @@ impl AppParser for SmtpState {
                     BUF_EMAIL_MESSAGE_ID => b"message-id",
                     BUF_EMAIL_X_MAILER => b"x-mailer",
                     BUF_EMAIL_URL => return m.log_urls().any(|u| f(&u.url)),
-                    BUF_EMAIL_RECEIVED => {
-                        return m.msg().fields_named(b"received").any(&mut *f)
-                    }
+                    BUF_EMAIL_RECEIVED => return m.msg().fields_named(b"received").any(&mut *f),
                     _ => return false,
                 };
                 m.msg().field(field).is_some_and(f)
@@ -874,7 +908,7 @@ impl AppParser for SmtpState {
     }
 
     fn has_event(&self, tx: u64, ev: u16) -> bool {
-        ev < 32 && self.tx(tx).is_some_and(|t| t.events & (1 << ev) != 0)
+        ev < 32 && self.tx(tx).is_some_and(|t| t.event_bits & (1 << ev) != 0)
     }
 
     fn tx_final(&self, tx: u64, closed: bool) -> bool {
@@ -941,13 +975,10 @@ impl AppParser for SmtpState {
 
     fn drain_events(&mut self, from: u64, _flow_logged: bool, f: &mut dyn FnMut(AppAnomaly)) {
         for t in self.txs.iter_mut().filter(|t| t.id >= from) {
-            let new = t.events & !t.events_logged;
-            if new == 0 {
-                continue;
-            }
-            t.events_logged = t.events;
-            for (i, name) in EVENT_NAMES.iter().enumerate() {
-                if new & (1 << i) != 0 {
+            // Every entry of the list once, repeats included, as Suricata's anomaly
+            // logger writes them.
+            for &e in t.events.get(t.events_logged..).unwrap_or_default() {
+                if let Some(name) = EVENT_NAMES.get(usize::from(e)) {
                     f(AppAnomaly {
                         tx_id: t.id,
                         name,
@@ -955,6 +986,7 @@ impl AppParser for SmtpState {
                     });
                 }
             }
+            t.events_logged = t.events.len();
         }
     }
 
