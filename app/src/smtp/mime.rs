@@ -1106,7 +1106,10 @@ impl MimeParser {
 mod tests {
     use super::*;
 
-    fn run(msg: &[u8]) -> (MimeParser, Vec<(usize, Vec<u8>, bool, bool)>) {
+    /// A chunk handed to the sink: entity, data, begin, end.
+    type Seen = (usize, Vec<u8>, bool, bool);
+
+    fn run(msg: &[u8]) -> (MimeParser, Vec<Seen>) {
         let cfg = MimeConfig::default();
         let mut p = MimeParser::new();
         let mut chunks = Vec::new();

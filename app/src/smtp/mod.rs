@@ -726,11 +726,7 @@ impl SmtpState {
                     self.set_event(SmtpEvent::DataCommandRejected);
                 }
             }
-            Some(CMD_RSET) => {
-                if code == b"250" && !multiline {
-                    self.complete_curr();
-                }
-            }
+            Some(CMD_RSET) if code == b"250" && !multiline => self.complete_curr(),
             _ => {}
         }
         if !multiline {
