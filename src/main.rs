@@ -358,13 +358,16 @@ fn print_rule_summary(l: &LoadedEngine, verbose: u8, running: bool) {
         }
         return;
     }
+    // Rules found invalid when compiled (a bad keyword value, a `pcre` that does not
+    // compile) are rules Suricata refuses to load: counted and named as failed.
+    let invalid = invalid_rules(l);
     eprintln!(
         "shrike: rules: {} file(s), {} rule(s): {} loaded, {} failed to load, {} not enforced yet",
         s.files,
         s.total,
         r.loaded,
-        s.skipped,
-        r.skipped.len()
+        s.skipped + invalid,
+        r.skipped.len() - invalid
     );
     for f in &l.missing_files {
         let why = if f.exists() {
@@ -383,12 +386,21 @@ fn print_rule_summary(l: &LoadedEngine, verbose: u8, running: bool) {
     for (reason, n) in &s.skipped_by_reason {
         eprintln!("shrike: rules failed to load: {n}: {reason}");
     }
+    for sk in &r.skipped {
+        if matches!(sk.reason, shrike_detect::SkipReason::Invalid(_)) {
+            eprintln!("shrike: rule failed: {sk}");
+        }
+    }
     for (reason, n) in &r.by_reason {
-        eprintln!("shrike: rules not enforced: {n}: {reason}");
+        if !reason.starts_with("invalid rule: ") {
+            eprintln!("shrike: rules not enforced: {n}: {reason}");
+        }
     }
     if verbose > 0 {
         for sk in &r.skipped {
-            eprintln!("shrike: rule not enforced: {sk}");
+            if !matches!(sk.reason, shrike_detect::SkipReason::Invalid(_)) {
+                eprintln!("shrike: rule not enforced: {sk}");
+            }
         }
         eprintln!(
             "shrike: engine: {} ip-only, {} decoder-event, {} prefiltered rules; {} groups (largest {}); classification from {}; compile {:.0} ms, groups {:.0} ms (prefilters {:.0} ms, {} patterns)",

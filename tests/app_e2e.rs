@@ -71,6 +71,48 @@ alert tls any any -> any any (msg:\"not tls\"; tls.sni; content:\"a\"; sid:6;)
     assert!(flows.iter().any(|f| f["app_proto"] == "http"));
 }
 
+/// `dns.opcode` goes through the registry's protocol keywords (`KeywordDesc`): the alerts,
+/// transactions and directions equal Suricata 7.0.10's on the same capture and rules
+/// (`suricata -k none --runmode single -r tests/data/app/dns.pcap`): sid 20 on tx 0 of both
+/// flows going to port 53 and on the two responses (tx 1), sid 23 on the responses only,
+/// sid 24 once; a value Suricata refuses fails the rule.
+#[test]
+fn dns_opcode_keyword_as_suricata() {
+    let rules = "\
+alert dns any any -> any any (msg:\"op0\"; dns.opcode:0; sid:20;)
+alert dns any any -> any any (msg:\"opnot0\"; dns.opcode:!0; sid:21;)
+alert dns any any -> any any (msg:\"op4\"; dns.opcode:4; sid:22;)
+alert dns any any -> any any (msg:\"op0 to client\"; flow:to_client; dns.opcode: 0; sid:23;)
+alert dns any any -> any any (msg:\"op0 + query\"; dns.opcode:0; dns.query; content:\"example\"; sid:24;)
+alert dns any any -> any any (msg:\"bad\"; dns.opcode:x; sid:25;)
+";
+    let (recs, err) = run("dns.pcap", rules, "dns-opcode");
+    let mut got: Vec<(u64, u64, u64)> = of_type(&recs, "alert")
+        .iter()
+        .map(|a| {
+            (
+                a["alert"]["signature_id"].as_u64().unwrap(),
+                a["tx_id"].as_u64().unwrap(),
+                a["dest_port"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    got.sort_unstable();
+    assert_eq!(
+        got,
+        vec![
+            (20, 0, 53),
+            (20, 0, 53),
+            (20, 1, 32795),
+            (20, 1, 47255),
+            (23, 1, 32795),
+            (23, 1, 47255),
+            (24, 0, 53),
+        ]
+    );
+    assert!(err.contains("1 failed"), "{err}");
+}
+
 #[test]
 fn dns_query_alert_over_udp() {
     let rules = "\

@@ -70,6 +70,40 @@ pub struct BufferDesc {
     pub dir: Option<Dir>,
 }
 
+/// A protocol keyword that is not a sticky buffer (`mqtt.type`, `snmp.version`,
+/// `dhcp.leasetime`): the protocol parses the rule's value and decides on a transaction.
+#[derive(Clone, Copy)]
+pub struct KeywordDesc {
+    /// The keyword as rules write it.
+    pub name: &'static str,
+    /// The only direction it is inspected in (`None`: both).
+    pub dir: Option<Dir>,
+    /// Parse the rule's value (`None`: the keyword has none). `Err(reason)` rejects the
+    /// rule, as Suricata's setup function does.
+    pub setup: KeywordSetup,
+}
+
+/// [`KeywordDesc::setup`]: the rule's value (if any) to a matcher, or why it is refused.
+pub type KeywordSetup = fn(Option<&str>) -> Result<Box<dyn TxMatch>, String>;
+
+impl std::fmt::Debug for KeywordDesc {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KeywordDesc")
+            .field("name", &self.name)
+            .field("dir", &self.dir)
+            .finish()
+    }
+}
+
+/// A compiled protocol keyword ([`KeywordDesc::setup`]'s result).
+pub trait TxMatch: Send + Sync + std::fmt::Debug {
+    /// On transaction `tx` of `parser` (the protocol's own parser: downcast it with
+    /// [`AppParser::as_any`]) seen going `dir`: `Some(result)` once decided, `None` while the
+    /// transaction does not hold what the keyword reads yet (asked again later; at the end
+    /// of the flow it counts as no match).
+    fn matches(&self, parser: &dyn AppParser, tx: u64, dir: Dir) -> Option<bool>;
+}
+
 /// What the parsers are built from (the `app-layer.protocols.*` settings).
 #[derive(Clone, Debug, Default)]
 pub struct ParserConfig {
@@ -105,6 +139,8 @@ pub struct Protocol {
     pub buffers: &'static [BufferDesc],
     /// `app-layer-event:<name>.<event>` names; an event's id is its index here.
     pub events: &'static [&'static str],
+    /// Keywords other than sticky buffers ([`KeywordDesc`]).
+    pub keywords: &'static [KeywordDesc],
     /// Count `app_layer.flow.<name>` and `app_layer.tx.<name>` generically (the first
     /// protocols keep their own per-transport counters, as Suricata names them).
     pub generic_stats: bool,
@@ -271,6 +307,17 @@ pub fn find_buffer(name: &str) -> Option<(AppProto, u16, &'static BufferDesc)> {
     })
 }
 
+/// The protocol and description of a protocol keyword ([`Protocol::keywords`]), if a
+/// registered protocol offers it.
+pub fn find_keyword(name: &str) -> Option<(AppProto, &'static KeywordDesc)> {
+    PROTOCOLS.iter().enumerate().find_map(|(i, p)| {
+        p.keywords
+            .iter()
+            .find(|k| k.name == name)
+            .map(|k| (AppProto::from_index(i), k))
+    })
+}
+
 /// The protocol and event id of `<proto>.<event>`, if registered.
 pub fn find_event(v: &str) -> Option<(AppProto, u16)> {
     let (p, e) = v.trim().split_once('.')?;
@@ -299,6 +346,24 @@ mod tests {
         assert_eq!(AppProto::from_name("ssl"), Some(AppProto::TLS));
         assert_eq!(AppProto::from_name("nope"), None);
         assert_eq!(AppProto::default(), AppProto::UNKNOWN);
+    }
+
+    #[test]
+    fn keywords_are_unique_and_known_to_the_rule_parser() {
+        let mut seen = std::collections::HashSet::new();
+        for p in PROTOCOLS {
+            for k in p.keywords {
+                assert!(seen.insert(k.name), "keyword {} registered twice", k.name);
+                assert!(
+                    shrike_rules::parse::keywords::is_suricata_keyword(k.name),
+                    "{} is not a keyword the rule parser knows",
+                    k.name
+                );
+                assert_eq!(find_keyword(k.name).map(|(_, d)| d.name), Some(k.name));
+            }
+        }
+        assert!(find_keyword("dns.opcode").is_some());
+        assert!(find_keyword("nope").is_none());
     }
 
     #[test]

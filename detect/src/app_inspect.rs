@@ -125,6 +125,17 @@ impl TlsCheck {
     }
 }
 
+/// A protocol keyword of the registry ([`shrike_app::registry::KeywordDesc`]), compiled.
+#[derive(Debug)]
+pub(crate) struct RegKeyword {
+    /// The protocol offering it.
+    pub proto: AppProto,
+    /// The only direction it is inspected in.
+    pub dir: Option<Dir>,
+    /// The protocol's matcher.
+    pub m: Box<dyn shrike_app::registry::TxMatch>,
+}
+
 /// The fast pattern of an app rule: buffer with the transforms of the rule's section on it
 /// (Suricata prefilters the transformed buffer), lowercased bytes, exact bytes when case
 /// matters.
@@ -151,6 +162,8 @@ pub(crate) struct AppSig {
     pub events: Box<[AppEvent]>,
     /// Legacy TLS keywords.
     pub tls_checks: Box<[TlsCheck]>,
+    /// Protocol keywords of the registry.
+    pub keywords: Box<[RegKeyword]>,
     /// Direction the transaction is inspected in (`None`: both).
     pub dir: Option<Dir>,
     /// A match decides only the direction it was found in (Suricata's per-direction detect
@@ -172,6 +185,7 @@ impl AppSig {
             || self.urilen.is_some()
             || !self.events.is_empty()
             || !self.tls_checks.is_empty()
+            || !self.keywords.is_empty()
     }
 
     /// The flow's protocol fits the rule's header and `app-layer-protocol` checks.
@@ -609,6 +623,24 @@ fn eval_tx(
             match c.eval(t) {
                 Some(true) => {}
                 Some(false) => return TxResult::NoMatch(true),
+                None if end => return TxResult::NoMatch(true),
+                None => return TxResult::NotReady,
+            }
+        }
+    }
+    if !a.keywords.is_empty() {
+        let Some(p) = app.parser() else {
+            return TxResult::NoMatch(true);
+        };
+        // No more data can come: a keyword still undecided does not match.
+        let end = app.is_closed();
+        for k in a.keywords.iter() {
+            if app.proto != k.proto || k.dir.is_some_and(|want| want != d) {
+                return TxResult::NoMatch(true);
+            }
+            match k.m.matches(p, tx, d) {
+                Some(true) => {}
+                Some(false) => return TxResult::NoMatch(fin),
                 None if end => return TxResult::NoMatch(true),
                 None => return TxResult::NotReady,
             }

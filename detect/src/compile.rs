@@ -14,7 +14,9 @@ use shrike_app::{AppProto, Dir};
 use shrike_rules::mpm::fast_pattern::select_fast_pattern;
 
 use super::app_buffers::{transform_supported, AppBuf};
-use super::app_inspect::{AppEvent, AppFastPat, AppSection, AppSig, PktFastPat, TlsCheck};
+use super::app_inspect::{
+    AppEvent, AppFastPat, AppSection, AppSig, PktFastPat, RegKeyword, TlsCheck,
+};
 use super::keywords::{Check, Csum, FlowReq, IntCmp};
 use super::sig::{mask, Header, PacketBuffer, ProtoSet, Section, Sig, SigInfo, SigKind};
 use super::threshold::ThresholdSpec;
@@ -568,6 +570,24 @@ pub(crate) fn compile(
                 list.extend(TlsCheck::parse(name, value.as_deref()));
                 app.tls_checks = list.into_boxed_slice();
             }
+            Keyword::Unknown { name, value, .. }
+                if shrike_app::registry::find_keyword(name).is_some() =>
+            {
+                let Some((p, d)) = shrike_app::registry::find_keyword(name) else {
+                    continue;
+                };
+                let m = (d.setup)(value.as_deref())
+                    .map_err(|e| SkipReason::Invalid(format!("{name}: {e}")))?;
+                set_app_proto(&mut app, p)?;
+                app_keyword_seen = true;
+                let mut list = std::mem::take(&mut app.keywords).into_vec();
+                list.push(RegKeyword {
+                    proto: p,
+                    dir: d.dir,
+                    m,
+                });
+                app.keywords = list.into_boxed_slice();
+            }
             Keyword::Unknown { name, .. } if name == "tls.store" || name == "tls_store" => {
                 set_app_proto(&mut app, AppProto::TLS)?;
                 app_keyword_seen = true;
@@ -778,6 +798,14 @@ fn app_dir(app: &AppSig, checks: &[Check]) -> Option<Dir> {
     }
     if !app.tls_checks.is_empty() {
         return Some(Dir::ToClient);
+    }
+    for k in app.keywords.iter() {
+        if let Some(d) = k.dir {
+            if d == Dir::ToClient {
+                return Some(Dir::ToClient);
+            }
+            out = Some(d);
+        }
     }
     out
 }

@@ -6,7 +6,9 @@ use shrike_output::JsonWriter;
 
 use super::{DnsState, Probe as DnsProbe};
 use crate::anomaly::AppAnomaly;
-use crate::registry::{AppParser, Detect, LogCtx, ParserConfig, Probe, Protocol};
+use crate::registry::{
+    AppParser, Detect, KeywordDesc, LogCtx, ParserConfig, Probe, Protocol, TxMatch,
+};
 use crate::Dir;
 
 /// Most logged transactions kept for detection per flow (DNS over TCP).
@@ -24,8 +26,51 @@ pub static PROTOCOL: Protocol = Protocol {
     // `dns.query` and the DNS events are resolved by the engine's DNS inspection.
     buffers: &[],
     events: &[],
+    keywords: &[KeywordDesc {
+        name: "dns.opcode",
+        dir: None,
+        setup: opcode_setup,
+    }],
     generic_stats: false,
 };
+
+/// `dns.opcode:[!]N` (Suricata 7's `parse_opcode`: blanks and `!` before a decimal `u8`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Opcode {
+    negate: bool,
+    opcode: u8,
+}
+
+fn opcode_setup(v: Option<&str>) -> Result<Box<dyn TxMatch>, String> {
+    let v = v.ok_or("dns.opcode needs a value")?;
+    let mut negate = false;
+    for (i, c) in v.char_indices() {
+        match c {
+            ' ' | '\t' => {}
+            '!' => negate = true,
+            _ => {
+                let opcode = v[i..]
+                    .parse::<u8>()
+                    .map_err(|_| format!("invalid dns.opcode value `{v}`"))?;
+                return Ok(Box::new(Opcode { negate, opcode }));
+            }
+        }
+    }
+    Err(format!("invalid dns.opcode value `{v}`"))
+}
+
+impl TxMatch for Opcode {
+    /// The request's opcode going to the server, the response's going to the client
+    /// (Suricata's `rs_dns_opcode_match`).
+    fn matches(&self, parser: &dyn AppParser, tx: u64, dir: Dir) -> Option<bool> {
+        let t = parser.as_any().downcast_ref::<DnsState>()?.tx(tx)?;
+        let m = match dir {
+            Dir::ToServer => t.request(),
+            Dir::ToClient => t.response(),
+        };
+        Some(m.is_some_and(|m| (m.header.opcode() == self.opcode) != self.negate))
+    }
+}
 
 fn probe_of(p: DnsProbe) -> Probe {
     match p {

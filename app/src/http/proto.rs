@@ -26,6 +26,7 @@ pub static PROTOCOL: Protocol = Protocol {
     // (`HttpBuffer`, `HttpEvent`), which predates the registry.
     buffers: &[],
     events: &[],
+    keywords: &[],
     generic_stats: false,
 };
 

@@ -77,6 +77,7 @@ pub static PROTOCOL: Protocol = Protocol {
         },
     ],
     events: EVENT_NAMES,
+    keywords: &[],
     generic_stats: true,
 };
 

@@ -22,6 +22,7 @@ pub static PROTOCOL: Protocol = Protocol {
     // inspection.
     buffers: &[],
     events: &[],
+    keywords: &[],
     generic_stats: false,
 };
 
