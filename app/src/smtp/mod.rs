@@ -167,6 +167,7 @@ pub static PROTOCOL: Protocol = Protocol {
         ts_buf("file.name"),
     ],
     events: EVENT_NAMES,
+    keywords: &[],
     generic_stats: true,
 };
 
