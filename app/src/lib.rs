@@ -18,6 +18,7 @@ pub mod anomaly;
 pub mod common;
 pub mod dns;
 pub mod eve_config;
+pub mod ftp;
 pub mod http;
 pub mod layer;
 pub mod log;

@@ -237,6 +237,7 @@ pub static PROTOCOLS: &[&Protocol] = &[
     &crate::tls::PROTOCOL,
     &crate::ssh::PROTOCOL,
     &crate::smtp::PROTOCOL,
+    &crate::ftp::PROTOCOL,
 ];
 
 /// Most protocols the registry can hold (the size of per-protocol counter arrays).
