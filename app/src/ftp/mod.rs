@@ -450,7 +450,10 @@ impl FtpState {
             w.set_str("command", name);
             let min = name.len() + 1;
             if t.request.len() > name.len() {
-                w.set_bytes("command_data", t.request.get(min..).unwrap_or_default());
+                let data = t.request.get(min..).unwrap_or_default();
+                if !data.is_empty() {
+                    w.set_bytes("command_data", data);
+                }
                 w.set_bool("command_truncated", t.request_truncated);
             }
         }
@@ -487,7 +490,10 @@ impl FtpState {
                     w.open_array("reply");
                     any = true;
                 }
-                w.bytes(&s[off..]);
+                // Suricata appends no empty string.
+                if s.len() > off {
+                    w.bytes(&s[off..]);
+                }
             }
         }
         if any {

@@ -1166,7 +1166,8 @@ fn write_email(w: &mut JsonWriter, m: &MimeParser) {
     let mut att = m.log_attachments().peekable();
     if att.peek().is_some() {
         w.open_array("attachment");
-        for a in att {
+        // Suricata appends no empty string.
+        for a in att.filter(|a| !a.is_empty()) {
             w.bytes(a);
         }
         w.close();
