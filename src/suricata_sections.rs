@@ -132,6 +132,15 @@ fn app_layer(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) {
         ignored.push(format!("{BASE}.server-config"));
     }
     smtp(tree, out, ignored);
+    const FTP: &str = "app-layer.protocols.ftp";
+    for k in ["max-tx", "max-line-length"] {
+        if let Some(n) = get(tree, &format!("{FTP}.{k}")).and_then(parse_size) {
+            out["detect"]["app-layer"]["ftp"][k] = json!(n.min(u64::from(u32::MAX)));
+        }
+    }
+    if get(tree, &format!("{FTP}.memcap")).is_some() {
+        ignored.push(format!("{FTP}.memcap"));
+    }
 }
 
 /// `app-layer.protocols.smtp`: the MIME decoder's keys and `max-tx` go to

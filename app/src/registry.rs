@@ -115,6 +115,8 @@ pub struct ParserConfig {
     pub tls: crate::tls::TlsConfig,
     /// SMTP (`app-layer.protocols.smtp.*`).
     pub smtp: std::sync::Arc<crate::smtp::SmtpConfig>,
+    /// FTP (`app-layer.protocols.ftp.*`).
+    pub ftp: crate::ftp::FtpConfig,
 }
 
 /// The static description of one application protocol.

@@ -39,6 +39,8 @@ pub struct AppLayerSettings {
     pub http: shrike_app::http::HttpConfig,
     /// SMTP parser and MIME decoder (Suricata's `app-layer.protocols.smtp`).
     pub smtp: shrike_app::smtp::SmtpSettings,
+    /// FTP parser (Suricata's `app-layer.protocols.ftp`: `max-tx`, `max-line-length`).
+    pub ftp: shrike_app::ftp::FtpConfig,
 }
 
 /// The whole sensor configuration. Every section has built-in defaults, so no file at all works.

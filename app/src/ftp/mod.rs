@@ -88,8 +88,32 @@ pub fn probe(dir: Dir, data: &[u8]) -> Probe {
     }
 }
 
-fn new_parser(_cfg: &ParserConfig, _tcp: bool) -> Box<dyn AppParser> {
-    Box::new(FtpState::default())
+/// `app-layer.protocols.ftp` as shrike's configuration holds it (`detect.app-layer.ftp`),
+/// translated from a `suricata.yaml`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+pub struct FtpConfig {
+    /// `max-tx`: pending transactions per flow before the parser gives up.
+    pub max_tx: u64,
+    /// `max-line-length`: longer lines are cut (`request_command_too_long`,
+    /// `response_command_too_long`).
+    pub max_line_length: u32,
+}
+
+impl Default for FtpConfig {
+    fn default() -> Self {
+        FtpConfig {
+            max_tx: MAX_TX,
+            max_line_length: MAX_LINE_LEN as u32,
+        }
+    }
+}
+
+fn new_parser(cfg: &ParserConfig, _tcp: bool) -> Box<dyn AppParser> {
+    Box::new(FtpState {
+        cfg: cfg.ftp,
+        ..FtpState::default()
+    })
 }
 
 /// A reply line.
@@ -124,6 +148,7 @@ pub struct FtpTx {
 /// Per-flow FTP state.
 #[derive(Debug, Default)]
 pub struct FtpState {
+    cfg: FtpConfig,
     txs: VecDeque<FtpTx>,
     tx_cnt: u64,
     /// The last command recognised (`None`: the last line was no command).
@@ -257,7 +282,7 @@ impl FtpState {
         if self
             .txs
             .front()
-            .is_some_and(|f| self.tx_cnt - f.id > MAX_TX)
+            .is_some_and(|f| self.tx_cnt - f.id > self.cfg.max_tx)
         {
             return false;
         }
@@ -271,15 +296,16 @@ impl FtpState {
 
     fn feed(&mut self, dir: Dir, mut data: &[u8]) -> bool {
         let d = di(dir);
+        let max = (self.cfg.max_line_length as usize).clamp(8, 1 << 20);
         while !data.is_empty() && !self.failed && !self.upgrade {
             let Some(lf) = memchr::memchr(b'\n', data) else {
                 if self.truncated[d] {
                     return true;
                 }
                 let p = &mut self.pending[d];
-                let room = MAX_LINE_LEN.saturating_sub(p.len());
+                let room = max.saturating_sub(p.len());
                 p.extend_from_slice(&data[..data.len().min(room)]);
-                if p.len() >= MAX_LINE_LEN {
+                if p.len() >= max {
                     let line = std::mem::take(&mut self.pending[d]);
                     self.truncated[d] = true;
                     return self.line(dir, &line, true, false);
@@ -299,11 +325,11 @@ impl FtpState {
                 chunk
             } else {
                 owned = std::mem::take(&mut self.pending[d]);
-                owned.extend_from_slice(&chunk[..chunk.len().min(MAX_LINE_LEN + 1)]);
+                owned.extend_from_slice(&chunk[..chunk.len().min(max + 1)]);
                 &owned
             };
-            if full.len() + 1 >= MAX_LINE_LEN {
-                if !self.line(dir, &full[..full.len().min(MAX_LINE_LEN)], true, true) {
+            if full.len() + 1 >= max {
+                if !self.line(dir, &full[..full.len().min(max)], true, true) {
                     return false;
                 }
                 continue;
