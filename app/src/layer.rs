@@ -45,6 +45,9 @@ pub struct FlowCtx {
     /// The TCP session was picked up midstream: protocol detection may find the data runs
     /// the other way and reverse the flow (see [`AppLayer::on_tcp_data`]).
     pub midstream: bool,
+    /// The flow's two addresses, lower first (IPv4 in bytes 0..4): expected connections
+    /// (FTP data) are matched on them.
+    pub addrs: [[u8; 16]; 2],
 }
 
 /// Detection progress of one direction.
@@ -279,7 +282,12 @@ pub struct AppLayer {
     pub pkt_dir: Option<Dir>,
     /// Counters.
     pub stats: AppStats,
+    /// Connections announced by flows (FTP data), oldest first, at most [`MAX_EXPECTED`].
+    expected: Vec<([[u8; 16]; 2], crate::registry::Expect)>,
 }
+
+/// Most announced connections kept per worker (the oldest goes first).
+pub const MAX_EXPECTED: usize = 1024;
 
 impl Default for AppLayer {
     fn default() -> Self {
@@ -360,6 +368,7 @@ impl AppLayer {
             pcap_cnt: 0,
             pkt_dir: None,
             stats: AppStats::default(),
+            expected: Vec::new(),
         }
     }
 
@@ -416,6 +425,11 @@ impl AppLayer {
             return false;
         }
         let f = touch(flow, ctx);
+        if f.proto == AppProto::UNKNOWN && self.take_expected_flow(f, ctx) {
+            let err = feed(f, dir, data);
+            self.count_parser_error(f, err);
+            return false;
+        }
         match f.proto {
             AppProto::FAILED => {}
             AppProto::UNKNOWN => {
@@ -496,7 +510,46 @@ impl AppLayer {
                 self.count_parser_error(f, err);
             }
         }
+        self.collect_expected(f, ctx);
         false
+    }
+
+    /// Keeps the connections the flow's parser announced.
+    fn collect_expected(&mut self, f: &mut AppFlow, ctx: &FlowCtx) {
+        let Some(p) = f.state.as_deref_mut() else {
+            return;
+        };
+        let mut new = Vec::new();
+        p.take_expected(&mut new);
+        for e in new {
+            if self.expected.len() >= MAX_EXPECTED {
+                self.expected.remove(0);
+            }
+            self.expected.push((ctx.addrs, e));
+        }
+    }
+
+    /// A new flow a parser announced (same two addresses, the announced server port): its
+    /// parser takes the flow.
+    fn take_expected_flow(&mut self, f: &mut AppFlow, ctx: &FlowCtx) -> bool {
+        if self.expected.is_empty()
+            || f.detect != [DetectDir::Pending; 2]
+            || f.probe_buf.iter().any(|b| !b.is_empty())
+        {
+            return false;
+        }
+        let Some(i) = self
+            .expected
+            .iter()
+            .position(|(a, e)| *a == ctx.addrs && e.port == ctx.server_port)
+        else {
+            return false;
+        };
+        let (_, e) = self.expected.remove(i);
+        f.proto = e.proto;
+        f.state = Some(e.parser);
+        self.stats.flow(e.proto, true, false);
+        true
     }
 
     /// The parser asked for a protocol change (SMTP `STARTTLS`): a parser of the new
@@ -696,6 +749,7 @@ mod tests {
             server_port: dp,
             ts_ns: 0,
             midstream: false,
+            addrs: [[0; 16]; 2],
         }
     }
 

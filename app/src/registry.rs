@@ -173,6 +173,17 @@ pub struct LogCtx<'a> {
     pub pkt_dir: Option<Dir>,
 }
 
+/// A connection a flow announced (Suricata's app-layer expectation).
+#[derive(Debug)]
+pub struct Expect {
+    /// The new flow's server port.
+    pub port: u16,
+    /// Its protocol.
+    pub proto: AppProto,
+    /// Its parser, set up with what the announcing flow knew.
+    pub parser: Box<dyn AppParser>,
+}
+
 /// The per-flow parser of one protocol.
 pub trait AppParser: std::fmt::Debug + Send + Any {
     /// In-order data in direction `dir`. Returns true when the parser gave up on the flow's
@@ -220,6 +231,10 @@ pub trait AppParser: std::fmt::Debug + Send + Any {
     fn alert_members(&self, _tx: u64, _w: &mut JsonWriter) -> bool {
         false
     }
+    /// Connections the flow announced (FTP `PASV`/`PORT` then `RETR`/`STOR`: the data
+    /// connection), taken by the app layer; the next flow between the same two addresses
+    /// to port [`Expect::port`] gets [`Expect::parser`].
+    fn take_expected(&mut self, _out: &mut Vec<Expect>) {}
     /// The protocol the flow changes to (SMTP `STARTTLS` accepted: TLS); the app layer
     /// then hands the flow's next data to a new parser of that protocol.
     fn switch_to(&self) -> Option<AppProto> {
@@ -240,6 +255,7 @@ pub static PROTOCOLS: &[&Protocol] = &[
     &crate::ssh::PROTOCOL,
     &crate::smtp::PROTOCOL,
     &crate::ftp::PROTOCOL,
+    &crate::ftp::data::PROTOCOL,
 ];
 
 /// Most protocols the registry can hold (the size of per-protocol counter arrays).

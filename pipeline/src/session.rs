@@ -242,5 +242,6 @@ pub fn flow_ctx<V>(f: &Flow<V>, ts_ns: u64) -> FlowCtx {
         server_port: sp,
         ts_ns,
         midstream: false,
+        addrs: [f.key.lo_addr, f.key.hi_addr],
     }
 }

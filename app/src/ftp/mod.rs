@@ -15,6 +15,8 @@
 //! Not yet: the `ftp-data` flows (expectations, files, `ftp_data` records), `ftpbounce`,
 //! `ftpdata_command`, the Suricata 8 `ftp.*` keywords, `app-layer.protocols.ftp.memcap`.
 
+pub mod data;
+
 use std::any::Any;
 use std::collections::VecDeque;
 
@@ -164,6 +166,8 @@ pub struct FtpState {
     /// Transactions below this id were logged (Suricata frees them: replies no longer
     /// reach them).
     logged_upto: u64,
+    /// Data connections announced, not yet taken by the app layer.
+    expected: Vec<crate::registry::Expect>,
 }
 
 fn di(dir: Dir) -> usize {
@@ -377,6 +381,24 @@ impl FtpState {
             C_RETR | C_STOR => {
                 if self.dyn_port == 0 || line.len() < 6 {
                     return false;
+                }
+                // The data goes to the client of the data connection for a passive RETR
+                // and an active STOR, to its server otherwise.
+                let retr = cmd == C_RETR;
+                let dir = if self.active != retr {
+                    Dir::ToClient
+                } else {
+                    Dir::ToServer
+                };
+                let name = line[5..line.len().min(5 + 4095)].to_vec();
+                if let Some(proto) = AppProto::from_name("ftp-data") {
+                    if self.expected.len() < 64 {
+                        self.expected.push(crate::registry::Expect {
+                            port: self.dyn_port,
+                            proto,
+                            parser: Box::new(data::FtpDataState::new(retr, name, dir)),
+                        });
+                    }
                 }
                 self.dyn_port = 0;
                 self.active = false;
@@ -635,6 +657,10 @@ impl AppParser for FtpState {
 
     fn switch_to(&self) -> Option<AppProto> {
         self.upgrade.then_some(AppProto::TLS)
+    }
+
+    fn take_expected(&mut self, out: &mut Vec<crate::registry::Expect>) {
+        out.append(&mut self.expected);
     }
 
     fn as_any(&self) -> &dyn Any {
