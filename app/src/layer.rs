@@ -426,7 +426,15 @@ impl AppLayer {
         }
         let f = touch(flow, ctx);
         if f.proto == AppProto::UNKNOWN && self.take_expected_flow(f, ctx) {
-            let err = feed(f, dir, data);
+            // What came before the announcement (kept while undecided) goes first.
+            let mut err = false;
+            for (i, d) in [Dir::ToServer, Dir::ToClient].into_iter().enumerate() {
+                let b = std::mem::take(&mut f.probe_buf[i]);
+                if !b.is_empty() {
+                    err |= feed(f, d, &b);
+                }
+            }
+            err |= feed(f, dir, data);
             self.count_parser_error(f, err);
             return false;
         }
@@ -532,10 +540,7 @@ impl AppLayer {
     /// A new flow a parser announced (same two addresses, the announced server port): its
     /// parser takes the flow.
     fn take_expected_flow(&mut self, f: &mut AppFlow, ctx: &FlowCtx) -> bool {
-        if self.expected.is_empty()
-            || f.detect != [DetectDir::Pending; 2]
-            || f.probe_buf.iter().any(|b| !b.is_empty())
-        {
+        if self.expected.is_empty() {
             return false;
         }
         let Some(i) = self
