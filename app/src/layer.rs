@@ -830,6 +830,50 @@ mod tests {
     }
 
     #[test]
+    fn ftp_announces_its_data_connection() {
+        let mut al = AppLayer::new();
+        let addrs = [[1; 16], [2; 16]];
+        let c = FlowCtx {
+            addrs,
+            ..ctx(40000, 21, 6)
+        };
+        let mut ctl = None;
+        al.on_tcp_data(&mut ctl, &c, Dir::ToClient, b"220 (x)\r\n");
+        al.on_tcp_data(&mut ctl, &c, Dir::ToServer, b"USER a\r\nPASV\r\n");
+        al.on_tcp_data(
+            &mut ctl,
+            &c,
+            Dir::ToClient,
+            b"331 ok\r\n227 Entering Passive Mode (2,2,2,2,4,1).\r\n",
+        );
+        al.on_tcp_data(&mut ctl, &c, Dir::ToServer, b"RETR f.txt\r\n");
+        assert_eq!(ctl.as_ref().unwrap().proto.name(), "ftp");
+        // Another pair of addresses, or another port: not the announced connection.
+        let mut other = None;
+        let o = FlowCtx {
+            addrs: [[1; 16], [3; 16]],
+            ..ctx(40001, 1025, 6)
+        };
+        al.on_tcp_data(&mut other, &o, Dir::ToClient, b"data");
+        assert_ne!(other.as_ref().unwrap().proto.name(), "ftp-data");
+        let d = FlowCtx {
+            addrs,
+            ..ctx(40001, 1025, 6)
+        };
+        let mut data = None;
+        al.on_tcp_data(&mut data, &d, Dir::ToClient, b"file bytes");
+        let f = data.unwrap();
+        assert_eq!(f.proto.name(), "ftp-data");
+        let st = f.state_as::<crate::ftp::data::FtpDataState>().unwrap();
+        assert_eq!(st.filename, b"f.txt");
+        assert!(st.retr);
+        // Taken once.
+        let mut again = None;
+        al.on_tcp_data(&mut again, &d, Dir::ToClient, b"\x00\x01");
+        assert_ne!(again.unwrap().proto.name(), "ftp-data");
+    }
+
+    #[test]
     fn http_split_method_detected() {
         let mut al = AppLayer::new();
         let mut f = None;
