@@ -251,3 +251,40 @@ fn smtp_starttls_end_to_end_matches_suricata() {
     assert_eq!(alerts[0]["app_proto"], "smtp");
     assert_eq!(alerts[0]["smtp"]["helo"], "xxxxxxxxxxxxx.xxx.com");
 }
+
+#[test]
+fn ftp_and_its_data_connection_match_suricata() {
+    let Some(pcap) = corpus("zeek/ftp_retr.pcap") else {
+        eprintln!("skipped: ../shared/corpus is absent");
+        return;
+    };
+    let rules = "alert ftp-data any any -> any any (msg:\"retr\"; ftpdata_command:retr; sid:7;)\n";
+    let recs = run(&[pcap], rules, Runmode::Single, 1);
+    // Suricata 7.0.10 on the same capture (stock suricata.yaml): 11 `ftp` records, the
+    // data connection announced by `RETR /README` gets one `ftp_data` record and a
+    // `fileinfo` record with the whole file.
+    let ftp: Vec<&Value> = recs.iter().filter(|r| r["event_type"] == "ftp").collect();
+    assert_eq!(ftp.len(), 11);
+    assert!(ftp
+        .iter()
+        .any(|r| r["ftp"]["command"] == "RETR" && r["ftp"]["command_data"] == "/README"));
+    let data: Vec<&Value> = recs
+        .iter()
+        .filter(|r| r["event_type"] == "ftp_data")
+        .collect();
+    assert_eq!(data.len(), 1);
+    assert_eq!(data[0]["ftp_data"]["filename"], "/README");
+    assert_eq!(data[0]["ftp_data"]["command"], "RETR");
+    let files: Vec<&Value> = recs
+        .iter()
+        .filter(|r| r["event_type"] == "fileinfo" && r["app_proto"] == "ftp-data")
+        .collect();
+    assert_eq!(files.len(), 1);
+    assert_eq!(files[0]["fileinfo"]["size"], 16557);
+    assert_eq!(files[0]["fileinfo"]["state"], "CLOSED");
+    let alerts = recs
+        .iter()
+        .filter(|r| r["event_type"] == "alert" && r["alert"]["signature_id"] == 7)
+        .count();
+    assert_eq!(alerts, 1);
+}

@@ -201,7 +201,6 @@ impl AppParser for FtpDataState {
                     &mut rec,
                     &c.rec.header("fileinfo", self.dir == Dir::ToServer),
                 );
-                self.write_obj(&mut rec);
                 rec.set_str("app_proto", "ftp-data");
                 rec.open_object("fileinfo");
                 rec.set_bytes("filename", &self.filename);
