@@ -24,7 +24,9 @@ use shrike_output::eve::header::write_eve_header;
 use shrike_output::{EventKind, JsonWriter};
 
 use crate::anomaly::AppAnomaly;
-use crate::registry::{AppParser, Detect, LogCtx, ParserConfig, Probe, Protocol};
+use crate::registry::{
+    AppParser, BufferDesc, Detect, KeywordDesc, LogCtx, ParserConfig, Probe, Protocol, TxMatch,
+};
 use crate::{AppProto, Dir};
 
 /// Longest line (`max-line-length`).
@@ -61,11 +63,100 @@ pub static PROTOCOL: Protocol = Protocol {
     tcp: Detect::Pattern(probe),
     udp: Detect::None,
     new_parser,
-    buffers: &[],
+    buffers: &[
+        BufferDesc {
+            name: "ftp.command",
+            dir: Some(Dir::ToServer),
+        },
+        BufferDesc {
+            name: "ftp.command_data",
+            dir: Some(Dir::ToServer),
+        },
+        BufferDesc {
+            name: "ftp.reply",
+            dir: Some(Dir::ToClient),
+        },
+        BufferDesc {
+            name: "ftp.completion_code",
+            dir: Some(Dir::ToClient),
+        },
+    ],
     events: EVENT_NAMES,
-    keywords: &[],
+    keywords: &[
+        KeywordDesc {
+            name: "ftp.dynamic_port",
+            dir: None,
+            setup: dynamic_port_setup,
+        },
+        KeywordDesc {
+            name: "ftp.mode",
+            dir: None,
+            setup: mode_setup,
+        },
+        KeywordDesc {
+            name: "ftp.reply_received",
+            dir: None,
+            setup: reply_received_setup,
+        },
+    ],
     generic_stats: true,
 };
+
+const BUF_COMMAND: u16 = 0;
+const BUF_COMMAND_DATA: u16 = 1;
+const BUF_REPLY: u16 = 2;
+const BUF_COMPLETION_CODE: u16 = 3;
+
+/// Suricata 8's `ftp.dynamic_port`, `ftp.mode`, `ftp.reply_received`.
+#[derive(Debug)]
+enum FtpKw {
+    DynPort(shrike_rules::parse::UintMatch),
+    Active(bool),
+    ReplyReceived(bool),
+}
+
+fn dynamic_port_setup(v: Option<&str>) -> Result<Box<dyn TxMatch>, String> {
+    let v = v.ok_or("ftp.dynamic_port needs a value")?;
+    let m = shrike_rules::parse::UintMatch::parse(v, u64::from(u16::MAX), "ftp.dynamic_port")
+        .map_err(|e| e.to_string())?;
+    Ok(Box::new(FtpKw::DynPort(m)))
+}
+
+fn mode_setup(v: Option<&str>) -> Result<Box<dyn TxMatch>, String> {
+    match v.map(str::trim) {
+        Some("active") => Ok(Box::new(FtpKw::Active(true))),
+        Some("passive") => Ok(Box::new(FtpKw::Active(false))),
+        _ => Err("ftp.mode takes active or passive".into()),
+    }
+}
+
+fn reply_received_setup(v: Option<&str>) -> Result<Box<dyn TxMatch>, String> {
+    match v.map(str::trim) {
+        Some("yes") | Some("true") | Some("on") => Ok(Box::new(FtpKw::ReplyReceived(true))),
+        Some("no") | Some("false") | Some("off") => Ok(Box::new(FtpKw::ReplyReceived(false))),
+        _ => Err("ftp.reply_received takes yes or no".into()),
+    }
+}
+
+impl TxMatch for FtpKw {
+    fn matches(&self, parser: &dyn AppParser, tx: u64, _dir: Dir) -> Option<bool> {
+        let s = parser.as_any().downcast_ref::<FtpState>()?;
+        let t = s.tx(tx)?;
+        let fin = s.final_tx(t);
+        match self {
+            FtpKw::ReplyReceived(want) => {
+                if t.done || fin {
+                    Some(t.done == *want)
+                } else {
+                    None
+                }
+            }
+            _ if !fin => None,
+            FtpKw::DynPort(m) => Some(t.dyn_port != 0 && m.matches(u64::from(t.dyn_port))),
+            FtpKw::Active(a) => Some(t.dyn_port != 0 && t.active == *a),
+        }
+    }
+}
 
 /// Suricata's FTP patterns at the start of a direction.
 pub fn probe(dir: Dir, data: &[u8]) -> Probe {
@@ -595,6 +686,40 @@ impl AppParser for FtpState {
     fn has_event(&self, tx: u64, ev: u16) -> bool {
         self.tx(tx)
             .is_some_and(|t| t.events.iter().any(|&e| u16::from(e) == ev))
+    }
+
+    fn buffer_ready(&self, tx: u64, buf: u16, _dir: Dir, closed: bool) -> Option<bool> {
+        let t = self.tx(tx)?;
+        match buf {
+            BUF_COMMAND | BUF_COMMAND_DATA => Some(true),
+            _ => Some(closed || self.final_tx(t)),
+        }
+    }
+
+    fn buffer(&self, tx: u64, buf: u16, _dir: Dir, f: &mut dyn FnMut(&[u8]) -> bool) -> bool {
+        let Some(t) = self.tx(tx) else {
+            return false;
+        };
+        match buf {
+            BUF_COMMAND => t.command.is_some_and(|c| f(COMMANDS[c].as_bytes())),
+            BUF_COMMAND_DATA => t.command.is_some_and(|c| {
+                let d = t.request.get(COMMANDS[c].len() + 1..).unwrap_or_default();
+                !d.is_empty() && f(d)
+            }),
+            BUF_REPLY => t.replies.iter().any(|r| {
+                let s = &r.text;
+                let off = if s.len() >= 3 && s[..3].iter().all(u8::is_ascii_digit) {
+                    4
+                } else {
+                    0
+                };
+                s.len() > off && f(&s[off..])
+            }),
+            BUF_COMPLETION_CODE => t.replies.iter().any(|r| {
+                r.text.len() >= 3 && r.text[..3].iter().all(u8::is_ascii_digit) && f(&r.text[..3])
+            }),
+            _ => false,
+        }
     }
 
     fn tx_final(&self, tx: u64, closed: bool) -> bool {

@@ -123,6 +123,10 @@ buffers! {
     "email.x_mailer" [];
     "email.url" [];
     "email.received" [];
+    "ftp.command" [];
+    "ftp.command_data" [];
+    "ftp.reply" [];
+    "ftp.completion_code" [];
     "dcerpc.stub_data" ["dce_stub_data"];
     "smb.named_pipe" [];
     "smb.share" [];
