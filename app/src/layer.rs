@@ -45,8 +45,8 @@ pub struct FlowCtx {
     /// The TCP session was picked up midstream: protocol detection may find the data runs
     /// the other way and reverse the flow (see [`AppLayer::on_tcp_data`]).
     pub midstream: bool,
-    /// The flow's two addresses, lower first (IPv4 in bytes 0..4): expected connections
-    /// (FTP data) are matched on them.
+    /// The flow's client and server addresses (IPv4 in bytes 0..4): expected
+    /// connections (FTP data) are matched on them, in either order.
     pub addrs: [[u8; 16]; 2],
 }
 
@@ -469,6 +469,9 @@ impl AppLayer {
                 match found {
                     Found::Proto(p) => {
                         self.start(f, p, true);
+                        if let Some(s) = f.state.as_deref_mut() {
+                            s.flow_addrs(&ctx.addrs[0], &ctx.addrs[1]);
+                        }
                         // Earlier undecided data of both directions first, this direction's
                         // (which already holds `data` when it was buffered) last.
                         let other = 1 - d;
@@ -514,7 +517,7 @@ impl AppLayer {
             }
             _ => {
                 self.switch_proto(f, true);
-                let err = feed(f, dir, data);
+                let err = feed_ctx(f, ctx, dir, data);
                 self.count_parser_error(f, err);
             }
         }
@@ -543,11 +546,9 @@ impl AppLayer {
         if self.expected.is_empty() {
             return false;
         }
-        let Some(i) = self
-            .expected
-            .iter()
-            .position(|(a, e)| *a == ctx.addrs && e.port == ctx.server_port)
-        else {
+        let Some(i) = self.expected.iter().position(|(a, e)| {
+            (*a == ctx.addrs || [a[1], a[0]] == ctx.addrs) && e.port == ctx.server_port
+        }) else {
             return false;
         };
         let (_, e) = self.expected.remove(i);
@@ -741,6 +742,14 @@ fn reverse_fits(f: &AppFlow, ctx: &FlowCtx, dir: Dir, data: &[u8]) -> bool {
 /// (a parser error, counted once per flow as Suricata's parser stops there).
 fn feed(f: &mut AppFlow, dir: Dir, data: &[u8]) -> bool {
     f.state.as_deref_mut().is_some_and(|p| p.parse(dir, data))
+}
+
+/// [`feed`], telling the parser the flow's addresses first.
+fn feed_ctx(f: &mut AppFlow, ctx: &FlowCtx, dir: Dir, data: &[u8]) -> bool {
+    if let Some(p) = f.state.as_deref_mut() {
+        p.flow_addrs(&ctx.addrs[0], &ctx.addrs[1]);
+    }
+    feed(f, dir, data)
 }
 
 #[cfg(test)]

@@ -235,6 +235,10 @@ pub trait AppParser: std::fmt::Debug + Send + Any {
     /// connection), taken by the app layer; the next flow between the same two addresses
     /// to port [`Expect::port`] gets [`Expect::parser`].
     fn take_expected(&mut self, _out: &mut Vec<Expect>) {}
+    /// The flow's client and server addresses (IPv4 in bytes 0..4), told before each
+    /// data the parser gets (FTP's `ftpbounce` compares the `PORT` address with the
+    /// client's).
+    fn flow_addrs(&mut self, _client: &[u8; 16], _server: &[u8; 16]) {}
     /// The protocol the flow changes to (SMTP `STARTTLS` accepted: TLS); the app layer
     /// then hands the flow's next data to a new parser of that protocol.
     fn switch_to(&self) -> Option<AppProto> {

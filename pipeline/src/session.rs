@@ -128,6 +128,7 @@ impl Sessions {
         };
         if swap {
             (ctx.client_port, ctx.server_port) = (ctx.server_port, ctx.client_port);
+            ctx.addrs.swap(0, 1);
         }
         let mut d = d;
         let done_before = app.as_deref().map_or(0, |a| a.complete_in(d));
@@ -242,6 +243,10 @@ pub fn flow_ctx<V>(f: &Flow<V>, ts_ns: u64) -> FlowCtx {
         server_port: sp,
         ts_ns,
         midstream: false,
-        addrs: [f.key.lo_addr, f.key.hi_addr],
+        addrs: if client_lo {
+            [f.key.lo_addr, f.key.hi_addr]
+        } else {
+            [f.key.hi_addr, f.key.lo_addr]
+        },
     }
 }

@@ -98,6 +98,11 @@ pub static PROTOCOL: Protocol = Protocol {
             dir: None,
             setup: reply_received_setup,
         },
+        KeywordDesc {
+            name: "ftpbounce",
+            dir: Some(Dir::ToServer),
+            setup: bounce_setup,
+        },
     ],
     generic_stats: true,
 };
@@ -135,6 +140,69 @@ fn reply_received_setup(v: Option<&str>) -> Result<Box<dyn TxMatch>, String> {
         Some("yes") | Some("true") | Some("on") => Ok(Box::new(FtpKw::ReplyReceived(true))),
         Some("no") | Some("false") | Some("off") => Ok(Box::new(FtpKw::ReplyReceived(false))),
         _ => Err("ftp.reply_received takes yes or no".into()),
+    }
+}
+
+/// `ftpbounce`: the last command is `PORT` and its address is not the client's.
+#[derive(Debug)]
+struct Bounce;
+
+fn bounce_setup(v: Option<&str>) -> Result<Box<dyn TxMatch>, String> {
+    if v.is_some_and(|v| !v.trim().is_empty()) {
+        return Err("ftpbounce takes no value".into());
+    }
+    Ok(Box::new(Bounce))
+}
+
+/// Suricata's `DetectFtpbounceMatchArgs`: the first four numbers of the `PORT` line
+/// (after what is not a digit) against the client's IPv4 address.
+fn port_line_bounces(line: &[u8], client: [u8; 4]) -> bool {
+    if line.len() < 7 || 7 >= line.len() {
+        return false;
+    }
+    let mut i = line
+        .iter()
+        .position(u8::is_ascii_digit)
+        .unwrap_or(line.len());
+    let (mut octet, mut digits, mut n) = (0u32, 0, 0);
+    let mut ip = [0u8; 4];
+    while i < line.len() && digits < 4 {
+        let c = line[i];
+        if c.is_ascii_digit() {
+            octet = octet * 10 + u32::from(c - b'0');
+            digits += 1;
+        } else {
+            if octet > 256 {
+                return false;
+            }
+            while i < line.len() && line[i].is_ascii_whitespace() {
+                i += 1;
+            }
+            if line.get(i) != Some(&b',') {
+                return false;
+            }
+            ip[n] = octet as u8;
+            n += 1;
+            digits = 0;
+            octet = 0;
+            if n == 4 {
+                return ip != client;
+            }
+        }
+        i += 1;
+    }
+    false
+}
+
+impl TxMatch for Bounce {
+    fn matches(&self, parser: &dyn AppParser, tx: u64, _dir: Dir) -> Option<bool> {
+        let s = parser.as_any().downcast_ref::<FtpState>()?;
+        let t = s.tx(tx)?;
+        Some(
+            t.command == Some(C_PORT)
+                && s.command == Some(C_PORT)
+                && port_line_bounces(&s.port_line, s.client),
+        )
     }
 }
 
@@ -259,6 +327,8 @@ pub struct FtpState {
     logged_upto: u64,
     /// Data connections announced, not yet taken by the app layer.
     expected: Vec<crate::registry::Expect>,
+    /// The client's address (first four bytes).
+    client: [u8; 4],
 }
 
 fn di(dir: Dir) -> usize {
@@ -784,6 +854,10 @@ impl AppParser for FtpState {
         self.upgrade.then_some(AppProto::TLS)
     }
 
+    fn flow_addrs(&mut self, client: &[u8; 16], _server: &[u8; 16]) {
+        self.client = [client[0], client[1], client[2], client[3]];
+    }
+
     fn take_expected(&mut self, out: &mut Vec<crate::registry::Expect>) {
         out.append(&mut self.expected);
     }
@@ -906,6 +980,14 @@ mod tests {
             1000,
         );
         assert_eq!(s.switch_to(), Some(AppProto::TLS));
+    }
+
+    #[test]
+    fn bounce_compares_the_port_address_with_the_client() {
+        assert!(!port_line_bounces(b"PORT 10,0,0,1,4,1", [10, 0, 0, 1]));
+        assert!(port_line_bounces(b"PORT 10,0,0,2,0,80", [10, 0, 0, 1]));
+        assert!(!port_line_bounces(b"PORT 1000,0,0,2,0,80", [10, 0, 0, 1]));
+        assert!(!port_line_bounces(b"PORT", [10, 0, 0, 1]));
     }
 
     #[test]
