@@ -157,6 +157,7 @@ fn smtp(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) {
                     | "decode-base64"
                     | "decode-quoted-printable"
                     | "extract-urls"
+                    | "body-md5"
                     | "log-url-scheme" => dst[k] = Value::Bool(truthy(v)),
                     "header-value-depth" => {
                         if let Some(n) = parse_size(v) {
@@ -357,6 +358,10 @@ fn eve_alert_options(body: &Value, out: &mut Value) {
                 app_log_options(name, opts, out);
                 continue;
             }
+            if name == "smtp" {
+                smtp_log_options(opts, out);
+                continue;
+            }
             if name == "anomaly" {
                 anomaly_options(opts, out);
                 continue;
@@ -379,6 +384,29 @@ fn eve_alert_options(body: &Value, out: &mut Value) {
             if let Some(v) = opts.get("payload-buffer-size") {
                 a["payload-buffer-size"] = v.clone();
             }
+        }
+    }
+}
+
+/// `- smtp: {extended, custom, md5}` go to `detect.app-log.smtp`.
+fn smtp_log_options(opts: &Value, out: &mut Value) {
+    let o = &mut out["detect"]["app-log"]["smtp"];
+    if let Some(v) = opts.get("extended") {
+        o["extended"] = Value::Bool(truthy(v));
+    }
+    for key in ["custom", "md5"] {
+        let list: Option<Vec<String>> = match opts.get(key) {
+            Some(Value::Array(a)) => Some(a.iter().filter_map(string).collect()),
+            Some(Value::String(s)) => Some(
+                s.split(',')
+                    .map(|x| x.trim().to_string())
+                    .filter(|x| !x.is_empty())
+                    .collect(),
+            ),
+            _ => None,
+        };
+        if let Some(l) = list {
+            o[key] = json!(l);
         }
     }
 }

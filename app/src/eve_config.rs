@@ -60,6 +60,18 @@ impl Default for TlsEveOptions {
     }
 }
 
+/// EVE `smtp` record options (Suricata's eve-log `- smtp:`).
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+pub struct SmtpEveOptions {
+    /// `extended`: accepted; Suricata 7 resets it while reading `md5`, so it has no effect.
+    pub extended: bool,
+    /// `custom`: extra `email` fields (`received`, `x-mailer`, ...); unknown names ignored.
+    pub custom: Option<Vec<String>>,
+    /// `md5`: `subject` and/or `body` (the body needs `mime.body-md5`).
+    pub md5: Option<Vec<String>>,
+}
+
 /// The app-layer EVE options of the sensor.
 #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
@@ -68,6 +80,8 @@ pub struct AppLogConfig {
     pub dns: DnsEveOptions,
     /// `tls` records.
     pub tls: TlsEveOptions,
+    /// `smtp` records.
+    pub smtp: SmtpEveOptions,
 }
 
 impl AppLogConfig {
@@ -92,6 +106,14 @@ impl AppLogConfig {
             );
         }
         c
+    }
+
+    /// The TLS logger settings.
+    pub fn smtp_log(&self) -> crate::smtp::SmtpLogConfig {
+        crate::smtp::SmtpLogConfig::new(
+            self.smtp.custom.as_deref().unwrap_or_default(),
+            self.smtp.md5.as_deref().unwrap_or_default(),
+        )
     }
 
     /// The TLS logger settings.

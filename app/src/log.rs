@@ -26,6 +26,8 @@ pub struct LogOptions {
     pub dns: DnsLogConfig,
     /// `tls`.
     pub tls: TlsLogConfig,
+    /// `smtp`.
+    pub smtp: crate::smtp::SmtpLogConfig,
 }
 
 impl Default for LogOptions {
@@ -37,6 +39,7 @@ impl Default for LogOptions {
             },
             dns: DnsLogConfig::default(),
             tls: TlsLogConfig::new(true, false, None),
+            smtp: crate::smtp::SmtpLogConfig::default(),
         }
     }
 }

@@ -67,6 +67,7 @@ impl Sessions {
         app.cfg.smtp = std::sync::Arc::new(cfg.detect.app_layer.smtp.parser_config());
         app.cfg.ftp = cfg.detect.app_layer.ftp;
         app.log.dns = cfg.detect.app_log.dns_log();
+        app.log.smtp = cfg.detect.app_log.smtp_log();
         app.log.tls = cfg.detect.app_log.tls_log();
         Sessions {
             stream: StreamEngine::new(sc, host_policy(cfg)),

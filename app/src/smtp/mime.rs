@@ -80,6 +80,8 @@ pub struct MimeConfig {
     pub schemes: Vec<Vec<u8>>,
     /// `log-url-scheme`.
     pub log_url_scheme: bool,
+    /// `body-md5`.
+    pub body_md5: bool,
     /// `header-value-depth` (0: 2000).
     pub header_value_depth: u32,
 }
@@ -92,6 +94,7 @@ impl Default for MimeConfig {
             extract_urls: true,
             schemes: vec![b"http://".to_vec()],
             log_url_scheme: false,
+            body_md5: false,
             header_value_depth: 2000,
         }
     }
@@ -234,6 +237,8 @@ pub struct MimeParser {
     delim_len: usize,
     fields_total: usize,
     urls_total: usize,
+    md5: Option<md5::Md5>,
+    md5_done: Option<[u8; 16]>,
 }
 
 fn find_nocase(hay: &[u8], needle: &[u8]) -> Option<usize> {
@@ -450,7 +455,14 @@ impl MimeParser {
             delim_len: 0,
             fields_total: 0,
             urls_total: 0,
+            md5: None,
+            md5_done: None,
         }
+    }
+
+    /// The body's MD5 once the message is complete (`body-md5`).
+    pub fn body_md5(&self) -> Option<[u8; 16]> {
+        self.md5_done
     }
 
     /// The message entity.
@@ -523,6 +535,23 @@ impl MimeParser {
     ) -> Result<(), MimeError> {
         if line.len() > MAX_LINE_LEN {
             self.anomaly(ANOM_LONG_LINE);
+        }
+        let top_flags = self
+            .entities
+            .get(self.top_ent())
+            .map_or(0, |e| e.ctnt_flags);
+        if cfg.body_md5
+            && (!matches!(self.status, Status::HeaderReady | Status::HeaderStarted)
+                || top_flags & CTNT_IS_BODYPART != 0)
+        {
+            use md5::Digest as _;
+            if self.body_begin && self.md5.is_none() {
+                self.md5 = Some(md5::Md5::new());
+            }
+            if let Some(h) = self.md5.as_mut() {
+                h.update(line);
+                h.update(&b"\r\n"[2 - self.delim_len.min(2)..]);
+            }
         }
         if matches!(self.status, Status::HeaderReady | Status::HeaderStarted) {
             self.headers(line, cfg, sink)
@@ -631,6 +660,13 @@ impl MimeParser {
             self.status = Status::BodyStarted;
             self.body_begin = true;
             self.body_end = false;
+            if cfg.body_md5 && self.md5.is_none() {
+                use md5::Digest as _;
+                let mut h = md5::Md5::new();
+                h.update(buf);
+                h.update(&b"\r\n"[2 - self.delim_len.min(2)..]);
+                self.md5 = Some(h);
+            }
             self.body_line(buf, cfg, sink)?;
         }
         Ok(())
@@ -1058,6 +1094,10 @@ impl MimeParser {
         }
         self.store_header()?;
         self.body_complete(cfg, sink);
+        if let Some(h) = self.md5.take() {
+            use md5::Digest as _;
+            self.md5_done = Some(h.finalize().into());
+        }
         if self.stack.is_empty() {
             self.entities[0].anomaly_flags |= ANOM_MALFORMED_MSG;
             return Err(MimeError::Data);

@@ -35,7 +35,7 @@ use crate::anomaly::AppAnomaly;
 use crate::registry::{AppParser, BufferDesc, Detect, LogCtx, ParserConfig, Probe, Protocol};
 use crate::{AppProto, Dir};
 
-use mime::{ChunkInfo, MimeConfig, MimeParser};
+use mime::{ChunkInfo, MimeConfig, MimeParser, Status};
 
 /// Longest line (Suricata's `SMTP_LINE_BUFFER_LIMIT`).
 pub const LINE_LIMIT: usize = 4096;
@@ -230,6 +230,9 @@ pub struct SmtpSettings {
     pub extract_urls_schemes: Vec<String>,
     /// `mime.log-url-scheme`.
     pub log_url_scheme: bool,
+    /// `mime.body-md5`: the MD5 of the message body (`email.body_md5` with eve-log
+    /// `md5: [body]`).
+    pub body_md5: bool,
     /// `max-tx`: transactions per flow before the parser gives up.
     pub max_tx: u64,
 }
@@ -244,6 +247,7 @@ impl Default for SmtpSettings {
             extract_urls: true,
             extract_urls_schemes: vec!["http".into()],
             log_url_scheme: false,
+            body_md5: false,
             max_tx: DEFAULT_MAX_TX,
         }
     }
@@ -264,9 +268,73 @@ impl SmtpSettings {
                     .map(|s| format!("{s}://").into_bytes())
                     .collect(),
                 log_url_scheme: self.log_url_scheme,
+                body_md5: self.body_md5,
                 header_value_depth: self.header_value_depth,
             },
             max_tx: self.max_tx,
+        }
+    }
+}
+
+/// Suricata's optional `email` fields: (eve-log name, header name, kind).
+const EMAIL_FIELDS: &[(&str, &[u8], FieldKind)] = &[
+    ("reply_to", b"reply-to", FieldKind::One),
+    ("bcc", b"bcc", FieldKind::Comma),
+    ("message_id", b"message-id", FieldKind::One),
+    ("subject", b"subject", FieldKind::One),
+    ("x_mailer", b"x-mailer", FieldKind::One),
+    ("user_agent", b"user-agent", FieldKind::One),
+    ("received", b"received", FieldKind::All),
+    ("x_originating_ip", b"x-originating-ip", FieldKind::One),
+    ("in_reply_to", b"in-reply-to", FieldKind::One),
+    ("references", b"references", FieldKind::One),
+    ("importance", b"importance", FieldKind::One),
+    ("priority", b"priority", FieldKind::One),
+    ("sensitivity", b"sensitivity", FieldKind::One),
+    ("organization", b"organization", FieldKind::One),
+    ("content_md5", b"content-md5", FieldKind::One),
+    ("date", b"date", FieldKind::One),
+];
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FieldKind {
+    /// The last header of that name.
+    One,
+    /// The last header, split on commas.
+    Comma,
+    /// Every header of that name, newest first.
+    All,
+}
+
+/// The eve-log `smtp` options as the logger uses them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SmtpLogConfig {
+    /// Bits of [`EMAIL_FIELDS`] to log (`custom`).
+    fields: u32,
+    /// `md5: [subject]`.
+    subject_md5: bool,
+    /// `md5: [body]`.
+    body_md5: bool,
+}
+
+impl SmtpLogConfig {
+    /// From the `custom` and `md5` lists (names as Suricata accepts them: `x_mailer` or
+    /// `X-Mailer`).
+    pub fn new(custom: &[String], md5: &[String]) -> Self {
+        let mut fields = 0;
+        for c in custom {
+            let c = c.trim();
+            if let Some(i) = EMAIL_FIELDS
+                .iter()
+                .position(|(n, h, _)| *n == c || c.as_bytes().eq_ignore_ascii_case(h))
+            {
+                fields |= 1 << i;
+            }
+        }
+        SmtpLogConfig {
+            fields,
+            subject_md5: md5.iter().any(|m| m.trim() == "subject"),
+            body_md5: md5.iter().any(|m| m.trim() == "body"),
         }
     }
 }
@@ -942,7 +1010,7 @@ impl AppParser for SmtpState {
                 if let Some(mut rec) = c.out.record(EventKind::Protocol) {
                     write_eve_header(&mut rec, &c.rec.header("smtp", true));
                     rec.set_u64("tx_id", id);
-                    self.write_objects(t, &mut rec);
+                    self.write_objects_with(t, &mut rec, Some(&c.opts.smtp));
                     rec.close();
                     let _ = rec.commit();
                 }
@@ -1066,8 +1134,14 @@ fn cstr(v: &[u8]) -> &[u8] {
 }
 
 impl SmtpState {
-    /// The `smtp` and `email` objects of a transaction (records, alerts, fileinfo).
+    /// The `smtp` and `email` objects of a transaction (alerts, fileinfo).
     fn write_objects(&self, t: &SmtpTx, w: &mut JsonWriter) {
+        self.write_objects_with(t, w, None);
+    }
+
+    /// The `smtp` and `email` objects; `log`: the `smtp` record's options (custom fields,
+    /// MD5s).
+    fn write_objects_with(&self, t: &SmtpTx, w: &mut JsonWriter, log: Option<&SmtpLogConfig>) {
         w.open_object("smtp");
         if let Some(h) = &self.helo {
             w.set_bytes("helo", cstr(h));
@@ -1087,6 +1161,9 @@ impl SmtpState {
             if m.top().is_some() {
                 w.open_object("email");
                 write_email(w, m);
+                if let Some(l) = log {
+                    write_email_extra(w, m, l);
+                }
                 w.close();
             }
         }
@@ -1123,6 +1200,63 @@ fn write_file(w: &mut JsonWriter, f: &SmtpFile, tx_id: u64, ended: bool) {
     w.set_bool("stored", false);
     w.set_u64("size", f.size);
     w.set_u64("tx_id", tx_id);
+}
+
+/// The `custom` fields and MD5s of the `email` object in `smtp` records.
+fn write_email_extra(w: &mut JsonWriter, m: &MimeParser, l: &SmtpLogConfig) {
+    let msg = m.msg();
+    for (i, (key, name, kind)) in EMAIL_FIELDS.iter().enumerate() {
+        if l.fields & (1 << i) == 0 {
+            continue;
+        }
+        match kind {
+            FieldKind::All => {
+                let mut vals = msg.fields_named(name).peekable();
+                if vals.peek().is_some() {
+                    w.open_array(key);
+                    for v in vals.filter(|v| !v.is_empty()) {
+                        w.bytes(v);
+                    }
+                    w.close();
+                }
+            }
+            FieldKind::Comma => {
+                if let Some(v) = msg.field(name) {
+                    let mark = w.mark();
+                    w.open_array(key);
+                    if comma_list(w, v) {
+                        w.close();
+                    } else {
+                        w.rollback(mark);
+                    }
+                }
+            }
+            FieldKind::One => {
+                if let Some(v) = msg.field(name).filter(|v| !v.is_empty()) {
+                    w.set_bytes(key, v);
+                }
+            }
+        }
+    }
+    if l.subject_md5 {
+        if let Some(v) = msg.field(b"subject") {
+            w.set_str("subject_md5", &md5_hex(v));
+        }
+    }
+    if l.body_md5 && m.status == Status::ParseDone {
+        if let Some(d) = m.body_md5() {
+            w.set_str("body_md5", &hex(&d));
+        }
+    }
+}
+
+fn hex(d: &[u8]) -> String {
+    d.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn md5_hex(v: &[u8]) -> String {
+    use md5::Digest as _;
+    hex(&md5::Md5::digest(v))
 }
 
 /// The members of the `email` object.

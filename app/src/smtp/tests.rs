@@ -1,6 +1,5 @@
 //! SMTP parser tests.
 
-use super::mime::Status;
 use super::*;
 
 fn state() -> SmtpState {
