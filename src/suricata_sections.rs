@@ -362,6 +362,19 @@ fn eve_alert_options(body: &Value, out: &mut Value) {
                 smtp_log_options(opts, out);
                 continue;
             }
+            if name == "files" {
+                let list: Vec<String> = match opts.get("force-hash") {
+                    Some(Value::Array(a)) => a.iter().filter_map(string).collect(),
+                    Some(v) => string(v).into_iter().collect(),
+                    None => Vec::new(),
+                };
+                let h = shrike_app::smtp::FileHashes::from_names(&list);
+                let o = &mut out["detect"]["app-layer"]["file-hashes"];
+                o["md5"] = Value::Bool(h.md5);
+                o["sha1"] = Value::Bool(h.sha1);
+                o["sha256"] = Value::Bool(h.sha256);
+                continue;
+            }
             if name == "anomaly" {
                 anomaly_options(opts, out);
                 continue;

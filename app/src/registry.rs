@@ -117,6 +117,8 @@ pub struct ParserConfig {
     pub smtp: std::sync::Arc<crate::smtp::SmtpConfig>,
     /// FTP (`app-layer.protocols.ftp.*`).
     pub ftp: crate::ftp::FtpConfig,
+    /// Hashes computed for files of the registry protocols (eve-log `files: force-hash`).
+    pub file_hashes: crate::smtp::FileHashes,
 }
 
 /// The static description of one application protocol.

@@ -66,6 +66,7 @@ impl Sessions {
         );
         app.cfg.smtp = std::sync::Arc::new(cfg.detect.app_layer.smtp.parser_config());
         app.cfg.ftp = cfg.detect.app_layer.ftp;
+        app.cfg.file_hashes = cfg.detect.app_layer.file_hashes;
         app.log.dns = cfg.detect.app_log.dns_log();
         app.log.smtp = cfg.detect.app_log.smtp_log();
         app.log.tls = cfg.detect.app_log.tls_log();

@@ -86,6 +86,7 @@ pub struct FtpDataState {
     seen: bool,
     gap: bool,
     closed: bool,
+    hasher: Option<Box<crate::smtp::FileHasher>>,
 }
 
 impl FtpDataState {
@@ -101,7 +102,14 @@ impl FtpDataState {
             seen: false,
             gap: false,
             closed: false,
+            hasher: None,
         }
+    }
+
+    /// Hash the file (eve-log `files: force-hash`).
+    pub fn with_hashes(mut self, h: crate::smtp::FileHashes) -> Self {
+        self.hasher = h.any().then(|| Box::new(crate::smtp::FileHasher::new(h)));
+        self
     }
 
     fn command(&self) -> &'static str {
@@ -131,6 +139,9 @@ impl AppParser for FtpDataState {
         let room = FILE_KEEP.saturating_sub(self.data.len());
         self.data.extend_from_slice(&data[..room.min(data.len())]);
         self.size += data.len() as u64;
+        if let Some(h) = self.hasher.as_mut() {
+            h.update(data);
+        }
         false
     }
 
@@ -206,6 +217,9 @@ impl AppParser for FtpDataState {
                 rec.set_bytes("filename", &self.filename);
                 rec.set_bool("gaps", self.gap);
                 rec.set_str("state", if self.gap { "TRUNCATED" } else { "CLOSED" });
+                if let Some(h) = &self.hasher {
+                    h.write(&mut rec);
+                }
                 rec.set_bool("stored", false);
                 rec.set_u64("size", self.size);
                 rec.set_u64("tx_id", 0);

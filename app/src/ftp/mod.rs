@@ -273,6 +273,7 @@ impl Default for FtpConfig {
 fn new_parser(cfg: &ParserConfig, _tcp: bool) -> Box<dyn AppParser> {
     Box::new(FtpState {
         cfg: cfg.ftp,
+        hashes: cfg.file_hashes,
         ..FtpState::default()
     })
 }
@@ -310,6 +311,7 @@ pub struct FtpTx {
 #[derive(Debug, Default)]
 pub struct FtpState {
     cfg: FtpConfig,
+    hashes: crate::smtp::FileHashes,
     txs: VecDeque<FtpTx>,
     tx_cnt: u64,
     /// The last command recognised (`None`: the last line was no command).
@@ -557,7 +559,9 @@ impl FtpState {
                         self.expected.push(crate::registry::Expect {
                             port: self.dyn_port,
                             proto,
-                            parser: Box::new(data::FtpDataState::new(retr, name, dir)),
+                            parser: Box::new(
+                                data::FtpDataState::new(retr, name, dir).with_hashes(self.hashes),
+                            ),
                         });
                     }
                 }

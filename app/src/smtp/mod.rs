@@ -340,7 +340,86 @@ impl SmtpLogConfig {
 }
 
 fn new_parser(cfg: &ParserConfig, _tcp: bool) -> Box<dyn AppParser> {
-    Box::new(SmtpState::new(std::sync::Arc::clone(&cfg.smtp)))
+    let mut s = SmtpState::new(std::sync::Arc::clone(&cfg.smtp));
+    s.hashes = cfg.file_hashes;
+    Box::new(s)
+}
+
+/// The hashes computed for files (Suricata's `force-hash`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+pub struct FileHashes {
+    /// MD5.
+    pub md5: bool,
+    /// SHA-1.
+    pub sha1: bool,
+    /// SHA-256.
+    pub sha256: bool,
+}
+
+impl FileHashes {
+    /// From Suricata's `force-hash` list (`md5`, `sha1`, `sha256`).
+    pub fn from_names(names: &[String]) -> Self {
+        let has = |n: &str| names.iter().any(|x| x.trim().eq_ignore_ascii_case(n));
+        FileHashes {
+            md5: has("md5"),
+            sha1: has("sha1"),
+            sha256: has("sha256"),
+        }
+    }
+
+    /// Whether any is on.
+    pub fn any(self) -> bool {
+        self.md5 || self.sha1 || self.sha256
+    }
+}
+
+/// Running hashes of a file.
+#[derive(Clone, Debug, Default)]
+pub struct FileHasher {
+    md5: Option<md5::Md5>,
+    sha1: Option<sha1::Sha1>,
+    sha256: Option<sha2::Sha256>,
+}
+
+impl FileHasher {
+    /// Hashers for `h`.
+    pub fn new(h: FileHashes) -> Self {
+        use md5::Digest as _;
+        FileHasher {
+            md5: h.md5.then(md5::Md5::new),
+            sha1: h.sha1.then(sha1::Sha1::new),
+            sha256: h.sha256.then(sha2::Sha256::new),
+        }
+    }
+
+    /// More file data.
+    pub fn update(&mut self, d: &[u8]) {
+        use md5::Digest as _;
+        if let Some(h) = self.md5.as_mut() {
+            h.update(d);
+        }
+        if let Some(h) = self.sha1.as_mut() {
+            h.update(d);
+        }
+        if let Some(h) = self.sha256.as_mut() {
+            h.update(d);
+        }
+    }
+
+    /// Writes `md5`, `sha1`, `sha256` (the hashes on) as Suricata's fileinfo has them.
+    pub fn write(&self, w: &mut JsonWriter) {
+        use md5::Digest as _;
+        if let Some(h) = &self.md5 {
+            w.set_str("md5", &hex(&h.clone().finalize()));
+        }
+        if let Some(h) = &self.sha1 {
+            w.set_str("sha1", &hex(&h.clone().finalize()));
+        }
+        if let Some(h) = &self.sha256 {
+            w.set_str("sha256", &hex(&h.clone().finalize()));
+        }
+    }
 }
 
 /// An attachment of a message.
@@ -356,6 +435,7 @@ pub struct SmtpFile {
     pub closed: bool,
     /// Its `fileinfo` record was written.
     logged: bool,
+    hasher: Option<Box<FileHasher>>,
 }
 
 /// One SMTP transaction (an envelope and its message).
@@ -393,6 +473,7 @@ impl SmtpTx {
 #[derive(Debug)]
 pub struct SmtpState {
     cfg: std::sync::Arc<SmtpConfig>,
+    hashes: FileHashes,
     /// `HELO` / `EHLO` parameter (one per flow).
     pub helo: Option<Vec<u8>>,
     txs: VecDeque<SmtpTx>,
@@ -442,6 +523,7 @@ impl SmtpState {
     pub fn new(cfg: std::sync::Arc<SmtpConfig>) -> Self {
         SmtpState {
             cfg,
+            hashes: FileHashes::default(),
             helo: None,
             txs: VecDeque::new(),
             tx_cnt: 0,
@@ -681,13 +763,14 @@ impl SmtpState {
 
     fn data_line(&mut self, line: &[u8], delim: usize) -> bool {
         let cfg = std::sync::Arc::clone(&self.cfg);
+        let hashes = self.hashes;
         if line == b"." {
             self.parser_state &= !PS_DATA_MODE;
             self.insert_command(CMD_DATA_MODE);
             let mut failed = false;
             if let Some(t) = self.curr() {
                 if let Some(mut m) = t.mime.take() {
-                    let r = m.complete(&cfg.mime, &mut |c, d| file_chunk(t, c, d));
+                    let r = m.complete(&cfg.mime, &mut |c, d| file_chunk(t, hashes, c, d));
                     failed = r.is_err();
                     t.mime = Some(m);
                 }
@@ -702,7 +785,9 @@ impl SmtpState {
         let mut err = None;
         if let Some(t) = self.curr() {
             if let Some(mut m) = t.mime.take() {
-                let r = m.parse_line(line, delim, &cfg.mime, &mut |c, d| file_chunk(t, c, d));
+                let r = m.parse_line(line, delim, &cfg.mime, &mut |c, d| {
+                    file_chunk(t, hashes, c, d)
+                });
                 err = r.err();
                 t.mime = Some(m);
             }
@@ -871,13 +956,14 @@ fn bdat_len(line: &[u8]) -> Option<u32> {
 }
 
 /// Decoded body data of an attachment goes to the transaction's file.
-fn file_chunk(t: &mut SmtpTx, c: ChunkInfo<'_>, data: &[u8]) {
+fn file_chunk(t: &mut SmtpTx, hashes: FileHashes, c: ChunkInfo<'_>, data: &[u8]) {
     if !c.attachment {
         return;
     }
     if c.begin {
         t.files.push(SmtpFile {
             name: c.filename.to_vec(),
+            hasher: hashes.any().then(|| Box::new(FileHasher::new(hashes))),
             ..SmtpFile::default()
         });
     }
@@ -889,6 +975,9 @@ fn file_chunk(t: &mut SmtpTx, c: ChunkInfo<'_>, data: &[u8]) {
     f.data.extend_from_slice(&data[..n]);
     t.kept += n;
     f.size += data.len() as u64;
+    if let Some(h) = f.hasher.as_mut() {
+        h.update(data);
+    }
     if c.end {
         f.closed = true;
     }
@@ -1197,6 +1286,11 @@ fn write_file(w: &mut JsonWriter, f: &SmtpFile, tx_id: u64, ended: bool) {
         (false, false) => "UNKNOWN",
     };
     w.set_str("state", state);
+    if ended || f.closed {
+        if let Some(h) = &f.hasher {
+            h.write(w);
+        }
+    }
     w.set_bool("stored", false);
     w.set_u64("size", f.size);
     w.set_u64("tx_id", tx_id);
