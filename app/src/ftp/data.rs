@@ -15,7 +15,7 @@ use crate::registry::{
 use crate::Dir;
 
 /// File bytes kept for inspection (shrike's bound).
-pub const FILE_KEEP: usize = 1 << 20;
+pub const FILE_KEEP: usize = 256 << 10;
 
 /// `ftp-data` in the protocol registry (never detected by content: only announced).
 pub static PROTOCOL: Protocol = Protocol {

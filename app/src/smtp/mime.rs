@@ -28,7 +28,7 @@ pub const MAX_TOKEN_LEN: usize = 255;
 /// Most entities per message (shrike's bound).
 pub const MAX_ENTITIES: usize = 512;
 /// Most header fields per message (shrike's bound).
-pub const MAX_FIELDS: usize = 1024;
+pub const MAX_FIELDS: usize = 256;
 /// Most URLs per message (shrike's bound).
 pub const MAX_URLS: usize = 512;
 /// Most nested entities (shrike's bound).

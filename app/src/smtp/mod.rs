@@ -42,7 +42,9 @@ pub const LINE_LIMIT: usize = 4096;
 /// Default `max-tx`.
 pub const DEFAULT_MAX_TX: u64 = 256;
 /// Most attachment bytes kept per transaction for inspection (shrike's bound).
-pub const FILE_KEEP: usize = 1 << 20;
+pub const FILE_KEEP: usize = 256 << 10;
+/// Most `RCPT TO` kept per transaction (shrike's bound).
+pub const MAX_RCPT: usize = 256;
 
 const PS_DATA_MODE: u8 = 0x01;
 const PS_FIRST_REPLY_SEEN: u8 = 0x04;
@@ -729,7 +731,7 @@ impl SmtpState {
             } else if starts_nocase(line, b"rcpt to") {
                 let v = command_param(line, 7);
                 if let Some(t) = self.curr() {
-                    if t.rcpt_to.len() < 1024 {
+                    if t.rcpt_to.len() < MAX_RCPT {
                         t.rcpt_to.push(v);
                     }
                 }
