@@ -282,12 +282,17 @@ pub struct AppLayer {
     pub pkt_dir: Option<Dir>,
     /// Counters.
     pub stats: AppStats,
-    /// Connections announced by flows (FTP data), oldest first, at most [`MAX_EXPECTED`].
-    expected: Vec<([[u8; 16]; 2], crate::registry::Expect)>,
 }
 
-/// Most announced connections kept per worker (the oldest goes first).
+/// Most announced connections kept (the oldest goes first).
 pub const MAX_EXPECTED: usize = 1024;
+
+/// Connections announced by flows (FTP data), oldest first, shared by the workers: the
+/// announced flow may hash to another worker (Suricata's expectations are global too).
+static EXPECTED: std::sync::Mutex<Vec<([[u8; 16]; 2], crate::registry::Expect)>> =
+    std::sync::Mutex::new(Vec::new());
+/// Entries in [`EXPECTED`] (read without the lock on every new flow's data).
+static EXPECTED_LEN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 impl Default for AppLayer {
     fn default() -> Self {
@@ -368,7 +373,6 @@ impl AppLayer {
             pcap_cnt: 0,
             pkt_dir: None,
             stats: AppStats::default(),
-            expected: Vec::new(),
         }
     }
 
@@ -532,26 +536,34 @@ impl AppLayer {
         };
         let mut new = Vec::new();
         p.take_expected(&mut new);
-        for e in new {
-            if self.expected.len() >= MAX_EXPECTED {
-                self.expected.remove(0);
-            }
-            self.expected.push((ctx.addrs, e));
+        if new.is_empty() {
+            return;
         }
+        let mut g = EXPECTED.lock().unwrap_or_else(|e| e.into_inner());
+        for e in new {
+            if g.len() >= MAX_EXPECTED {
+                g.remove(0);
+            }
+            g.push((ctx.addrs, e));
+        }
+        EXPECTED_LEN.store(g.len(), std::sync::atomic::Ordering::Relaxed);
     }
 
     /// A new flow a parser announced (same two addresses, the announced server port): its
     /// parser takes the flow.
     fn take_expected_flow(&mut self, f: &mut AppFlow, ctx: &FlowCtx) -> bool {
-        if self.expected.is_empty() {
+        if EXPECTED_LEN.load(std::sync::atomic::Ordering::Relaxed) == 0 {
             return false;
         }
-        let Some(i) = self.expected.iter().position(|(a, e)| {
+        let mut g = EXPECTED.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(i) = g.iter().position(|(a, e)| {
             (*a == ctx.addrs || [a[1], a[0]] == ctx.addrs) && e.port == ctx.server_port
         }) else {
             return false;
         };
-        let (_, e) = self.expected.remove(i);
+        let (_, e) = g.remove(i);
+        EXPECTED_LEN.store(g.len(), std::sync::atomic::Ordering::Relaxed);
+        drop(g);
         f.proto = e.proto;
         f.state = Some(e.parser);
         self.stats.flow(e.proto, true, false);
