@@ -368,7 +368,7 @@ fn eve_alert_options(body: &Value, out: &mut Value) {
                     Some(v) => string(v).into_iter().collect(),
                     None => Vec::new(),
                 };
-                let h = shrike_app::smtp::FileHashes::from_names(&list);
+                let h = shrike_app::common::filehash::FileHashes::from_names(&list);
                 let o = &mut out["detect"]["app-layer"]["file-hashes"];
                 o["md5"] = Value::Bool(h.md5);
                 o["sha1"] = Value::Bool(h.sha1);

@@ -118,7 +118,7 @@ pub struct ParserConfig {
     /// FTP (`app-layer.protocols.ftp.*`).
     pub ftp: crate::ftp::FtpConfig,
     /// Hashes computed for files of the registry protocols (eve-log `files: force-hash`).
-    pub file_hashes: crate::smtp::FileHashes,
+    pub file_hashes: crate::common::filehash::FileHashes,
 }
 
 /// The static description of one application protocol.

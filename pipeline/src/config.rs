@@ -43,7 +43,7 @@ pub struct AppLayerSettings {
     pub ftp: shrike_app::ftp::FtpConfig,
     /// Hashes of SMTP and FTP files in `fileinfo` (Suricata's eve-log
     /// `files: force-hash`).
-    pub file_hashes: shrike_app::smtp::FileHashes,
+    pub file_hashes: shrike_app::common::filehash::FileHashes,
 }
 
 /// The whole sensor configuration. Every section has built-in defaults, so no file at all works.

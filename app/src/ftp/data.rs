@@ -86,7 +86,7 @@ pub struct FtpDataState {
     seen: bool,
     gap: bool,
     closed: bool,
-    hasher: Option<Box<crate::smtp::FileHasher>>,
+    hasher: Option<Box<crate::common::filehash::FileHasher>>,
 }
 
 impl FtpDataState {
@@ -107,8 +107,10 @@ impl FtpDataState {
     }
 
     /// Hash the file (eve-log `files: force-hash`).
-    pub fn with_hashes(mut self, h: crate::smtp::FileHashes) -> Self {
-        self.hasher = h.any().then(|| Box::new(crate::smtp::FileHasher::new(h)));
+    pub fn with_hashes(mut self, h: crate::common::filehash::FileHashes) -> Self {
+        self.hasher = h
+            .any()
+            .then(|| Box::new(crate::common::filehash::FileHasher::new(h)));
         self
     }
 

@@ -311,7 +311,7 @@ pub struct FtpTx {
 #[derive(Debug, Default)]
 pub struct FtpState {
     cfg: FtpConfig,
-    hashes: crate::smtp::FileHashes,
+    hashes: crate::common::filehash::FileHashes,
     txs: VecDeque<FtpTx>,
     tx_cnt: u64,
     /// The last command recognised (`None`: the last line was no command).
@@ -1011,5 +1011,93 @@ mod tests {
         assert_eq!(probe(Dir::ToServer, b"USER x"), Probe::Yes);
         assert_eq!(probe(Dir::ToClient, b"220 (v"), Probe::Yes);
         assert_eq!(probe(Dir::ToClient, b"220 x"), Probe::No);
+    }
+
+    mod props {
+        use super::*;
+        use proptest::prelude::*;
+        use shrike_output::JsonWriter;
+
+        /// Pieces that steer the parsers into their states.
+        const WORDS: &[&[u8]] = &[
+            b"EHLO a\r\n",
+            b"MAIL FROM:<a>\r\n",
+            b"RCPT TO:<b>\r\n",
+            b"DATA\r\n",
+            b"BDAT 5\r\n",
+            b"BDAT -1 LAST\r\n",
+            b"RSET\r\n",
+            b"STARTTLS\r\n",
+            b".\r\n",
+            b"220 x\r\n",
+            b"250-PIPELINING\r\n",
+            b"250 ok\r\n",
+            b"354 go\r\n",
+            b"Content-Type: multipart/mixed; boundary=b\r\n",
+            b"Content-Type: message/rfc822\r\n",
+            b"Content-Transfer-Encoding: base64\r\n",
+            b"Content-Transfer-Encoding: quoted-printable\r\n",
+            b"Content-Disposition: attachment; filename*0=a; filename*1=b\r\n",
+            b"\r\n",
+            b"--b\r\n",
+            b"--b--\r\n",
+            b"QUJD=\r\n",
+            b"=4\r\n",
+            b"http://x.example/a.exe?q\r\n",
+            b"\n",
+            b"\r",
+            b"USER a\r\n",
+            b"PASV\r\n",
+            b"227 (1,2,3,4,5,6)\r\n",
+            b"PORT 1,2,3,4,5,6\r\n",
+            b"RETR f\r\n",
+            b"150 x\r\n",
+            b"AUTH TLS\r\n",
+            b"234 go\r\n",
+        ];
+
+        fn pieces() -> impl Strategy<Value = Vec<(bool, Vec<u8>)>> {
+            let piece = prop_oneof![
+                (0..WORDS.len()).prop_map(|i| WORDS[i].to_vec()),
+                proptest::collection::vec(any::<u8>(), 0..64),
+            ];
+            proptest::collection::vec((any::<bool>(), piece), 0..60)
+        }
+
+        fn drive(p: &crate::registry::Protocol, steps: &[(bool, Vec<u8>)], split: usize) {
+            let mut st = (p.new_parser)(&crate::registry::ParserConfig::default(), true);
+            for (ts, d) in steps {
+                let dir = if *ts { Dir::ToServer } else { Dir::ToClient };
+                for c in d.chunks(split.max(1)) {
+                    let _ = st.parse(dir, c);
+                }
+            }
+            st.close();
+            let mut txs = Vec::new();
+            st.live_txs(Dir::ToServer, &mut txs);
+            for &tx in &txs {
+                for b in 0..p.buffers.len() as u16 {
+                    for d in [Dir::ToServer, Dir::ToClient] {
+                        let _ = st.buffer_ready(tx, b, d, true);
+                        st.buffer(tx, b, d, &mut |_| false);
+                    }
+                }
+                let mut w = JsonWriter::with_capacity(256);
+                w.start_object();
+                st.alert_members(tx, &mut w);
+                w.close();
+                assert!(serde_json::from_slice::<serde_json::Value>(w.as_bytes()).is_ok());
+            }
+            let mut ev = 0;
+            st.drain_events(0, false, &mut |_| ev += 1);
+        }
+
+        proptest! {
+            #[test]
+            fn ftp_takes_any_input(steps in pieces(), split in 1usize..40) {
+                drive(&crate::ftp::PROTOCOL, &steps, split);
+                drive(&crate::ftp::data::PROTOCOL, &steps, split);
+            }
+        }
     }
 }
