@@ -190,6 +190,14 @@ def main():
         chunks = [(p[0] == client, p[6]) for p in pkts if p[6]]
         if proto == 17 and 53 in ports:
             put("dns", b"\x00" + steps_encode(chunks[:20]), 600)
+        if proto == 17 and (5060 in ports or 5061 in ports):
+            put("sip", steps_encode(chunks[:20]), 400)
+        if proto == 17 and 69 in ports:
+            put("tftp", steps_encode(chunks[:10]), 200)
+        if proto == 6 and any(c[1][:4].upper() == b"RFB " for c in chunks[:2]):
+            put("rfb", steps_encode(chunks[:30]), 200)
+        if proto == 6 and any(c[1][:4] == b"SSH-" for c in chunks[:2]):
+            put("ssh", steps_encode(chunks[:30]), 200)
         if proto == 6:
             if 53 in ports:
                 put("dns", b"\x01" + steps_encode(chunks[:40]), 600)

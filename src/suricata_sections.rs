@@ -116,6 +116,10 @@ fn threading(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) -> Result
 /// `app-layer.protocols.http.libhtp.default-config` keys the HTTP parser knows go to
 /// `detect.app-layer.http`; the others (and per-server `server-config`) are listed.
 fn app_layer(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) {
+    // SSH: `hassh` (the switch is process-wide; a rule with a hassh keyword turns it on too).
+    if let Some(v) = get(tree, "app-layer.protocols.ssh.hassh") {
+        out["detect"]["app-layer"]["ssh"]["hassh"] = json!(truthy(v));
+    }
     const BASE: &str = "app-layer.protocols.http.libhtp";
     let known =
         serde_json::to_value(shrike_app::http::HttpConfig::default()).unwrap_or(Value::Null);
@@ -362,21 +366,12 @@ fn eve_alert_options(body: &Value, out: &mut Value) {
                 smtp_log_options(opts, out);
                 continue;
             }
-            if name == "files" {
-                let list: Vec<String> = match opts.get("force-hash") {
-                    Some(Value::Array(a)) => a.iter().filter_map(string).collect(),
-                    Some(v) => string(v).into_iter().collect(),
-                    None => Vec::new(),
-                };
-                let h = shrike_app::common::filehash::FileHashes::from_names(&list);
-                let o = &mut out["detect"]["app-layer"]["file-hashes"];
-                o["md5"] = Value::Bool(h.md5);
-                o["sha1"] = Value::Bool(h.sha1);
-                o["sha256"] = Value::Bool(h.sha256);
-                continue;
-            }
             if name == "anomaly" {
                 anomaly_options(opts, out);
+                continue;
+            }
+            if name == "files" {
+                files_options(opts, out);
                 continue;
             }
             if name != "alert" {
@@ -437,6 +432,17 @@ fn anomaly_options(opts: &Value, out: &mut Value) {
     }
     if let Some(v) = opts.get("packethdr").filter(|v| !v.is_null()) {
         a["packethdr"] = Value::Bool(truthy(v));
+    }
+}
+
+/// `- files: {force-magic, force-hash}` go to `detect.app-log.files`.
+fn files_options(opts: &Value, out: &mut Value) {
+    let o = &mut out["detect"]["app-log"]["files"];
+    if let Some(v) = opts.get("force-magic").filter(|v| !v.is_null()) {
+        o["force-magic"] = Value::Bool(truthy(v));
+    }
+    if let Some(Value::Array(a)) = opts.get("force-hash") {
+        o["force-hash"] = Value::Array(a.iter().filter_map(string).map(Value::String).collect());
     }
 }
 

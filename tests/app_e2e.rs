@@ -182,3 +182,75 @@ alert tls any any -> any any (msg:\"ja3 present\"; ja3.hash; bsize:32; sid:23;)
     assert_eq!(a["tls"]["sni"], "www.ntop.org");
     assert_eq!(a["app_proto"], "tls");
 }
+
+/// `fileinfo` with `force-hash: [md5, sha256]` from a suricata.yaml: the file's fields equal
+/// Suricata 7.0.10's record on the same capture and options (md5/sha256 streamed, no sha1).
+#[test]
+fn fileinfo_hashes_as_suricata_with_force_hash() {
+    let dir = TempDir::new("fileinfo-hash");
+    let cfg = dir.path().join("suricata.yaml");
+    std::fs::write(
+        &cfg,
+        "%YAML 1.1\n---\noutputs:\n  - eve-log:\n      enabled: yes\n      filetype: regular\n      filename: eve.json\n      types:\n        - http\n        - files:\n            force-magic: no\n            force-hash: [md5, sha256]\n",
+    )
+    .unwrap();
+    let out = shrike()
+        .arg("-c")
+        .arg(&cfg)
+        .arg("-r")
+        .arg(repo().join("tests/data/app/http_on_sip_port.pcap"))
+        .arg("-l")
+        .arg(dir.path())
+        .output()
+        .expect("run shrike");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let recs = eve_records(dir.path());
+    assert_valid_eve(&recs);
+    let files = of_type(&recs, "fileinfo");
+    assert_eq!(files.len(), 1);
+    assert_eq!(
+        files[0]["fileinfo"],
+        serde_json::json!({
+            "filename": "/star-123456/index.m3u8",
+            "gaps": false,
+            "state": "CLOSED",
+            "md5": "bcddeb791f2d331251373fc272712013",
+            "sha256": "a03d03a05f18b3cd500250ff71127d44f8312c39de8b77d1a856cb854c663fc1",
+            "stored": false,
+            "size": 880,
+            "tx_id": 0
+        })
+    );
+    assert_eq!(files[0]["http"]["status"], 403);
+}
+
+/// `filename` / `fileext` (Suricata 7: nocase contents on `file.name`, `.ext` at its end),
+/// `file.name` and the `files` array of alerts: alerts and the array equal Suricata 7.0.10's
+/// on the same capture and rules.
+#[test]
+fn file_name_keywords_and_files_in_alerts_as_suricata() {
+    let rules = "\
+alert http any any -> any any (msg:\"filename\"; filename:\"index.m3u8\"; sid:1;)
+alert http any any -> any any (msg:\"fileext\"; fileext:\"M3U8\"; sid:2;)
+alert http any any -> any any (msg:\"file.name\"; file.name; content:\"/star-\"; startswith; sid:3;)
+alert http any any -> any any (msg:\"fileext no\"; fileext:\"exe\"; sid:4;)
+alert http any any -> any any (msg:\"filename neg\"; filename:!\"foo\"; sid:5;)
+alert http any any -> any any (msg:\"fileext unquoted\"; fileext:m3u8; sid:6;)
+";
+    let (recs, _) = run("http_on_sip_port.pcap", rules, "file-kw");
+    assert_eq!(sids(&recs), vec![1, 2, 3, 5, 6]);
+    for a in of_type(&recs, "alert") {
+        assert_eq!(
+            a["files"],
+            serde_json::json!([{
+                "filename": "/star-123456/index.m3u8",
+                "gaps": false,
+                "state": "CLOSED",
+                "stored": false,
+                "size": 880,
+                "tx_id": 0
+            }]),
+            "{a}"
+        );
+    }
+}

@@ -72,6 +72,16 @@ pub struct SmtpEveOptions {
     pub md5: Option<Vec<String>>,
 }
 
+/// EVE `fileinfo` options (`- files: {force-magic, force-hash}`).
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+pub struct FilesEveOptions {
+    /// `force-magic`: the file type of every file.
+    pub force_magic: bool,
+    /// `force-hash`: `md5`, `sha1`, `sha256` of every file.
+    pub force_hash: Vec<String>,
+}
+
 /// The app-layer EVE options of the sensor.
 #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
@@ -82,6 +92,8 @@ pub struct AppLogConfig {
     pub tls: TlsEveOptions,
     /// `smtp` records.
     pub smtp: SmtpEveOptions,
+    /// `fileinfo` records.
+    pub files: FilesEveOptions,
 }
 
 impl AppLogConfig {
@@ -108,7 +120,18 @@ impl AppLogConfig {
         c
     }
 
-    /// The TLS logger settings.
+    /// What tracked files compute for the `fileinfo` options (unknown hash names are
+    /// left out, as Suricata warns and ignores them).
+    pub fn file_config(&self) -> crate::files::FileConfig {
+        let mut c = crate::files::FileConfig {
+            magic: self.files.force_magic,
+            ..Default::default()
+        };
+        c.force_hash(self.files.force_hash.iter().map(String::as_str));
+        c
+    }
+
+    /// The SMTP logger settings (`custom` fields, MD5s).
     pub fn smtp_log(&self) -> crate::smtp::SmtpLogConfig {
         crate::smtp::SmtpLogConfig::new(
             self.smtp.custom.as_deref().unwrap_or_default(),

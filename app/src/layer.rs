@@ -180,6 +180,17 @@ pub struct AppStats {
     pub parser_errors: [u64; MAX_PROTOCOLS],
 }
 
+/// The name of a registry protocol in the `app_layer.*` counters. SIP's are per transport in
+/// Suricata 8 and in the EVE schema (`sip_udp`, `sip_tcp`; 7.0 wrote `sip`, which the schema
+/// refuses); shrike parses SIP over UDP.
+fn counter_name(p: &crate::registry::Protocol) -> &'static str {
+    if p.name == "sip" {
+        "sip_udp"
+    } else {
+        p.name
+    }
+}
+
 impl AppStats {
     /// Visit every counter with its Suricata name.
     pub fn visit(&self, f: &mut dyn FnMut(&str, u64)) {
@@ -208,7 +219,7 @@ impl AppStats {
                 name.push_str("app_layer.");
                 name.push_str(kind);
                 name.push('.');
-                name.push_str(p.name);
+                name.push_str(counter_name(p));
                 if kind == "error" {
                     name.push_str(".parser");
                 }

@@ -18,13 +18,18 @@ pub mod anomaly;
 pub mod common;
 pub mod dns;
 pub mod eve_config;
+pub mod files;
 pub mod ftp;
 pub mod http;
 pub mod layer;
 pub mod log;
 pub mod registry;
+pub mod rfb;
+pub mod sip;
 pub mod smtp;
 pub mod ssh;
+pub mod telnet;
+pub mod tftp;
 pub mod tls;
 
 pub use shrike_flow::Dir;

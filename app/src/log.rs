@@ -117,22 +117,10 @@ impl RecordCtx<'_> {
         let Some(tx) = h.tx(id) else {
             return;
         };
-        let put = tx.method().is_some_and(|m| m == b"PUT");
-        for (to_server, body, headers) in [
-            (true, tx.request_body(), tx.request_headers()),
-            (false, tx.response_body(), tx.response_headers()),
-        ] {
-            if (to_server && !put) || body.total_len() == 0 {
+        for (to_server, body) in [(true, tx.request_body()), (false, tx.response_body())] {
+            let Some(f) = body.file() else {
                 continue;
-            }
-            let name = headers
-                .get(b"content-disposition")
-                .and_then(disposition_filename)
-                .or_else(|| {
-                    tx.uri_raw()
-                        .map(|u| u.split(|&c| c == b'?').next().unwrap_or(u))
-                })
-                .unwrap_or(b"");
+            };
             let Some(mut rec) = out.record(EventKind::Other) else {
                 return;
             };
@@ -140,17 +128,7 @@ impl RecordCtx<'_> {
             h.write_eve_json(id, opts, &mut rec);
             rec.set_str("app_proto", "http");
             rec.open_object("fileinfo");
-            rec.set_bytes("filename", name);
-            rec.set_bool("gaps", body.had_gap());
-            let state = if body.had_gap() || !body.is_complete() {
-                "TRUNCATED"
-            } else {
-                "CLOSED"
-            };
-            rec.set_str("state", state);
-            rec.set_bool("stored", false);
-            rec.set_u64("size", body.total_len());
-            rec.set_u64("tx_id", id);
+            f.write_eve(&mut rec, id, None);
             rec.close();
             rec.close();
             let _ = rec.commit();
@@ -217,18 +195,30 @@ impl RecordCtx<'_> {
     }
 }
 
-/// `filename=` of a `Content-Disposition` value (quotes removed).
-fn disposition_filename(v: &[u8]) -> Option<&[u8]> {
-    let lower = v.to_ascii_lowercase();
-    let at = lower.windows(9).position(|w| w == b"filename=")?;
-    let rest = v.get(at + 9..)?;
-    let rest = rest.strip_prefix(b"\"").map_or(rest, |r| {
-        let end = r.iter().position(|&c| c == b'"').unwrap_or(r.len());
-        r.get(..end).unwrap_or(r)
+/// The `"files":[...]` member of an alert from transaction `tx` of `app` on a packet going
+/// `dir` (Suricata's `AlertAddFiles`: the transaction's files in that direction, as they
+/// stand); `None` without files.
+pub fn alert_files(app: &AppFlow, tx: u64, dir: crate::Dir) -> Option<Vec<u8>> {
+    let p: &dyn AppParser = app.parser()?;
+    let mut w = JsonWriter::with_capacity(256);
+    let mut any = false;
+    p.files(tx, dir, &mut |f| {
+        if !any {
+            w.start_object();
+            w.open_array("files");
+            any = true;
+        }
+        w.start_object();
+        f.write_eve(&mut w, tx, None);
+        w.close();
     });
-    let end = rest.iter().position(|&c| c == b';').unwrap_or(rest.len());
-    let name = rest.get(..end)?;
-    (!name.is_empty()).then_some(name)
+    if !any {
+        return None;
+    }
+    w.close();
+    w.close();
+    let b = w.into_inner();
+    b.get(1..b.len().saturating_sub(1)).map(<[u8]>::to_vec)
 }
 
 /// The members an alert from transaction `tx` of `app` carries beside `alert`

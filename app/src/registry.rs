@@ -246,6 +246,9 @@ pub trait AppParser: std::fmt::Debug + Send + Any {
     fn switch_to(&self) -> Option<AppProto> {
         None
     }
+    /// Call `f` with each file of transaction `tx` going `dir` (the `files` array of alerts,
+    /// file keywords); protocols without files keep the default.
+    fn files(&self, _tx: u64, _dir: Dir, _f: &mut dyn FnMut(&crate::files::TrackedFile)) {}
     /// For the protocol's own keywords in the engine (downcast to the parser's type).
     fn as_any(&self) -> &dyn Any;
     /// Mutable [`AppParser::as_any`].
@@ -262,6 +265,10 @@ pub static PROTOCOLS: &[&Protocol] = &[
     &crate::smtp::PROTOCOL,
     &crate::ftp::PROTOCOL,
     &crate::ftp::data::PROTOCOL,
+    &crate::sip::PROTOCOL,
+    &crate::rfb::PROTOCOL,
+    &crate::tftp::PROTOCOL,
+    &crate::telnet::PROTOCOL,
 ];
 
 /// Most protocols the registry can hold (the size of per-protocol counter arrays).

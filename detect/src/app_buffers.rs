@@ -43,6 +43,10 @@ impl AppBuf {
         if let Some(t) = TlsBuffer::from_keyword(n) {
             return Some(AppBuf::Tls(t));
         }
+        if n.starts_with("ssh.hassh") {
+            // As Suricata's keyword setup: a hassh rule turns HASSH on (process-wide).
+            shrike_app::ssh::HASSH_ENABLED.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
         shrike_app::registry::find_buffer(n).map(|(proto, id, d)| AppBuf::Reg {
             proto,
             id,

@@ -335,6 +335,25 @@ pub fn write_eve_alert(w: &mut JsonWriter, engine: &Engine, a: &Alert, ctx: &Ale
             ins.extend_from_slice(&m);
             bytes.splice(at..at, ins);
         }
+        // The transaction's files in the packet's direction, with the rule metadata
+        // setting (Suricata's `LOG_JSON_RULE_METADATA`).
+        let dir = match ctx.flow.map(|f| f.to_server) {
+            Some(false) => shrike_app::Dir::ToClient,
+            _ => shrike_app::Dir::ToServer,
+        };
+        if let Some(m) = cfg
+            .metadata
+            .then(|| shrike_app::log::alert_files(app, tx, dir))
+            .flatten()
+        {
+            let at = [&b",\"app_proto\":"[..], b",\"direction\":", b",\"flow\":"]
+                .iter()
+                .find_map(|k| find(&bytes, k))
+                .unwrap_or(bytes.len().saturating_sub(1));
+            let mut ins = b",".to_vec();
+            ins.extend_from_slice(&m);
+            bytes.splice(at..at, ins);
+        }
         if let Some(at) = find(&bytes, b",\"alert\":{") {
             let ins = format!(",\"tx_id\":{tx}").into_bytes();
             bytes.splice(at..at, ins);

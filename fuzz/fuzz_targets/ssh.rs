@@ -18,6 +18,11 @@ fn dir(ts: bool) -> Dir {
 }
 
 fuzz_target!(|data: &[u8]| {
+    // HASSH is a process-wide switch (config or a hassh rule): the first byte picks it.
+    shrike_app::ssh::HASSH_ENABLED.store(
+        data.first().is_some_and(|b| b & 1 == 1),
+        std::sync::atomic::Ordering::Relaxed,
+    );
     let proto = &shrike_app::ssh::PROTOCOL;
     let mut st: Box<dyn AppParser> = (proto.new_parser)(&ParserConfig::default(), true);
     for s in steps(data) {

@@ -41,9 +41,8 @@ pub struct AppLayerSettings {
     pub smtp: shrike_app::smtp::SmtpSettings,
     /// FTP parser (Suricata's `app-layer.protocols.ftp`: `max-tx`, `max-line-length`).
     pub ftp: shrike_app::ftp::FtpConfig,
-    /// Hashes of SMTP and FTP files in `fileinfo` (Suricata's eve-log
-    /// `files: force-hash`).
-    pub file_hashes: shrike_app::common::filehash::FileHashes,
+    /// SSH parser (Suricata's `app-layer.protocols.ssh`: `hassh`).
+    pub ssh: shrike_app::ssh::SshConfig,
 }
 
 /// The whole sensor configuration. Every section has built-in defaults, so no file at all works.

@@ -59,14 +59,19 @@ impl Sessions {
         let n = workers.max(1) as u64;
         sc.memcap = (sc.memcap / n).max(1 << 16);
         sc.reassembly.memcap = (sc.reassembly.memcap / n).max(1 << 16);
+        let mut http = cfg.detect.app_layer.http.clone();
+        http.files = cfg.detect.app_log.file_config();
         let mut app = AppLayer::with_config(
-            std::sync::Arc::new(cfg.detect.app_layer.http.clone()),
+            std::sync::Arc::new(http),
             Default::default(),
             Default::default(),
         );
         app.cfg.smtp = std::sync::Arc::new(cfg.detect.app_layer.smtp.parser_config());
         app.cfg.ftp = cfg.detect.app_layer.ftp;
-        app.cfg.file_hashes = cfg.detect.app_layer.file_hashes;
+        app.cfg.file_hashes = shrike_app::common::filehash::FileHashes::from_names(
+            &cfg.detect.app_log.files.force_hash,
+        );
+        cfg.detect.app_layer.ssh.apply();
         app.log.dns = cfg.detect.app_log.dns_log();
         app.log.smtp = cfg.detect.app_log.smtp_log();
         app.log.tls = cfg.detect.app_log.tls_log();

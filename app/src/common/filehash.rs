@@ -8,8 +8,7 @@ fn hex(d: &[u8]) -> String {
 }
 
 /// The hashes computed for files (Suricata's `force-hash`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
-#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FileHashes {
     /// MD5.
     pub md5: bool,

@@ -68,6 +68,9 @@ pub enum HttpBuffer {
     ResponseBody,
     /// `file.data`: the response body to client; a PUT body to server.
     FileData,
+    /// `file.name` (and the legacy `filename` / `fileext`): the name of the transaction's
+    /// file in the inspected direction, once the file is open.
+    FileName,
 }
 
 impl HttpBuffer {
@@ -103,6 +106,7 @@ impl HttpBuffer {
         HttpBuffer::RequestBody,
         HttpBuffer::ResponseBody,
         HttpBuffer::FileData,
+        HttpBuffer::FileName,
     ];
 
     /// The buffer a rule keyword selects (sticky-buffer names and legacy modifiers).
@@ -138,6 +142,7 @@ impl HttpBuffer {
             "http.request_body" | "http_client_body" => HttpBuffer::RequestBody,
             "http.response_body" | "http_server_body" => HttpBuffer::ResponseBody,
             "file.data" | "file_data" => HttpBuffer::FileData,
+            "file.name" => HttpBuffer::FileName,
             _ => return None,
         })
     }
@@ -158,7 +163,7 @@ impl HttpBuffer {
             ResponseLine | ResponseHeader | StatCode | StatMsg | Server | Location
             | ResponseBody => Some(Dir::ToClient),
             Protocol | Start | Cookie | Header | HeaderRaw | HeaderNames | ContentType
-            | ContentLen | FileData => None,
+            | ContentLen | FileData | FileName => None,
         }
     }
 
@@ -464,6 +469,10 @@ pub fn tx_buffer(tx: &HttpTx, which: HttpBuffer, dir: Dir) -> Option<&[u8]> {
         Connection => req.get(b"connection"),
         RequestBody => nonempty(&tx.req_body.data),
         ResponseBody => nonempty(&tx.resp_body.data),
+        FileName => match dir {
+            Dir::ToServer => tx.req_body.file().map(|f| f.name()),
+            Dir::ToClient => tx.resp_body.file().map(|f| f.name()),
+        },
         FileData => match dir {
             Dir::ToClient => nonempty(&tx.resp_body.data),
             Dir::ToServer => {

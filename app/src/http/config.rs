@@ -65,6 +65,10 @@ pub struct HttpConfig {
     pub meta_field_limit: u64,
     /// Include scheme, credentials, host and port in `http.uri` for absolute URIs.
     pub uri_include_all: bool,
+    /// What files compute (hashes, magic): set by the engine from the eve-log `files`
+    /// options and the rules, not a suricata.yaml `libhtp` key.
+    #[serde(skip)]
+    pub files: crate::files::FileConfig,
 }
 
 impl Default for HttpConfig {
@@ -92,6 +96,7 @@ impl Default for HttpConfig {
             headers_limit: 1024,
             meta_field_limit: 18_000,
             uri_include_all: false,
+            files: crate::files::FileConfig::default(),
         }
     }
 }

@@ -493,6 +493,7 @@ impl HttpState {
 
 /// Stores body bytes, decoding them first when a decoder is set. Returns (decode failed,
 /// compression bomb) flags.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn body_data(
     body: &mut Body,
     decoder: &mut Option<Decoder>,
@@ -501,6 +502,7 @@ pub(crate) fn body_data(
     limit: u64,
     bomb_limit: u64,
     stats: &mut HttpStats,
+    files: &crate::files::FileConfig,
 ) -> (bool, bool) {
     let was_truncated = body.truncated;
     let mut bomb = false;
@@ -509,7 +511,7 @@ pub(crate) fn body_data(
         Some(dec) => {
             if !dec.is_stopped() {
                 let mut sink = |b: &[u8]| -> bool {
-                    store(body, b, limit);
+                    store(body, b, limit, files);
                     if body.total > bomb_limit && body.total > message_len.saturating_mul(2048) {
                         bomb = true;
                         return false;
@@ -522,7 +524,7 @@ pub(crate) fn body_data(
                 failed = dec.feed(data, &mut sink).failed;
             }
         }
-        None => store(body, data, limit),
+        None => store(body, data, limit, files),
     }
     if body.truncated && !was_truncated {
         stats.body_truncated += 1;
@@ -533,7 +535,24 @@ pub(crate) fn body_data(
     (failed, bomb)
 }
 
-fn store(body: &mut Body, b: &[u8], limit: u64) {
+fn store(body: &mut Body, b: &[u8], limit: u64, files: &crate::files::FileConfig) {
+    if !b.is_empty() {
+        if body.file.is_none() {
+            if let Some(name) = body.file_name.take() {
+                body.file = Some(Box::new(crate::files::TrackedFile::open(&name, files)));
+            }
+        }
+        if let Some(f) = body.file.as_deref_mut() {
+            // Suricata's `AppLayerHtpCheckDepth`: the chunk reaching the body limit is cut
+            // to it, the next one ends the file as truncated.
+            if limit == 0 || body.total < limit {
+                let n = usize::try_from(limit.saturating_sub(body.total)).unwrap_or(usize::MAX);
+                f.append(if limit == 0 { b } else { &b[..n.min(b.len())] });
+            } else {
+                f.close(true);
+            }
+        }
+    }
     body.total += b.len() as u64;
     body.release_inspected();
     if limit == 0 {

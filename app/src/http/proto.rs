@@ -81,6 +81,19 @@ impl AppParser for HttpState {
         out.extend(self.txs().map(|t| t.id()));
     }
 
+    fn files(&self, tx: u64, dir: Dir, f: &mut dyn FnMut(&crate::files::TrackedFile)) {
+        let Some(t) = self.tx(tx) else {
+            return;
+        };
+        let body = match dir {
+            Dir::ToServer => t.request_body(),
+            Dir::ToClient => t.response_body(),
+        };
+        if let Some(file) = body.file() {
+            f(file);
+        }
+    }
+
     fn tx_final(&self, tx: u64, closed: bool) -> bool {
         self.tx(tx).is_none_or(|t| t.is_complete() || closed)
     }
@@ -94,6 +107,14 @@ impl AppParser for HttpState {
             };
             if !(tx.is_complete() || c.closed) {
                 break;
+            }
+            if let Some(t) = self.tx_mut(id) {
+                // Files end with their transaction: closed when the body ended, truncated
+                // when the flow ended first (Suricata prunes open files as truncated).
+                for b in [&mut t.req_body, &mut t.resp_body] {
+                    let done = b.complete;
+                    b.close_file(!done);
+                }
             }
             if c.write {
                 c.rec.http_files(c.out, self, id, &c.opts.http);

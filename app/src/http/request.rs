@@ -173,6 +173,7 @@ impl HttpState {
         );
         tx.uri_norm = norm;
         tx.has_uri_norm = true;
+        tx.uri_path = info.path;
         if info.host_invalid {
             tx.set_event(HttpEvent::RequestUriHostInvalid);
         }
@@ -453,7 +454,11 @@ impl HttpState {
         let bomb_limit = self.cfg.compression_bomb_limit;
         let Some(id) = self.in_tx else { return };
         let HttpState {
-            txs, base, stats, ..
+            txs,
+            base,
+            stats,
+            cfg,
+            ..
         } = self;
         let Some(tx) = id
             .checked_sub(*base)
@@ -462,6 +467,7 @@ impl HttpState {
             return;
         };
         tx.req_message_len += wire;
+        tx.want_request_file();
         let (failed, bomb) = body_data(
             &mut tx.req_body,
             &mut tx.req_decoder,
@@ -470,6 +476,7 @@ impl HttpState {
             limit,
             bomb_limit,
             stats,
+            &cfg.files,
         );
         if failed {
             tx.set_event(HttpEvent::GzipDecompressionFailed);
@@ -531,6 +538,7 @@ impl HttpState {
                 }
                 tx.req_progress = Progress::Complete;
                 tx.req_body.complete = true;
+                tx.req_body.close_file(false);
                 tx.req_decoder = None;
                 body_done = tx.req_coding == TransferCoding::Identity
                     && tx.req_content_length.unwrap_or(0) > 0
@@ -594,7 +602,11 @@ impl HttpState {
         let bomb_limit = self.cfg.compression_bomb_limit;
         let Some(id) = self.req_last else { return };
         let HttpState {
-            txs, base, stats, ..
+            txs,
+            base,
+            stats,
+            cfg,
+            ..
         } = self;
         let Some(tx) = id
             .checked_sub(*base)
@@ -615,6 +627,7 @@ impl HttpState {
             limit,
             bomb_limit,
             stats,
+            &cfg.files,
         );
     }
 
@@ -713,6 +726,9 @@ impl HttpState {
         if let Some(tx) = self.in_tx.and_then(|i| self.tx_mut(i)) {
             tx.req_message_len += n;
             tx.req_body.gap = true;
+            if let Some(f) = tx.req_body.file.as_deref_mut() {
+                f.gap(n);
+            }
             if let Some(d) = tx.req_decoder.as_mut() {
                 d.stop();
             }

@@ -524,7 +524,11 @@ impl HttpState {
         let bomb_limit = self.cfg.compression_bomb_limit;
         let Some(id) = self.out_tx else { return };
         let HttpState {
-            txs, base, stats, ..
+            txs,
+            base,
+            stats,
+            cfg,
+            ..
         } = self;
         let Some(tx) = id
             .checked_sub(*base)
@@ -543,6 +547,9 @@ impl HttpState {
                 tx.set_event(HttpEvent::RangeInvalid);
             }
         }
+        if tx.has_response_line || tx.is_09 {
+            tx.want_response_file();
+        }
         let (failed, bomb) = body_data(
             &mut tx.resp_body,
             &mut tx.resp_decoder,
@@ -551,7 +558,20 @@ impl HttpState {
             limit,
             bomb_limit,
             stats,
+            &cfg.files,
         );
+        if tx.resp_body.total > 0 {
+            if let Some(r) = tx
+                .resp_headers
+                .get(b"content-range")
+                .filter(|v| !super::eve::range_invalid(v))
+                .and_then(super::eve::content_range)
+            {
+                if let Some(f) = tx.resp_body.file.as_deref_mut() {
+                    f.set_range(r.0.max(0) as u64, r.1.max(0) as u64);
+                }
+            }
+        }
         if failed {
             tx.set_event(HttpEvent::GzipDecompressionFailed);
         }
@@ -619,6 +639,15 @@ impl HttpState {
     /// The response (of `out_tx`) is complete.
     pub(crate) fn resp_complete(&mut self) {
         if let Some(tx) = self.out_tx.and_then(|i| self.tx_mut(i)) {
+            // Its file ends with it (Suricata's `HTPFileClose` on response complete).
+            tx.resp_body.close_file(false);
+        }
+        self.resp_complete_keep_file();
+    }
+
+    /// [`Self::resp_complete`] leaving the body's file open (a deferred end).
+    fn resp_complete_keep_file(&mut self) {
+        if let Some(tx) = self.out_tx.and_then(|i| self.tx_mut(i)) {
             tx.resp_progress = Progress::Complete;
             tx.resp_body.complete = true;
             // Nothing more to decode: free the inflate state (~43 KB) now, not with the tx.
@@ -634,7 +663,7 @@ impl HttpState {
     /// more body follows (see [`HttpState::resp_deferred`]).
     fn resp_complete_deferred(&mut self) {
         let id = self.out_tx;
-        self.resp_complete();
+        self.resp_complete_keep_file();
         if let Some(tx) = id.and_then(|i| self.tx_mut(i)) {
             tx.resp_progress = Progress::Body;
             tx.resp_body.complete = false;
@@ -650,6 +679,7 @@ impl HttpState {
         if let Some(tx) = self.resp_last.and_then(|i| self.tx_mut(i)) {
             tx.resp_progress = Progress::Complete;
             tx.resp_body.complete = true;
+            tx.resp_body.close_file(false);
         }
     }
 
@@ -733,6 +763,9 @@ impl HttpState {
         if let Some(tx) = self.out_tx.and_then(|i| self.tx_mut(i)) {
             tx.resp_message_len += n;
             tx.resp_body.gap = true;
+            if let Some(f) = tx.resp_body.file.as_deref_mut() {
+                f.gap(n);
+            }
             if let Some(d) = tx.resp_decoder.as_mut() {
                 d.stop();
             }

@@ -116,6 +116,11 @@ pub struct Body {
     /// Bytes of `data` detection had when it last inspected this body (Suricata's
     /// `body_inspected`): later rounds inspect the new bytes plus a window before them.
     pub(crate) inspected: std::cell::Cell<u64>,
+    /// The body as a file (Suricata's HTTP file tracking): opened on the first decoded
+    /// byte when [`Self::file_name`] is set.
+    pub(crate) file: Option<Box<crate::files::TrackedFile>>,
+    /// The name the body's file gets, set once the transaction is known to carry one.
+    pub(crate) file_name: Option<Vec<u8>>,
 }
 
 impl Body {
@@ -161,7 +166,19 @@ impl Body {
     pub fn is_complete(&self) -> bool {
         self.complete
     }
+    /// The body's file, once opened.
+    pub fn file(&self) -> Option<&crate::files::TrackedFile> {
+        self.file.as_deref()
+    }
+    /// Ends the body's file: cut short when `truncated`.
+    pub(crate) fn close_file(&mut self, truncated: bool) {
+        if let Some(f) = self.file.as_deref_mut() {
+            f.close(truncated);
+        }
+    }
     fn clear(&mut self) {
+        self.file = None;
+        self.file_name = None;
         self.data.clear();
         self.total = 0;
         self.truncated = false;
@@ -228,6 +245,8 @@ pub struct HttpTx {
     pub(crate) uri_override: Option<&'static [u8]>,
     pub(crate) uri_norm: Vec<u8>,
     pub(crate) has_uri_norm: bool,
+    /// The decoded path inside `uri_norm`.
+    pub(crate) uri_path: Option<Span>,
     pub(crate) uri_host: Option<Vec<u8>>,
     pub(crate) uri_port: Option<Option<u16>>,
     pub(crate) hostname: Option<Vec<u8>>,
@@ -419,5 +438,62 @@ impl HttpTx {
     /// Whether the request line had no protocol (HTTP/0.9).
     pub fn is_http09(&self) -> bool {
         self.is_09
+    }
+}
+
+/// `filename=` of a `Content-Disposition` value (quotes removed).
+pub(crate) fn disposition_filename(v: &[u8]) -> Option<&[u8]> {
+    let lower = v.to_ascii_lowercase();
+    let at = lower.windows(9).position(|w| w == b"filename=")?;
+    let rest = v.get(at + 9..)?;
+    let rest = rest.strip_prefix(b"\"").map_or(rest, |r| {
+        let end = r.iter().position(|&c| c == b'"').unwrap_or(r.len());
+        r.get(..end).unwrap_or(r)
+    });
+    let end = rest.iter().position(|&c| c == b';').unwrap_or(rest.len());
+    let name = rest.get(..end)?;
+    (!name.is_empty()).then_some(name)
+}
+
+impl HttpTx {
+    /// The path of the request URI (libhtp's `parsed_uri->path`): the name of files
+    /// without a `Content-Disposition` name.
+    pub(crate) fn uri_path(&self) -> Option<&[u8]> {
+        if self.has_uri_norm {
+            return span_of(&self.uri_norm, self.uri_path);
+        }
+        self.uri_override
+    }
+
+    /// Names the request body's file before its first byte (Suricata 7: the body of a
+    /// POST that is not multipart, or of a PUT, is a file named by the URI path).
+    pub(crate) fn want_request_file(&mut self) {
+        if self.req_body.file.is_some() || self.req_body.file_name.is_some() {
+            return;
+        }
+        let m = self.method().unwrap_or(b"");
+        let multipart = self.req_headers.get(b"content-type").is_some_and(|v| {
+            let l = v.to_ascii_lowercase();
+            l.starts_with(b"multipart/form-data") && l.windows(9).any(|w| w == b"boundary=")
+        });
+        let file = (m == b"POST" && !multipart) || m == b"PUT";
+        if file {
+            self.req_body.file_name = self.uri_path().map(<[u8]>::to_vec);
+        }
+    }
+
+    /// Names the response body's file before its first byte: `Content-Disposition`'s
+    /// `filename=`, else the URI path (Suricata's `HtpResponseBodyHandle`).
+    pub(crate) fn want_response_file(&mut self) {
+        if self.resp_body.file.is_some() || self.resp_body.file_name.is_some() {
+            return;
+        }
+        let name = self
+            .resp_headers
+            .get(b"content-disposition")
+            .and_then(disposition_filename)
+            .or_else(|| self.uri_path())
+            .map(<[u8]>::to_vec);
+        self.resp_body.file_name = name;
     }
 }

@@ -437,6 +437,9 @@ pub(crate) struct UriInfo {
     pub invalid_encoding: bool,
     /// A second decoding pass (double-decode-path/query) shortened the path or query.
     pub double_encoded: bool,
+    /// Where the decoded path lies in the output (libhtp's `parsed_uri->path`), when the
+    /// URI has one.
+    pub path: Option<(u32, u32)>,
 }
 
 /// Optional second decoding passes (Suricata's `double-decode-path` / `double-decode-query`).
@@ -514,6 +517,7 @@ pub(crate) fn normalize(
     }
     let mut twice = false;
     if let Some(path) = parsed.path {
+        let start = out.len();
         append_with(out, path, |d| {
             let n = decode_path_in_place(d, &mut bad);
             let d = d.get_mut(..n).unwrap_or(&mut []);
@@ -528,6 +532,10 @@ pub(crate) fn normalize(
             }
             n
         });
+        info.path = Some((
+            u32::try_from(start).unwrap_or(u32::MAX),
+            u32::try_from(out.len()).unwrap_or(u32::MAX),
+        ));
     }
     if let Some(q) = parsed.query {
         out.push(b'?');

@@ -13,20 +13,65 @@
 //! * Rules: `alert ssh`, `ssh.proto` and `ssh.software` (per direction),
 //!   `app-layer-event:ssh.<event>`.
 //!
-//! Not yet: HASSH (`ssh.hassh*`, the KEXINIT algorithm lists), `ssh.protoversion` /
-//! `ssh.softwareversion` legacy keywords, bypass after NEWKEYS (issue "Protocols II").
+//! * HASSH, when enabled ([`HASSH_ENABLED`]: `app-layer.protocols.ssh.hassh: yes`, or a
+//!   rule using an `ssh.hassh*` keyword, as in Suricata): the `SSH_MSG_KEXINIT` record of
+//!   each side (reassembled up to [`MAX_KEX_RECORD_LEN`] bytes, `long_kex_record` above)
+//!   gives `kex;encryption;mac;compression` (the client's client-to-server lists, the
+//!   server's server-to-client lists) and its MD5; logged as `hassh.hash`/`hassh.string`
+//!   and offered to `ssh.hassh`, `ssh.hassh.string` (client), `ssh.hassh.server`,
+//!   `ssh.hassh.server.string` (server). With it on, the record waits for both NEWKEYS.
+//!
+//! * Legacy keywords `ssh.protoversion` (exact, or `2_compat`: `2...` or `1.99`) and
+//!   `ssh.softwareversion` (exact), on the banner of the inspected direction.
+//!
+//! Not yet: bypass after NEWKEYS (the encrypted rest is skipped by length, not bypassed).
 
 use std::any::Any;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use md5::{Digest as _, Md5};
 
 use shrike_output::eve::header::write_eve_header;
 use shrike_output::{EventKind, JsonWriter};
 
 use crate::anomaly::AppAnomaly;
-use crate::registry::{AppParser, BufferDesc, Detect, LogCtx, ParserConfig, Probe, Protocol};
+use crate::registry::{
+    AppParser, BufferDesc, Detect, KeywordDesc, LogCtx, ParserConfig, Probe, Protocol, TxMatch,
+};
 use crate::Dir;
 
 /// Longest banner line Suricata accepts without `long_banner`.
 pub const MAX_BANNER_LEN: usize = 256;
+/// The SSH parser settings (`app-layer.protocols.ssh`).
+#[derive(Clone, Debug, Default, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+pub struct SshConfig {
+    /// Compute and log HASSH (`app-layer.protocols.ssh.hassh`, default off). A rule with a
+    /// hassh keyword turns it on too, as in Suricata.
+    pub hassh: bool,
+}
+
+impl SshConfig {
+    /// Apply the settings (HASSH is process-wide in Suricata: only ever turned on).
+    pub fn apply(&self) {
+        if self.hassh {
+            HASSH_ENABLED.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+/// HASSH on (Suricata's process-wide switch: the config or a rule with a hassh keyword).
+pub static HASSH_ENABLED: AtomicBool = AtomicBool::new(false);
+
+/// Whether HASSH is on.
+pub fn hassh_enabled() -> bool {
+    HASSH_ENABLED.load(Ordering::Relaxed)
+}
+
+/// Longest KEXINIT record body reassembled for HASSH (Suricata's limit).
+pub const MAX_KEX_RECORD_LEN: u32 = 65535;
+/// `SSH_MSG_KEXINIT`.
+const MSG_KEXINIT: u8 = 20;
 /// `SSH_MSG_NEWKEYS`.
 const MSG_NEWKEYS: u8 = 21;
 /// Record header bytes: length (4), padding length (1), message code (1).
@@ -35,6 +80,10 @@ const RECORD_HEADER_LEN: usize = 6;
 /// Buffer ids (indexes into [`PROTOCOL`]'s buffers).
 const BUF_PROTO: u16 = 0;
 const BUF_SOFTWARE: u16 = 1;
+const BUF_HASSH: u16 = 2;
+const BUF_HASSH_STRING: u16 = 3;
+const BUF_HASSH_SERVER: u16 = 4;
+const BUF_HASSH_SERVER_STRING: u16 = 5;
 
 /// SSH events, in the order of [`PROTOCOL`]'s `events` (Suricata's names).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,9 +124,36 @@ pub static PROTOCOL: Protocol = Protocol {
             name: "ssh.software",
             dir: None,
         },
+        BufferDesc {
+            name: "ssh.hassh",
+            dir: Some(Dir::ToServer),
+        },
+        BufferDesc {
+            name: "ssh.hassh.string",
+            dir: Some(Dir::ToServer),
+        },
+        BufferDesc {
+            name: "ssh.hassh.server",
+            dir: Some(Dir::ToClient),
+        },
+        BufferDesc {
+            name: "ssh.hassh.server.string",
+            dir: Some(Dir::ToClient),
+        },
     ],
     events: EVENT_NAMES,
-    keywords: &[],
+    keywords: &[
+        KeywordDesc {
+            name: "ssh.protoversion",
+            dir: None,
+            setup: protoversion_setup,
+        },
+        KeywordDesc {
+            name: "ssh.softwareversion",
+            dir: None,
+            setup: softwareversion_setup,
+        },
+    ],
     generic_stats: true,
 };
 
@@ -124,6 +200,12 @@ pub struct SshSide {
     pending: Vec<u8>,
     /// Bytes of the current record still to skip.
     skip: u64,
+    /// HASSH string (`kex;enc;mac;comp`) from this side's KEXINIT.
+    pub hassh_string: Vec<u8>,
+    /// MD5 of [`SshSide::hassh_string`], lower-case hex.
+    pub hassh: Vec<u8>,
+    /// A KEXINIT record body being reassembled (`Some` while collecting).
+    kex: Option<Vec<u8>>,
 }
 
 /// Per-flow SSH state (one transaction).
@@ -219,8 +301,19 @@ impl SshState {
                         let n = usize::try_from(side.skip)
                             .unwrap_or(usize::MAX)
                             .min(data.len());
+                        if let Some(k) = side.kex.as_mut() {
+                            k.extend_from_slice(&data[..n]);
+                        }
                         side.skip -= n as u64;
                         data = &data[n..];
+                        if side.skip == 0 {
+                            if let Some(k) = side.kex.take() {
+                                if let Some((h, s)) = hassh_of(&k, dir == Dir::ToClient) {
+                                    side.hassh_string.extend_from_slice(&s);
+                                    side.hassh = h;
+                                }
+                            }
+                        }
                         continue;
                     }
                     let need = RECORD_HEADER_LEN - side.pending.len();
@@ -239,6 +332,12 @@ impl SshState {
                     side.skip = u64::from(len) - 2;
                     if h[5] == MSG_NEWKEYS {
                         side.stage = Stage::Finished;
+                    } else if h[5] == MSG_KEXINIT && hassh_enabled() {
+                        if len - 2 < MAX_KEX_RECORD_LEN {
+                            side.kex = Some(Vec::with_capacity((len - 2) as usize));
+                        } else {
+                            self.set_event(SshEvent::LongKexRecord);
+                        }
                     }
                 }
                 Stage::Finished => return true,
@@ -303,8 +402,15 @@ impl AppParser for SshState {
         out.push(0);
     }
 
-    fn buffer_ready(&self, _tx: u64, _buf: u16, dir: Dir, closed: bool) -> Option<bool> {
-        (self.side(dir).stage >= Stage::Records || closed || self.failed).then_some(true)
+    fn buffer_ready(&self, _tx: u64, buf: u16, dir: Dir, closed: bool) -> Option<bool> {
+        let side = self.side(dir);
+        let ready = if buf >= BUF_HASSH {
+            // The KEXINIT follows the banner: wait for it (or for the end of the clear part).
+            !side.hassh.is_empty() || side.stage == Stage::Finished
+        } else {
+            side.stage >= Stage::Records
+        };
+        (ready || closed || self.failed).then_some(true)
     }
 
     fn buffer(&self, _tx: u64, buf: u16, dir: Dir, f: &mut dyn FnMut(&[u8]) -> bool) -> bool {
@@ -312,11 +418,14 @@ impl AppParser for SshState {
         if side.stage < Stage::Records {
             return false;
         }
-        match buf {
-            BUF_PROTO => f(&side.proto_version),
-            BUF_SOFTWARE => f(&side.software_version),
-            _ => false,
-        }
+        let v = match buf {
+            BUF_PROTO => &side.proto_version,
+            BUF_SOFTWARE => &side.software_version,
+            BUF_HASSH | BUF_HASSH_SERVER => &side.hassh,
+            BUF_HASSH_STRING | BUF_HASSH_SERVER_STRING => &side.hassh_string,
+            _ => return false,
+        };
+        !v.is_empty() && f(v)
     }
 
     fn has_event(&self, _tx: u64, ev: u16) -> bool {
@@ -328,12 +437,20 @@ impl AppParser for SshState {
     }
 
     fn log(&mut self, c: &mut LogCtx<'_>) {
-        if *c.flow_logged || !self.banners_done() {
+        // Both banners in, or the flow's end (Suricata logs the transaction then too).
+        let any_banner = self.client.stage >= Stage::Records || self.server.stage >= Stage::Records;
+        let done = if hassh_enabled() {
+            self.client.stage == Stage::Finished && self.server.stage == Stage::Finished
+        } else {
+            self.banners_done()
+        };
+        if *c.flow_logged || !(done || (c.closed && any_banner)) {
             return;
         }
         *c.flow_logged = true;
         *c.next = 1;
-        c.logged += 1;
+        // Not counted in `app_layer.tx.ssh`: the flow's one transaction exists from the
+        // start, and Suricata 7 counts only transactions a parse call adds (0 for SSH).
         if !c.write {
             return;
         }
@@ -383,21 +500,195 @@ impl SshState {
     fn write_ssh(&self, w: &mut JsonWriter) {
         w.open_object("ssh");
         for (key, side) in [("client", &self.client), ("server", &self.server)] {
-            if side.stage < Stage::Records {
+            if side.stage < Stage::Records || side.proto_version.is_empty() {
                 continue;
             }
             w.open_object(key);
             w.set_bytes("proto_version", &side.proto_version);
-            w.set_bytes("software_version", &side.software_version);
+            if !side.software_version.is_empty() {
+                w.set_bytes("software_version", &side.software_version);
+            }
+            if !side.hassh.is_empty() || !side.hassh_string.is_empty() {
+                w.open_object("hassh");
+                if !side.hassh.is_empty() {
+                    w.set_bytes("hash", &side.hassh);
+                }
+                if !side.hassh_string.is_empty() {
+                    w.set_bytes("string", &side.hassh_string);
+                }
+                w.close();
+            }
             w.close();
         }
         w.close();
     }
 }
 
+/// `ssh.protoversion` / `ssh.softwareversion`: the banner field of the inspected direction
+/// equals the value (`compat2`: the protocol version starts `2` or is `1.99`).
+#[derive(Debug)]
+struct VersionMatch {
+    software: bool,
+    compat2: bool,
+    value: Vec<u8>,
+}
+
+/// The value inside optional quotes and blanks.
+fn unquote(v: &str) -> &str {
+    let v = v.trim();
+    let v = v.strip_prefix('"').unwrap_or(v);
+    let v = v.strip_suffix('"').unwrap_or(v);
+    v.trim()
+}
+
+/// Suricata's `^[0-9]+([.\-0-9]+)?$` or `2_compat`.
+fn protoversion_setup(v: Option<&str>) -> Result<Box<dyn TxMatch>, String> {
+    let raw = v.ok_or("ssh.protoversion needs a value")?;
+    let v = unquote(raw);
+    let compat2 = v == "2_compat";
+    let ok = compat2
+        || (v.starts_with(|c: char| c.is_ascii_digit())
+            && v.chars()
+                .all(|c| c.is_ascii_digit() || c == '.' || c == '-'));
+    if !ok {
+        return Err(format!("invalid ssh.protoversion value `{raw}`"));
+    }
+    Ok(Box::new(VersionMatch {
+        software: false,
+        compat2,
+        value: v.as_bytes().to_vec(),
+    }))
+}
+
+/// Suricata's `[0-9a-zA-Z:.\-_+ ]+`.
+fn softwareversion_setup(v: Option<&str>) -> Result<Box<dyn TxMatch>, String> {
+    let raw = v.ok_or("ssh.softwareversion needs a value")?;
+    let v = unquote(raw);
+    if v.is_empty()
+        || !v
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || ":.-_+ \t".contains(c))
+    {
+        return Err(format!("invalid ssh.softwareversion value `{raw}`"));
+    }
+    Ok(Box::new(VersionMatch {
+        software: true,
+        compat2: false,
+        value: v.as_bytes().to_vec(),
+    }))
+}
+
+impl TxMatch for VersionMatch {
+    fn matches(&self, parser: &dyn AppParser, _tx: u64, dir: Dir) -> Option<bool> {
+        let s = parser.as_any().downcast_ref::<SshState>()?;
+        let side = s.side(dir);
+        if side.stage < Stage::Records {
+            return None;
+        }
+        let v = if self.software {
+            &side.software_version
+        } else {
+            &side.proto_version
+        };
+        Some(if v.is_empty() {
+            false
+        } else if self.compat2 {
+            v[0] == b'2' || v.starts_with(b"1.99")
+        } else {
+            *v == self.value
+        })
+    }
+}
+
+/// HASSH of a KEXINIT record body (after the message code): the MD5 (hex) and the
+/// string; `server`: the server's (server-to-client lists). `None` when the body is short.
+fn hassh_of(body: &[u8], server: bool) -> Option<(Vec<u8>, Vec<u8>)> {
+    let mut i = body.get(16..)?;
+    let mut lists: [&[u8]; 10] = [&[]; 10];
+    for l in lists.iter_mut() {
+        let len = u32::from_be_bytes(i.get(..4)?.try_into().ok()?) as usize;
+        *l = i.get(4..4usize.checked_add(len)?)?;
+        i = &i[4 + len..];
+    }
+    // first_kex_packet_follows and reserved must be there too.
+    i.get(..5)?;
+    let pick = usize::from(server);
+    let mut s = Vec::new();
+    for (n, idx) in [0, 2 + pick, 4 + pick, 6 + pick].into_iter().enumerate() {
+        if n > 0 {
+            s.push(b';');
+        }
+        s.extend_from_slice(lists[idx]);
+    }
+    let d = Md5::digest(&s);
+    let hex: Vec<u8> = d
+        .iter()
+        .flat_map(|b| {
+            let h = b"0123456789abcdef";
+            [h[usize::from(b >> 4)], h[usize::from(b & 15)]]
+        })
+        .collect();
+    Some((hex, s))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::registry::ParserConfig;
+    const RANDOM_SEEDS: &[&[u8]] = &[
+        b"SSH-2.0-x\r\n",
+        b"\x00\x00\x01\x00\x04\x14",
+        b"\x00\x00\x00\x0c\x0a\x15",
+    ];
+
+    #[test]
+    fn random_input_never_panics() {
+        // A small LCG: deterministic pseudo-random datagrams/segments in both directions,
+        // some starting like real messages, through the registry trait.
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move || {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) as u32
+        };
+        for round in 0..300 {
+            let mut st = (PROTOCOL.new_parser)(&ParserConfig::default(), true);
+            for _ in 0..20 {
+                let len = (next() % 300) as usize;
+                let mut d: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+                if round % 3 == 0 {
+                    let seed: &[u8] = RANDOM_SEEDS[(next() as usize) % RANDOM_SEEDS.len()];
+                    d.splice(0..0, seed.iter().copied());
+                }
+                let dir = if next() % 2 == 0 {
+                    Dir::ToServer
+                } else {
+                    Dir::ToClient
+                };
+                let _ = st.parse(dir, &d);
+                if next() % 50 == 0 {
+                    st.gap(dir, 10);
+                }
+            }
+            let mut live = Vec::new();
+            st.live_txs(Dir::ToServer, &mut live);
+            st.live_txs(Dir::ToClient, &mut live);
+            for tx in live {
+                for b in 0..PROTOCOL.buffers.len() as u16 {
+                    for d in [Dir::ToServer, Dir::ToClient] {
+                        let _ = st.buffer_ready(tx, b, d, true);
+                        st.buffer(tx, b, d, &mut |_| false);
+                    }
+                }
+                let mut w = JsonWriter::new();
+                w.start_object();
+                st.alert_members(tx, &mut w);
+                w.close();
+                assert!(std::str::from_utf8(w.as_bytes()).is_ok());
+            }
+        }
+    }
 
     fn record(code: u8, body: usize) -> Vec<u8> {
         let len = (body + 2) as u32;
@@ -445,6 +736,83 @@ mod tests {
         assert!(!AppParser::parse(&mut s, Dir::ToServer, &long));
         assert!(s.has(SshEvent::LongBanner));
         assert_eq!(s.client.stage, Stage::Records);
+    }
+
+    fn kexinit(lists: [&str; 10]) -> Vec<u8> {
+        let mut body = vec![MSG_KEXINIT];
+        body.extend([7u8; 16]);
+        for l in lists {
+            body.extend((l.len() as u32).to_be_bytes());
+            body.extend(l.as_bytes());
+        }
+        body.extend([0, 0, 0, 0, 0]);
+        body.extend([0u8; 4]); // padding
+        let mut v = ((body.len() + 1) as u32).to_be_bytes().to_vec();
+        v.push(4);
+        v.extend(body);
+        v
+    }
+
+    #[test]
+    fn hassh_from_kexinit_in_pieces() {
+        HASSH_ENABLED.store(true, Ordering::Relaxed);
+        let lists = [
+            "kx", "hk", "enc-cs", "enc-sc", "mac-cs", "mac-sc", "none", "zlib", "", "",
+        ];
+        for chunk in [1, 5, 1000] {
+            let mut s = SshState::default();
+            let mut cli = b"SSH-2.0-c\r\n".to_vec();
+            cli.extend(kexinit(lists));
+            cli.extend(record(MSG_NEWKEYS, 0));
+            for c in cli.chunks(chunk) {
+                assert!(!AppParser::parse(&mut s, Dir::ToServer, c));
+            }
+            let mut srv = b"SSH-2.0-s\r\n".to_vec();
+            srv.extend(kexinit(lists));
+            AppParser::parse(&mut s, Dir::ToClient, &srv);
+            assert_eq!(s.client.hassh_string, b"kx;enc-cs;mac-cs;none");
+            assert_eq!(s.server.hassh_string, b"kx;enc-sc;mac-sc;zlib");
+            let want: String = Md5::digest(b"kx;enc-cs;mac-cs;none")
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            assert_eq!(s.client.hassh, want.as_bytes());
+            assert_eq!(s.client.stage, Stage::Finished);
+        }
+        assert!(hassh_of(&[0; 20], false).is_none());
+    }
+
+    #[test]
+    fn legacy_version_keywords() {
+        let mut s = SshState::default();
+        AppParser::parse(&mut s, Dir::ToServer, b"SSH-2.0-OpenSSH_8.2p1 x\r\n");
+        AppParser::parse(&mut s, Dir::ToClient, b"SSH-1.99-Cisco-1.25\r\n");
+        let m = |setup: crate::registry::KeywordSetup, v: &str, dir| {
+            setup(Some(v)).unwrap().matches(&s, 0, dir)
+        };
+        assert_eq!(m(protoversion_setup, "2.0", Dir::ToServer), Some(true));
+        assert_eq!(m(protoversion_setup, "2.0", Dir::ToClient), Some(false));
+        assert_eq!(
+            m(protoversion_setup, "\"2_compat\"", Dir::ToClient),
+            Some(true)
+        );
+        assert_eq!(
+            m(softwareversion_setup, "OpenSSH_8.2p1", Dir::ToServer),
+            Some(true)
+        );
+        assert_eq!(
+            m(softwareversion_setup, "OpenSSH", Dir::ToServer),
+            Some(false)
+        );
+        assert_eq!(
+            m(softwareversion_setup, "Cisco-1.25", Dir::ToClient),
+            Some(true)
+        );
+        assert!(protoversion_setup(Some("two")).is_err());
+        assert!(softwareversion_setup(Some("a/b")).is_err());
+        let fresh = SshState::default();
+        let k = protoversion_setup(Some("2.0")).unwrap();
+        assert_eq!(k.matches(&fresh, 0, Dir::ToServer), None);
     }
 
     #[test]

@@ -144,7 +144,14 @@ buffers! {
     "sip.stat_msg" [];
     "sip.request_line" [];
     "sip.response_line" [];
+    "sip.from" [];
+    "sip.to" [];
+    "sip.via" [];
+    "sip.user_agent" [];
+    "sip.content_type" [];
+    "sip.content_length" [];
     "rfb.name" [];
+    "tftp.file_name" [];
     "snmp.usm" [];
     "snmp.community" [];
     "mqtt.connect.clientid" [];

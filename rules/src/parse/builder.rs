@@ -290,6 +290,53 @@ impl Builder {
                     }),
                 );
             }
+            "filename" | "fileext" => {
+                // Suricata 7: a nocase content on `file.name` (`fileext`: `.ext` at the
+                // end); the sticky buffer in force is reset.
+                let v = need(
+                    if name == "filename" {
+                        "filename"
+                    } else {
+                        "fileext"
+                    },
+                    value,
+                )?;
+                let t = v.trim();
+                let (neg, rest) = match t.strip_prefix('!') {
+                    Some(r) => ("!", r.trim_start()),
+                    None => ("", t),
+                };
+                let quoted = if rest.len() >= 2 && rest.starts_with('"') && rest.ends_with('"') {
+                    format!("{neg}{rest}")
+                } else {
+                    format!("{neg}\"{rest}\"")
+                };
+                let kw = if name == "filename" {
+                    "filename"
+                } else {
+                    "fileext"
+                };
+                let (mut pattern, negated) = parse_content_value(kw, &quoted)?;
+                if name == "fileext" {
+                    pattern.insert(0, b'.');
+                }
+                self.check_active_used()?;
+                self.active = None;
+                let fname = BufferId::by_name("file.name").ok_or_else(|| {
+                    ParseError::semantic("unknown buffer", "file.name is not registered")
+                })?;
+                let s = self.find_or_create(fname, &[]);
+                self.push(
+                    s,
+                    Match::Content(Content {
+                        pattern,
+                        negated,
+                        nocase: true,
+                        endswith: name == "fileext",
+                        ..Content::default()
+                    }),
+                );
+            }
             "uricontent" => {
                 if self.active.is_some() {
                     return Err(ParseError::semantic(
