@@ -148,6 +148,62 @@ fn app_layer(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) {
     }
     mqtt_settings(tree, out);
     pgsql_settings(tree, out);
+    smtp(tree, out, ignored);
+    const FTP: &str = "app-layer.protocols.ftp";
+    for k in ["max-tx", "max-line-length"] {
+        if let Some(n) = get(tree, &format!("{FTP}.{k}")).and_then(parse_size) {
+            out["detect"]["app-layer"]["ftp"][k] = json!(n.min(u64::from(u32::MAX)));
+        }
+    }
+    if get(tree, &format!("{FTP}.memcap")).is_some() {
+        ignored.push(format!("{FTP}.memcap"));
+    }
+}
+
+/// `app-layer.protocols.smtp`: the MIME decoder's keys and `max-tx` go to
+/// `detect.app-layer.smtp`. As in Suricata, URLs are extracted only when a `mime` section
+/// exists (with `http` as the default scheme list).
+fn smtp(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) {
+    const BASE: &str = "app-layer.protocols.smtp";
+    let dst = &mut out["detect"]["app-layer"]["smtp"];
+    match get(tree, &format!("{BASE}.mime")) {
+        Some(Value::Object(m)) => {
+            for (k, v) in m {
+                match k.as_str() {
+                    "decode-mime"
+                    | "decode-base64"
+                    | "decode-quoted-printable"
+                    | "extract-urls"
+                    | "body-md5"
+                    | "log-url-scheme" => dst[k] = Value::Bool(truthy(v)),
+                    "header-value-depth" => {
+                        if let Some(n) = parse_size(v) {
+                            dst[k] = json!(n.min(u64::from(u32::MAX)));
+                        }
+                    }
+                    "extract-urls-schemes" => {
+                        let list: Vec<String> = match v {
+                            Value::Array(a) => a.iter().filter_map(string).collect(),
+                            v => string(v).into_iter().collect(),
+                        };
+                        dst[k] = json!(list);
+                    }
+                    other => ignored.push(format!("{BASE}.mime.{other}")),
+                }
+            }
+        }
+        _ => {
+            if get(tree, BASE).is_some() {
+                dst["extract-urls-schemes"] = json!([]);
+            }
+        }
+    }
+    if let Some(n) = get(tree, &format!("{BASE}.max-tx")).and_then(parse_size) {
+        out["detect"]["app-layer"]["smtp"]["max-tx"] = json!(n);
+    }
+    if get(tree, &format!("{BASE}.raw-extraction")).is_some_and(truthy) {
+        ignored.push(format!("{BASE}.raw-extraction"));
+    }
 }
 
 /// `app-layer.protocols.pgsql.enabled` (off unless set: Suricata 7's config has it off) and
@@ -384,6 +440,10 @@ fn eve_alert_options(body: &Value, out: &mut Value) {
                 }
                 continue;
             }
+            if name == "smtp" {
+                smtp_log_options(opts, out);
+                continue;
+            }
             if name == "anomaly" {
                 anomaly_options(opts, out);
                 continue;
@@ -410,6 +470,29 @@ fn eve_alert_options(body: &Value, out: &mut Value) {
             if let Some(v) = opts.get("payload-buffer-size") {
                 a["payload-buffer-size"] = v.clone();
             }
+        }
+    }
+}
+
+/// `- smtp: {extended, custom, md5}` go to `detect.app-log.smtp`.
+fn smtp_log_options(opts: &Value, out: &mut Value) {
+    let o = &mut out["detect"]["app-log"]["smtp"];
+    if let Some(v) = opts.get("extended") {
+        o["extended"] = Value::Bool(truthy(v));
+    }
+    for key in ["custom", "md5"] {
+        let list: Option<Vec<String>> = match opts.get(key) {
+            Some(Value::Array(a)) => Some(a.iter().filter_map(string).collect()),
+            Some(Value::String(s)) => Some(
+                s.split(',')
+                    .map(|x| x.trim().to_string())
+                    .filter(|x| !x.is_empty())
+                    .collect(),
+            ),
+            _ => None,
+        };
+        if let Some(l) = list {
+            o[key] = json!(l);
         }
     }
 }

@@ -83,6 +83,7 @@ mod tests {
             server_port: dp,
             ts_ns: 0,
             midstream: false,
+            addrs: [[0; 16]; 2],
         }
     }
 

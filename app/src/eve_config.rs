@@ -60,6 +60,18 @@ impl Default for TlsEveOptions {
     }
 }
 
+/// EVE `smtp` record options (Suricata's eve-log `- smtp:`).
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+pub struct SmtpEveOptions {
+    /// `extended`: accepted; Suricata 7 resets it while reading `md5`, so it has no effect.
+    pub extended: bool,
+    /// `custom`: extra `email` fields (`received`, `x-mailer`, ...); unknown names ignored.
+    pub custom: Option<Vec<String>>,
+    /// `md5`: `subject` and/or `body` (the body needs `mime.body-md5`).
+    pub md5: Option<Vec<String>>,
+}
+
 /// EVE `fileinfo` options (`- files: {force-magic, force-hash}`).
 #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
@@ -82,6 +94,8 @@ pub struct AppLogConfig {
     pub mqtt: crate::mqtt::eve::MqttLogConfig,
     /// `pgsql` records (`passwords`).
     pub pgsql: crate::pgsql::PgsqlLogConfig,
+    /// `smtp` records.
+    pub smtp: SmtpEveOptions,
     /// `fileinfo` records.
     pub files: FilesEveOptions,
     /// `dhcp` records.
@@ -139,6 +153,14 @@ impl AppLogConfig {
         crate::dhcp::DhcpLogConfig {
             extended: self.dhcp.extended,
         }
+    }
+
+    /// The SMTP logger settings (`custom` fields, MD5s).
+    pub fn smtp_log(&self) -> crate::smtp::SmtpLogConfig {
+        crate::smtp::SmtpLogConfig::new(
+            self.smtp.custom.as_deref().unwrap_or_default(),
+            self.smtp.md5.as_deref().unwrap_or_default(),
+        )
     }
 
     /// The TLS logger settings.

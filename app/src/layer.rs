@@ -45,6 +45,9 @@ pub struct FlowCtx {
     /// The TCP session was picked up midstream: protocol detection may find the data runs
     /// the other way and reverse the flow (see [`AppLayer::on_tcp_data`]).
     pub midstream: bool,
+    /// The flow's client and server addresses (IPv4 in bytes 0..4): expected
+    /// connections (FTP data) are matched on them, in either order.
+    pub addrs: [[u8; 16]; 2],
 }
 
 /// Detection progress of one direction.
@@ -191,10 +194,11 @@ fn per_transport(p: &crate::registry::Protocol) -> bool {
 /// Suricata 8 and in the EVE schema (`sip_udp`, `sip_tcp`; 7.0 wrote `sip`, which the schema
 /// refuses); shrike parses SIP over UDP.
 fn counter_name(p: &crate::registry::Protocol) -> &'static str {
-    if p.name == "sip" {
-        "sip_udp"
-    } else {
-        p.name
+    // `ftp-data` likewise: the schema (and Suricata 8) name it `ftp_data`.
+    match p.name {
+        "sip" => "sip_udp",
+        "ftp-data" => "ftp_data",
+        n => n,
     }
 }
 
@@ -311,9 +315,22 @@ pub struct AppLayer {
     pub log_records: bool,
     /// Packet number to put in records written next (EVE `pcap_cnt`); set by the worker.
     pub pcap_cnt: u64,
+    /// Direction of the packet whose records are written next (`None`: flow end); set by
+    /// the worker.
+    pub pkt_dir: Option<Dir>,
     /// Counters.
     pub stats: AppStats,
 }
+
+/// Most announced connections kept (the oldest goes first).
+pub const MAX_EXPECTED: usize = 1024;
+
+/// Connections announced by flows (FTP data), oldest first, shared by the workers: the
+/// announced flow may hash to another worker (Suricata's expectations are global too).
+static EXPECTED: std::sync::Mutex<Vec<([[u8; 16]; 2], crate::registry::Expect)>> =
+    std::sync::Mutex::new(Vec::new());
+/// Entries in [`EXPECTED`] (read without the lock on every new flow's data).
+static EXPECTED_LEN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 impl Default for AppLayer {
     fn default() -> Self {
@@ -409,6 +426,7 @@ impl AppLayer {
             log: LogOptions::default(),
             log_records: true,
             pcap_cnt: 0,
+            pkt_dir: None,
             stats: AppStats::default(),
         }
     }
@@ -440,7 +458,9 @@ impl AppLayer {
 
     fn fail_dir(&mut self, f: &mut AppFlow, dir: Dir, tcp: bool) {
         f.detect[di(dir)] = DetectDir::Failed;
-        f.probe_buf[di(dir)] = Vec::new();
+        if !tcp || f.detect.iter().all(|d| *d == DetectDir::Failed) {
+            f.probe_buf = Default::default();
+        }
         if f.detect.iter().all(|d| *d == DetectDir::Failed) && f.proto == AppProto::UNKNOWN {
             f.proto = AppProto::FAILED;
             if tcp {
@@ -470,13 +490,34 @@ impl AppLayer {
             return false;
         }
         let f = touch(flow, ctx);
+        if f.proto == AppProto::UNKNOWN && self.take_expected_flow(f, ctx) {
+            // What came before the announcement (kept while undecided) goes first.
+            let mut err = false;
+            for (i, d) in [Dir::ToServer, Dir::ToClient].into_iter().enumerate() {
+                let b = std::mem::take(&mut f.probe_buf[i]);
+                if !b.is_empty() {
+                    err |= feed(f, d, &b);
+                }
+            }
+            err |= feed(f, dir, data);
+            self.count_parser_error(f, err);
+            return false;
+        }
         match f.proto {
             AppProto::FAILED => {}
             AppProto::UNKNOWN => {
-                if f.detect[di(dir)] == DetectDir::Failed {
+                let d = di(dir);
+                if f.detect[d] == DetectDir::Failed {
+                    // Kept (bounded) for the parser in case the other direction is
+                    // recognised: Suricata's stream keeps a direction's data until the
+                    // protocol is known (an SMTP server's greeting comes first).
+                    let b = &mut f.probe_buf[d];
+                    b.extend_from_slice(
+                        data.get(..PROBE_MAX.saturating_sub(b.len()))
+                            .unwrap_or(data),
+                    );
                     return false;
                 }
-                let d = di(dir);
                 let first = f.probe_buf[d].is_empty();
                 let found = if f.probe_buf[d].is_empty() {
                     probe(&self.cfg, ctx, dir, data, true)
@@ -493,6 +534,9 @@ impl AppLayer {
                 match found {
                     Found::Proto(p) => {
                         self.start(f, p, true);
+                        if let Some(s) = f.state.as_deref_mut() {
+                            s.flow_addrs(&ctx.addrs[0], &ctx.addrs[1]);
+                        }
                         // Earlier undecided data of both directions first, this direction's
                         // (which already holds `data` when it was buffered) last.
                         let other = 1 - d;
@@ -522,7 +566,12 @@ impl AppLayer {
                         f.probe_buf.swap(0, 1);
                         return true;
                     }
-                    Found::No => self.fail_dir(f, dir, true),
+                    Found::No => {
+                        if f.probe_buf[d].is_empty() {
+                            f.probe_buf[d].extend_from_slice(data.get(..PROBE_MAX).unwrap_or(data));
+                        }
+                        self.fail_dir(f, dir, true)
+                    }
                     Found::NeedMore => {
                         if f.probe_buf[d].is_empty() {
                             f.probe_buf[d].extend_from_slice(data);
@@ -534,11 +583,66 @@ impl AppLayer {
                 }
             }
             _ => {
-                let err = feed(f, dir, data);
+                self.switch_proto(f, true);
+                let err = feed_ctx(f, ctx, dir, data);
                 self.count_parser_error(f, err);
             }
         }
+        self.collect_expected(f, ctx);
         false
+    }
+
+    /// Keeps the connections the flow's parser announced.
+    fn collect_expected(&mut self, f: &mut AppFlow, ctx: &FlowCtx) {
+        let Some(p) = f.state.as_deref_mut() else {
+            return;
+        };
+        let mut new = Vec::new();
+        p.take_expected(&mut new);
+        if new.is_empty() {
+            return;
+        }
+        let mut g = EXPECTED.lock().unwrap_or_else(|e| e.into_inner());
+        for e in new {
+            if g.len() >= MAX_EXPECTED {
+                g.remove(0);
+            }
+            g.push((ctx.addrs, e));
+        }
+        EXPECTED_LEN.store(g.len(), std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// A new flow a parser announced (same two addresses, the announced server port): its
+    /// parser takes the flow.
+    fn take_expected_flow(&mut self, f: &mut AppFlow, ctx: &FlowCtx) -> bool {
+        if EXPECTED_LEN.load(std::sync::atomic::Ordering::Relaxed) == 0 {
+            return false;
+        }
+        let mut g = EXPECTED.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(i) = g.iter().position(|(a, e)| {
+            (*a == ctx.addrs || [a[1], a[0]] == ctx.addrs) && e.port == ctx.server_port
+        }) else {
+            return false;
+        };
+        let (_, e) = g.remove(i);
+        EXPECTED_LEN.store(g.len(), std::sync::atomic::Ordering::Relaxed);
+        drop(g);
+        f.proto = e.proto;
+        f.state = Some(e.parser);
+        self.stats.flow(e.proto, true, false);
+        true
+    }
+
+    /// The parser asked for a protocol change (SMTP `STARTTLS`): a parser of the new
+    /// protocol takes the flow over, with fresh transaction bookkeeping.
+    fn switch_proto(&mut self, f: &mut AppFlow, tcp: bool) {
+        let Some(p) = f.state.as_deref().and_then(|s| s.switch_to()) else {
+            return;
+        };
+        f.log_next = 0;
+        f.flow_logged = false;
+        f.inspected = Default::default();
+        self.start(f, p, tcp);
     }
 
     /// Suricata's `app_layer.error.<proto>.parser`: the parser gave up on the flow's data.
@@ -672,6 +776,7 @@ impl AppLayer {
             inspected: f.inspected[0].get().min(f.inspected[1].get()),
             flow_logged: &mut f.flow_logged,
             logged: 0,
+            pkt_dir: self.pkt_dir,
         };
         p.log(&mut c);
         let n = c.logged;
@@ -688,6 +793,10 @@ impl AppLayer {
                     }
                 }
             }
+        }
+        if f.ip_proto == 6 {
+            // What the old protocol had is logged: switch now if it asked to.
+            self.switch_proto(f, true);
         }
     }
 }
@@ -718,6 +827,14 @@ fn feed(f: &mut AppFlow, dir: Dir, data: &[u8]) -> bool {
     f.state.as_deref_mut().is_some_and(|p| p.parse(dir, data))
 }
 
+/// [`feed`], telling the parser the flow's addresses first.
+fn feed_ctx(f: &mut AppFlow, ctx: &FlowCtx, dir: Dir, data: &[u8]) -> bool {
+    if let Some(p) = f.state.as_deref_mut() {
+        p.flow_addrs(&ctx.addrs[0], &ctx.addrs[1]);
+    }
+    feed(f, dir, data)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -729,6 +846,7 @@ mod tests {
             server_port: dp,
             ts_ns: 0,
             midstream: false,
+            addrs: [[0; 16]; 2],
         }
     }
 
@@ -801,6 +919,50 @@ mod tests {
             al.on_tcp_data(&mut f, &c, Dir::ToClient, tc);
             assert_eq!(f.as_ref().map(|f| f.proto), Some(*want), "port {port}");
         }
+    }
+
+    #[test]
+    fn ftp_announces_its_data_connection() {
+        let mut al = AppLayer::new();
+        let addrs = [[1; 16], [2; 16]];
+        let c = FlowCtx {
+            addrs,
+            ..ctx(40000, 21, 6)
+        };
+        let mut ctl = None;
+        al.on_tcp_data(&mut ctl, &c, Dir::ToClient, b"220 (x)\r\n");
+        al.on_tcp_data(&mut ctl, &c, Dir::ToServer, b"USER a\r\nPASV\r\n");
+        al.on_tcp_data(
+            &mut ctl,
+            &c,
+            Dir::ToClient,
+            b"331 ok\r\n227 Entering Passive Mode (2,2,2,2,4,1).\r\n",
+        );
+        al.on_tcp_data(&mut ctl, &c, Dir::ToServer, b"RETR f.txt\r\n");
+        assert_eq!(ctl.as_ref().unwrap().proto.name(), "ftp");
+        // Another pair of addresses, or another port: not the announced connection.
+        let mut other = None;
+        let o = FlowCtx {
+            addrs: [[1; 16], [3; 16]],
+            ..ctx(40001, 1025, 6)
+        };
+        al.on_tcp_data(&mut other, &o, Dir::ToClient, b"data");
+        assert_ne!(other.as_ref().unwrap().proto.name(), "ftp-data");
+        let d = FlowCtx {
+            addrs,
+            ..ctx(40001, 1025, 6)
+        };
+        let mut data = None;
+        al.on_tcp_data(&mut data, &d, Dir::ToClient, b"file bytes");
+        let f = data.unwrap();
+        assert_eq!(f.proto.name(), "ftp-data");
+        let st = f.state_as::<crate::ftp::data::FtpDataState>().unwrap();
+        assert_eq!(st.filename, b"f.txt");
+        assert!(st.retr);
+        // Taken once.
+        let mut again = None;
+        al.on_tcp_data(&mut again, &d, Dir::ToClient, b"\x00\x01");
+        assert_ne!(again.unwrap().proto.name(), "ftp-data");
     }
 
     #[test]

@@ -34,6 +34,8 @@ pub struct LogOptions {
     pub mqtt: crate::mqtt::eve::MqttLogConfig,
     /// `pgsql`.
     pub pgsql: crate::pgsql::PgsqlLogConfig,
+    /// `smtp`.
+    pub smtp: crate::smtp::SmtpLogConfig,
 }
 
 impl Default for LogOptions {
@@ -49,6 +51,7 @@ impl Default for LogOptions {
             ike_extended: false,
             mqtt: Default::default(),
             pgsql: Default::default(),
+            smtp: crate::smtp::SmtpLogConfig::default(),
         }
     }
 }

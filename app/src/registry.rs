@@ -120,6 +120,12 @@ pub struct ParserConfig {
     pub mqtt: crate::mqtt::MqttConfig,
     /// PostgreSQL.
     pub pgsql: crate::pgsql::PgsqlConfig,
+    /// SMTP (`app-layer.protocols.smtp.*`).
+    pub smtp: std::sync::Arc<crate::smtp::SmtpConfig>,
+    /// FTP (`app-layer.protocols.ftp.*`).
+    pub ftp: crate::ftp::FtpConfig,
+    /// Hashes computed for files of the registry protocols (eve-log `files: force-hash`).
+    pub file_hashes: crate::common::filehash::FileHashes,
 }
 
 impl ParserConfig {
@@ -201,6 +207,19 @@ pub struct LogCtx<'a> {
     pub flow_logged: &'a mut bool,
     /// Transactions logged by this call (the caller counts them).
     pub logged: u64,
+    /// Direction of the packet being logged (`None`: flow end).
+    pub pkt_dir: Option<Dir>,
+}
+
+/// A connection a flow announced (Suricata's app-layer expectation).
+#[derive(Debug)]
+pub struct Expect {
+    /// The new flow's server port.
+    pub port: u16,
+    /// Its protocol.
+    pub proto: AppProto,
+    /// Its parser, set up with what the announcing flow knew.
+    pub parser: Box<dyn AppParser>,
 }
 
 /// The per-flow parser of one protocol.
@@ -250,6 +269,19 @@ pub trait AppParser: std::fmt::Debug + Send + Any {
     fn alert_members(&self, _tx: u64, _w: &mut JsonWriter) -> bool {
         false
     }
+    /// Connections the flow announced (FTP `PASV`/`PORT` then `RETR`/`STOR`: the data
+    /// connection), taken by the app layer; the next flow between the same two addresses
+    /// to port [`Expect::port`] gets [`Expect::parser`].
+    fn take_expected(&mut self, _out: &mut Vec<Expect>) {}
+    /// The flow's client and server addresses (IPv4 in bytes 0..4), told before each
+    /// data the parser gets (FTP's `ftpbounce` compares the `PORT` address with the
+    /// client's).
+    fn flow_addrs(&mut self, _client: &[u8; 16], _server: &[u8; 16]) {}
+    /// The protocol the flow changes to (SMTP `STARTTLS` accepted: TLS); the app layer
+    /// then hands the flow's next data to a new parser of that protocol.
+    fn switch_to(&self) -> Option<AppProto> {
+        None
+    }
     /// Call `f` with each file of transaction `tx` going `dir` (the `files` array of alerts,
     /// file keywords); protocols without files keep the default.
     fn files(&self, _tx: u64, _dir: Dir, _f: &mut dyn FnMut(&crate::files::TrackedFile)) {}
@@ -266,6 +298,9 @@ pub static PROTOCOLS: &[&Protocol] = &[
     &crate::dns::PROTOCOL,
     &crate::tls::PROTOCOL,
     &crate::ssh::PROTOCOL,
+    &crate::smtp::PROTOCOL,
+    &crate::ftp::PROTOCOL,
+    &crate::ftp::data::PROTOCOL,
     &crate::sip::PROTOCOL,
     &crate::rfb::PROTOCOL,
     &crate::tftp::PROTOCOL,

@@ -43,15 +43,31 @@ impl AppBuf {
         if let Some(t) = TlsBuffer::from_keyword(n) {
             return Some(AppBuf::Tls(t));
         }
-        if n.starts_with("ssh.hassh") {
-            // As Suricata's keyword setup: a hassh rule turns HASSH on (process-wide).
-            shrike_app::ssh::HASSH_ENABLED.store(true, std::sync::atomic::Ordering::Relaxed);
-        }
         shrike_app::registry::find_buffer(n).map(|(proto, id, d)| AppBuf::Reg {
             proto,
             id,
             dir: d.dir,
         })
+    }
+
+    /// The app buffer a rule buffer names in a rule of protocol `proto`: a registered
+    /// protocol's own buffer of that name first (`file.data` of an `alert smtp` rule is
+    /// SMTP's), else [`AppBuf::of`].
+    pub(crate) fn of_in(b: BufferId, proto: Option<AppProto>) -> Option<AppBuf> {
+        if b.name().starts_with("ssh.hassh") {
+            // As Suricata's keyword setup: a hassh rule turns HASSH on (process-wide).
+            shrike_app::ssh::HASSH_ENABLED.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        let own = proto.and_then(|p| {
+            let d = p.protocol()?;
+            let id = d.buffers.iter().position(|x| x.name == b.name())?;
+            Some(AppBuf::Reg {
+                proto: p,
+                id: u16::try_from(id).ok()?,
+                dir: d.buffers[id].dir,
+            })
+        });
+        own.or_else(|| AppBuf::of(b))
     }
 
     /// The protocol the buffer belongs to.

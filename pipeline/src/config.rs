@@ -41,6 +41,10 @@ pub struct AppLayerSettings {
     pub mqtt: shrike_app::mqtt::MqttConfig,
     /// PostgreSQL parser (Suricata's `app-layer.protocols.pgsql`): `enabled`, `max-tx`.
     pub pgsql: shrike_app::pgsql::PgsqlConfig,
+    /// SMTP parser and MIME decoder (Suricata's `app-layer.protocols.smtp`).
+    pub smtp: shrike_app::smtp::SmtpSettings,
+    /// FTP parser (Suricata's `app-layer.protocols.ftp`: `max-tx`, `max-line-length`).
+    pub ftp: shrike_app::ftp::FtpConfig,
     /// SSH parser (Suricata's `app-layer.protocols.ssh`: `hassh`).
     pub ssh: shrike_app::ssh::SshConfig,
     /// `app-layer.protocols.<name>.enabled` values other than yes, by protocol name:

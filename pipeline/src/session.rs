@@ -66,6 +66,11 @@ impl Sessions {
             Default::default(),
             Default::default(),
         );
+        app.cfg.smtp = std::sync::Arc::new(cfg.detect.app_layer.smtp.parser_config());
+        app.cfg.ftp = cfg.detect.app_layer.ftp;
+        app.cfg.file_hashes = shrike_app::common::filehash::FileHashes::from_names(
+            &cfg.detect.app_log.files.force_hash,
+        );
         cfg.detect.app_layer.ssh.apply();
         for (name, mode) in &cfg.detect.app_layer.enabled {
             let Some(i) = shrike_app::AppProto::from_name(name).and_then(|p| p.index()) else {
@@ -78,6 +83,7 @@ impl Sessions {
             };
         }
         app.log.dns = cfg.detect.app_log.dns_log();
+        app.log.smtp = cfg.detect.app_log.smtp_log();
         app.log.tls = cfg.detect.app_log.tls_log();
         app.log.dhcp = cfg.detect.app_log.dhcp_log();
         app.log.ike_extended = cfg.detect.app_log.ike.extended;
@@ -145,6 +151,7 @@ impl Sessions {
         };
         if swap {
             (ctx.client_port, ctx.server_port) = (ctx.server_port, ctx.client_port);
+            ctx.addrs.swap(0, 1);
         }
         let mut d = d;
         let done_before = app.as_deref().map_or(0, |a| a.complete_in(d));
@@ -267,5 +274,10 @@ pub fn flow_ctx<V>(f: &Flow<V>, ts_ns: u64) -> FlowCtx {
         server_port: sp,
         ts_ns,
         midstream: false,
+        addrs: if client_lo {
+            [f.key.lo_addr, f.key.hi_addr]
+        } else {
+            [f.key.hi_addr, f.key.lo_addr]
+        },
     }
 }

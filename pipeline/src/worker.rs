@@ -576,6 +576,11 @@ impl Worker {
             let info = alert_flow(flow, to_server);
             if let Some(x) = flow.data.ext.as_mut() {
                 self.sess.app.pcap_cnt = e.seq;
+                self.sess.app.pkt_dir = Some(if to_server {
+                    shrike_app::Dir::ToServer
+                } else {
+                    shrike_app::Dir::ToClient
+                });
                 self.sess
                     .app
                     .log_completed(&mut x.app, &info, e.ts.0, &mut self.out);
@@ -780,6 +785,7 @@ impl Ender<'_> {
             if let Some(x) = f.data.ext.as_mut() {
                 if x.app.is_some() {
                     self.sess.app.pcap_cnt = 0;
+                    self.sess.app.pkt_dir = None;
                     self.sess
                         .app
                         .log_completed(&mut x.app, &info, ts.0, self.out);

@@ -194,3 +194,97 @@ fn ssh_end_to_end_matches_suricata() {
         assert!(a["ssh"]["client"]["software_version"].is_string(), "{a}");
     }
 }
+
+#[test]
+fn smtp_starttls_end_to_end_matches_suricata() {
+    let Some(pcap) = corpus("ndpi/smtp-starttls.pcap") else {
+        eprintln!("skipped: ../shared/corpus is absent");
+        return;
+    };
+    let rules = "alert smtp any any -> any any (msg:\"helo\"; smtp.helo; content:\"xxxxxxxxxxxxx\"; sid:6;)\n";
+    let recs = run(&[pcap], rules, Runmode::Single, 1);
+    // Suricata 7.0.10 on the same capture (stock suricata.yaml): one `smtp` record per flow
+    // (the transaction STARTTLS completed, `helo` only), then the flow continues as TLS:
+    // one `tls` record each, and both flows end as `tls`.
+    let mut helos: Vec<&str> = recs
+        .iter()
+        .filter(|r| r["event_type"] == "smtp")
+        .map(|r| {
+            assert_eq!(r["tx_id"], 0);
+            assert!(r.get("email").is_none(), "{r}");
+            r["smtp"]["helo"].as_str().unwrap()
+        })
+        .collect();
+    helos.sort();
+    assert_eq!(
+        helos,
+        vec![
+            "[IPv6:2003:de:2016:125:fc36:8317:4e86:cb72]",
+            "xxxxxxxxxxxxx.xxx.com"
+        ]
+    );
+    let mut subjects: Vec<&str> = recs
+        .iter()
+        .filter(|r| r["event_type"] == "tls")
+        .map(|r| r["tls"]["subject"].as_str().unwrap())
+        .collect();
+    subjects.sort();
+    assert_eq!(
+        subjects,
+        vec![
+            "C=US, ST=California, L=Mountain View, O=Google Inc, CN=mx.google.com",
+            "CN=jw-vm08-int-dns"
+        ]
+    );
+    let tls_flows = recs
+        .iter()
+        .filter(|r| r["event_type"] == "flow" && r["app_proto"] == "tls")
+        .count();
+    assert_eq!(tls_flows, 2);
+    // Suricata 8's `smtp.helo` (7.0.10 has no SMTP sticky buffers): one alert, on the
+    // transaction, carrying the `smtp` object.
+    let alerts: Vec<&Value> = recs
+        .iter()
+        .filter(|r| r["event_type"] == "alert" && r["alert"]["signature_id"] == 6)
+        .collect();
+    assert_eq!(alerts.len(), 1);
+    assert_eq!(alerts[0]["app_proto"], "smtp");
+    assert_eq!(alerts[0]["smtp"]["helo"], "xxxxxxxxxxxxx.xxx.com");
+}
+
+#[test]
+fn ftp_and_its_data_connection_match_suricata() {
+    let Some(pcap) = corpus("zeek/ftp_retr.pcap") else {
+        eprintln!("skipped: ../shared/corpus is absent");
+        return;
+    };
+    let rules = "alert ftp-data any any -> any any (msg:\"retr\"; ftpdata_command:retr; sid:7;)\n";
+    let recs = run(&[pcap], rules, Runmode::Single, 1);
+    // Suricata 7.0.10 on the same capture (stock suricata.yaml): 11 `ftp` records, the
+    // data connection announced by `RETR /README` gets one `ftp_data` record and a
+    // `fileinfo` record with the whole file.
+    let ftp: Vec<&Value> = recs.iter().filter(|r| r["event_type"] == "ftp").collect();
+    assert_eq!(ftp.len(), 11);
+    assert!(ftp
+        .iter()
+        .any(|r| r["ftp"]["command"] == "RETR" && r["ftp"]["command_data"] == "/README"));
+    let data: Vec<&Value> = recs
+        .iter()
+        .filter(|r| r["event_type"] == "ftp_data")
+        .collect();
+    assert_eq!(data.len(), 1);
+    assert_eq!(data[0]["ftp_data"]["filename"], "/README");
+    assert_eq!(data[0]["ftp_data"]["command"], "RETR");
+    let files: Vec<&Value> = recs
+        .iter()
+        .filter(|r| r["event_type"] == "fileinfo" && r["app_proto"] == "ftp-data")
+        .collect();
+    assert_eq!(files.len(), 1);
+    assert_eq!(files[0]["fileinfo"]["size"], 16557);
+    assert_eq!(files[0]["fileinfo"]["state"], "CLOSED");
+    let alerts = recs
+        .iter()
+        .filter(|r| r["event_type"] == "alert" && r["alert"]["signature_id"] == 7)
+        .count();
+    assert_eq!(alerts, 1);
+}
