@@ -696,7 +696,7 @@ fn capture_dispatch(
                 seq,
             };
             cc.ingest.packet(&f, &mut |e, data| {
-                disp.push(run::worker_for(e.hash, workers), *e, data)
+                disp.push(run::worker_of(e, workers), *e, data)
             });
         });
         // Bounded latency: whatever was read goes to the workers now.

@@ -166,6 +166,26 @@ pub fn worker_for(hash: u64, workers: usize) -> usize {
     (((hash >> 32) * workers as u64) >> 32) as usize
 }
 
+/// The worker a packet goes to when the reader hands packets out (file mode, software
+/// dispatch): TCP flows by their address pair only, so a connection a flow announces (an
+/// FTP data connection, Suricata's app-layer expectation) is handled by the worker that saw
+/// the announcement, in input order, whatever the worker count; other packets by flow hash.
+#[inline]
+pub fn worker_of(e: &Entry<PacketMeta>, workers: usize) -> usize {
+    if workers <= 1 {
+        return 0;
+    }
+    if e.hash != 0 && e.meta.is_ip() {
+        let (mut k, _) = shrike_flow::FlowKey::from_meta(&e.meta);
+        if k.proto == 6 {
+            k.lo_port = 0;
+            k.hi_port = 0;
+            return worker_for(k.hash(FILE_SEED ^ 0x7c9), workers);
+        }
+    }
+    worker_for(e.hash, workers)
+}
+
 /// The CPUs this process may run on, in order.
 pub fn allowed_cpus() -> Vec<usize> {
     shrike_sys::cpu::allowed_cpus().unwrap_or_default()
@@ -384,7 +404,7 @@ fn run_dispatch(
     let mut n = 0u64;
     reader.read_all(opts, result, |e, data| {
         n += 1;
-        let w = worker_for(e.hash, workers);
+        let w = worker_of(e, workers);
         if clock.advance(e.ts.0) {
             // Every other worker learns the time too, in order among its own packets.
             for o in (0..workers).filter(|&o| o != w) {
