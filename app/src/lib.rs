@@ -20,6 +20,7 @@ pub mod dns;
 pub mod eve_config;
 pub mod files;
 pub mod http;
+pub mod http2;
 pub mod layer;
 pub mod log;
 pub mod registry;
