@@ -612,6 +612,7 @@ pub(crate) fn compile(
 
     // App layer.
     let app = if app_keyword_seen {
+        app.http2 = app.proto == Some(AppProto::HTTP) && app_proto_name(rule) != "http1";
         app.sections = app_sections.into_boxed_slice();
         app.dir = app_dir(&app, &checks);
         app.per_dir = app.dir.is_none()
@@ -763,6 +764,8 @@ fn set_app_proto(app: &mut AppSig, p: AppProto) -> Result<(), SkipReason> {
             Ok(())
         }
         Some(q) if q == p => Ok(()),
+        // HTTP keywords in an `http2` rule (Suricata 7 inspects them on HTTP/2).
+        Some(q) if p == AppProto::HTTP && Some(q) == super::app_inspect::http2_proto() => Ok(()),
         Some(q) => Err(SkipReason::Invalid(format!(
             "keywords of {} in a {} rule",
             p.name(),

@@ -6,6 +6,7 @@
 //! `request_headers` / `response_headers` and an `http2` object.
 
 pub mod hpack;
+mod http1;
 mod keywords;
 
 use std::any::Any;
@@ -1060,7 +1061,7 @@ impl AppParser for Http2State {
     }
 
     fn log(&mut self, c: &mut LogCtx<'_>) {
-        let write = c.write && c.out.wants_type("http");
+        let write = c.write && c.out.wants_type("http2");
         for i in 0..self.txs.len() {
             let t = &self.txs[i];
             if t.logged || !(t.complete() || c.closed) || t.state == TxState::Todrop {
