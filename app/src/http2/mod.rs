@@ -19,6 +19,7 @@ use crate::anomaly::AppAnomaly;
 use crate::registry::{AppParser, BufferDesc, Detect, LogCtx, ParserConfig, Probe, Protocol};
 use crate::Dir;
 
+use crate::files::{FileConfig, TrackedFile};
 use hpack::{Block, BlockKind, DynTable};
 
 /// The client connection preface.
@@ -226,6 +227,8 @@ pub struct Tx {
     events: u32,
     events_reported: u32,
     logged: bool,
+    /// The DATA of each direction as a file (to server, to client).
+    files: [Option<Box<TrackedFile>>; 2],
 }
 
 impl Tx {
@@ -240,6 +243,7 @@ impl Tx {
             events: 0,
             events_reported: 0,
             logged: false,
+            files: [None, None],
         }
     }
 
@@ -385,6 +389,8 @@ pub struct Http2State {
     max_reass: usize,
     /// Frames seen on the connection (`http2.frametype` may match any).
     completed: u64,
+    /// What files compute.
+    files: FileConfig,
 }
 
 impl Default for Http2State {
@@ -420,8 +426,10 @@ pub fn probe(dir: Dir, data: &[u8]) -> Probe {
     }
 }
 
-fn new_parser(_cfg: &ParserConfig, _tcp: bool) -> Box<dyn AppParser> {
-    Box::new(Http2State::default())
+fn new_parser(cfg: &ParserConfig, _tcp: bool) -> Box<dyn AppParser> {
+    let mut s = Http2State::default();
+    s.files = cfg.http.files;
+    Box::new(s)
 }
 
 /// Buffer ids.
@@ -460,6 +468,7 @@ impl Http2State {
             max_streams: max_streams.max(1),
             max_reass,
             completed: 0,
+            files: FileConfig::default(),
         }
     }
 
@@ -773,6 +782,29 @@ impl Http2State {
                 tx.set_event(Ev::ReassemblyLimitReached);
             }
             tx.handle_frame(ftype, flags, &data, dir);
+            if ftype == FT_DATA {
+                let mut body = payload;
+                if flags & FLAG_PADDED != 0 {
+                    if let Some((&pad, rest)) = body.split_first() {
+                        body = &rest[..rest.len().saturating_sub(usize::from(pad))];
+                    }
+                }
+                let cfg = self.files;
+                let tx = &mut self.txs[i];
+                let name = tx
+                    .header(Dir::ToServer, b":path")
+                    .unwrap_or_default()
+                    .to_vec();
+                let f = tx.files[di(dir)]
+                    .get_or_insert_with(|| Box::new(TrackedFile::open(&name, &cfg)));
+                if !f.is_done() {
+                    f.append(body);
+                    if flags & FLAG_EOS != 0 {
+                        f.close(false);
+                    }
+                }
+            }
+            let tx = &mut self.txs[i];
             let frames = match dir {
                 Dir::ToServer => &mut tx.frames_ts,
                 Dir::ToClient => &mut tx.frames_tc,
@@ -937,6 +969,13 @@ impl Http2State {
     }
 }
 
+fn di(d: Dir) -> usize {
+    match d {
+        Dir::ToServer => 0,
+        Dir::ToClient => 1,
+    }
+}
+
 /// Whether Suricata's `rs_http2_log_json` writes anything for `t` (headers, settings, an
 /// error code or a priority).
 fn has_log(t: &Tx) -> bool {
@@ -1062,10 +1101,32 @@ impl AppParser for Http2State {
 
     fn log(&mut self, c: &mut LogCtx<'_>) {
         let write = c.write && c.out.wants_type("http2");
+        let files = c.write && c.out.wants_type("files");
         for i in 0..self.txs.len() {
             let t = &self.txs[i];
             if t.logged || !(t.complete() || c.closed) || t.state == TxState::Todrop {
                 continue;
+            }
+            for f in self.txs[i].files.iter_mut().flatten() {
+                if !f.is_done() {
+                    f.close(true);
+                }
+            }
+            let t = &self.txs[i];
+            if files {
+                for (d, f) in t.files.iter().enumerate() {
+                    let Some(f) = f else { continue };
+                    if let Some(mut rec) = c.out.record(EventKind::Other) {
+                        write_eve_header(&mut rec, &c.rec.header("fileinfo", d == 0));
+                        self.write_http(t, &mut rec);
+                        rec.set_str("app_proto", "http2");
+                        rec.open_object("fileinfo");
+                        f.write_eve(&mut rec, t.id, None);
+                        rec.close();
+                        rec.close();
+                        let _ = rec.commit();
+                    }
+                }
             }
             if write && has_log(t) {
                 if let Some(mut rec) = c.out.record(EventKind::Protocol) {
