@@ -158,6 +158,12 @@ impl Http2State {
             HttpBuffer::AcceptEnc => t.header_value(ts, b"accept-encoding"),
             HttpBuffer::AcceptLang => t.header_value(ts, b"accept-language"),
             HttpBuffer::Connection => t.header_value(ts, b"connection"),
+            HttpBuffer::RequestBody => Some(t.bodies[0].clone()).filter(|b| !b.is_empty()),
+            HttpBuffer::ResponseBody => Some(t.bodies[1].clone()).filter(|b| !b.is_empty()),
+            HttpBuffer::FileData => {
+                let b = &t.bodies[usize::from(dir == Dir::ToClient)];
+                Some(b.clone()).filter(|b| !b.is_empty())
+            }
             _ => None,
         };
         one.is_some_and(|v| f(&v))

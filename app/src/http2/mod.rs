@@ -20,6 +20,7 @@ use crate::registry::{AppParser, BufferDesc, Detect, LogCtx, ParserConfig, Probe
 use crate::Dir;
 
 use crate::files::{FileConfig, TrackedFile};
+use crate::http::decompress::{Coding, Decoder};
 use hpack::{Block, BlockKind, DynTable};
 
 /// The client connection preface.
@@ -34,6 +35,8 @@ pub const DEFAULT_MAX_REASS: usize = 102_400;
 
 const MAX_HANDLED_FRAME: usize = 65536;
 const MIN_HANDLED_FRAME: usize = 256;
+/// Body bytes kept per transaction and direction for inspection.
+pub const BODY_MAX: usize = 100 * 1024;
 /// Frames kept per transaction and direction (for logging and keywords).
 const MAX_FRAMES_PER_DIR: usize = 1024;
 
@@ -95,7 +98,7 @@ enum Ev {
     LongFrameData,
     StreamIdReuse,
     _InvalidHttp1Settings,
-    _FailedDecompression,
+    FailedDecompression,
     _InvalidRange,
     HeaderIntegerOverflow,
     TooManyStreams,
@@ -229,6 +232,11 @@ pub struct Tx {
     logged: bool,
     /// The DATA of each direction as a file (to server, to client).
     files: [Option<Box<TrackedFile>>; 2],
+    /// Content-Encoding decoders (gzip, deflate) per direction.
+    decoders: [Option<Box<Decoder>>; 2],
+    /// The first [`BODY_MAX`] decoded bytes of each direction, for `file.data` and the
+    /// body buffers.
+    pub(crate) bodies: [Vec<u8>; 2],
 }
 
 impl Tx {
@@ -244,6 +252,8 @@ impl Tx {
             events_reported: 0,
             logged: false,
             files: [None, None],
+            decoders: [None, None],
+            bodies: [Vec::new(), Vec::new()],
         }
     }
 
@@ -277,6 +287,57 @@ impl Tx {
 
     fn set_event(&mut self, e: Ev) {
         self.events |= 1 << e as u8;
+    }
+
+    /// DATA payload going `dir`: decoded per Content-Encoding, into the file and the kept
+    /// body.
+    fn data(&mut self, dir: Dir, body: &[u8], eos: bool, cfg: &FileConfig) {
+        let d = di(dir);
+        if self.files[d].is_none() {
+            let name = self.header(Dir::ToServer, b":path").unwrap_or_default().to_vec();
+            self.files[d] = Some(Box::new(TrackedFile::open(&name, cfg)));
+            let coding = match self.header(dir, b"content-encoding") {
+                Some(b"gzip") => Some(Coding::Gzip),
+                Some(b"deflate") => Some(Coding::Deflate),
+                _ => None,
+            };
+            self.decoders[d] = coding.map(|c| Box::new(Decoder::new(&[c])));
+        }
+        let Tx {
+            files,
+            decoders,
+            bodies,
+            ..
+        } = self;
+        let Some(f) = files[d].as_deref_mut() else {
+            return;
+        };
+        if f.is_done() {
+            return;
+        }
+        let kept = &mut bodies[d];
+        let mut sink = |b: &[u8]| {
+            f.append(b);
+            let n = b.len().min(BODY_MAX - kept.len().min(BODY_MAX));
+            kept.extend_from_slice(&b[..n]);
+            true
+        };
+        match decoders[d].as_deref_mut() {
+            Some(dec) => {
+                let rep = dec.feed(body, &mut sink);
+                if rep.failed {
+                    self.events |= 1 << Ev::FailedDecompression as u8;
+                }
+            }
+            None => {
+                sink(body);
+            }
+        }
+        if eos {
+            if let Some(f) = self.files[d].as_deref_mut() {
+                f.close(false);
+            }
+        }
     }
 
     fn handle_headers(&mut self, blocks: &[Block]) {
@@ -791,18 +852,7 @@ impl Http2State {
                 }
                 let cfg = self.files;
                 let tx = &mut self.txs[i];
-                let name = tx
-                    .header(Dir::ToServer, b":path")
-                    .unwrap_or_default()
-                    .to_vec();
-                let f = tx.files[di(dir)]
-                    .get_or_insert_with(|| Box::new(TrackedFile::open(&name, &cfg)));
-                if !f.is_done() {
-                    f.append(body);
-                    if flags & FLAG_EOS != 0 {
-                        f.close(false);
-                    }
-                }
+                tx.data(dir, body, flags & FLAG_EOS != 0, &cfg);
             }
             let tx = &mut self.txs[i];
             let frames = match dir {
