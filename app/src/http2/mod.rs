@@ -232,8 +232,8 @@ pub struct Tx {
     logged: bool,
     /// The DATA of each direction as a file (to server, to client).
     files: [Option<Box<TrackedFile>>; 2],
-    /// Content-Encoding decoders (gzip, deflate) per direction.
-    decoders: [Option<Box<Decoder>>; 2],
+    /// Content-Encoding decoders (gzip, deflate, br) per direction.
+    decoders: [Option<Box<BodyDecoder>>; 2],
     /// The first [`BODY_MAX`] decoded bytes of each direction, for `file.data` and the
     /// body buffers.
     pub(crate) bodies: [Vec<u8>; 2],
@@ -294,14 +294,21 @@ impl Tx {
     fn data(&mut self, dir: Dir, body: &[u8], eos: bool, cfg: &FileConfig) {
         let d = di(dir);
         if self.files[d].is_none() {
-            let name = self.header(Dir::ToServer, b":path").unwrap_or_default().to_vec();
+            let name = self
+                .header(Dir::ToServer, b":path")
+                .unwrap_or_default()
+                .to_vec();
             self.files[d] = Some(Box::new(TrackedFile::open(&name, cfg)));
-            let coding = match self.header(dir, b"content-encoding") {
-                Some(b"gzip") => Some(Coding::Gzip),
-                Some(b"deflate") => Some(Coding::Deflate),
+            self.decoders[d] = match self.header(dir, b"content-encoding") {
+                Some(b"gzip") => Some(BodyDecoder::Flate(Decoder::new(&[Coding::Gzip]))),
+                Some(b"deflate") => Some(BodyDecoder::Flate(Decoder::new(&[Coding::Deflate]))),
+                Some(b"br") => Some(BodyDecoder::Brotli(
+                    brotli_decompressor::DecompressorWriter::new(CapSink::default(), 4096),
+                    false,
+                )),
                 _ => None,
-            };
-            self.decoders[d] = coding.map(|c| Box::new(Decoder::new(&[c])));
+            }
+            .map(Box::new);
         }
         let Tx {
             files,
@@ -323,10 +330,22 @@ impl Tx {
             true
         };
         match decoders[d].as_deref_mut() {
-            Some(dec) => {
+            Some(BodyDecoder::Flate(dec)) => {
                 let rep = dec.feed(body, &mut sink);
                 if rep.failed {
                     self.events |= 1 << Ev::FailedDecompression as u8;
+                }
+            }
+            Some(BodyDecoder::Brotli(w, failed)) => {
+                if !*failed {
+                    use std::io::Write;
+                    let r = w.write_all(body);
+                    let out = std::mem::take(&mut w.get_mut().buf);
+                    sink(&out);
+                    if r.is_err() {
+                        *failed = true;
+                        self.events |= 1 << Ev::FailedDecompression as u8;
+                    }
                 }
             }
             None => {
@@ -419,6 +438,48 @@ impl Tx {
                 }
             }
         }
+    }
+}
+
+/// A body decoder (Suricata's http2 `decompression.rs`: gzip, deflate, brotli).
+enum BodyDecoder {
+    Flate(Decoder),
+    /// Brotli into a bounded sink; true once it failed.
+    Brotli(brotli_decompressor::DecompressorWriter<CapSink>, bool),
+}
+
+impl std::fmt::Debug for BodyDecoder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            BodyDecoder::Flate(_) => "Flate",
+            BodyDecoder::Brotli(..) => "Brotli",
+        })
+    }
+}
+
+/// Most decoded bytes one DATA frame may produce (a decompression bomb stops there).
+const MAX_DECODED_PER_FRAME: usize = 1 << 20;
+
+/// Output of the brotli decoder, drained after each frame; refuses more than
+/// [`MAX_DECODED_PER_FRAME`].
+#[derive(Default)]
+struct CapSink {
+    buf: Vec<u8>,
+}
+
+impl std::io::Write for CapSink {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        let room = MAX_DECODED_PER_FRAME.saturating_sub(self.buf.len());
+        if room == 0 && !b.is_empty() {
+            return Err(std::io::Error::other("decoded data limit"));
+        }
+        let n = b.len().min(room);
+        self.buf.extend_from_slice(&b[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 
