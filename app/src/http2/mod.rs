@@ -303,7 +303,10 @@ impl Tx {
                 Some(b"gzip") => Some(BodyDecoder::Flate(Decoder::new(&[Coding::Gzip]))),
                 Some(b"deflate") => Some(BodyDecoder::Flate(Decoder::new(&[Coding::Deflate]))),
                 Some(b"br") => Some(BodyDecoder::Brotli(
-                    brotli_decompressor::DecompressorWriter::new(CapSink::default(), 4096),
+                    Box::new(brotli_decompressor::DecompressorWriter::new(
+                        CapSink::default(),
+                        4096,
+                    )),
                     false,
                 )),
                 _ => None,
@@ -445,7 +448,7 @@ impl Tx {
 enum BodyDecoder {
     Flate(Decoder),
     /// Brotli into a bounded sink; true once it failed.
-    Brotli(brotli_decompressor::DecompressorWriter<CapSink>, bool),
+    Brotli(Box<brotli_decompressor::DecompressorWriter<CapSink>>, bool),
 }
 
 impl std::fmt::Debug for BodyDecoder {
@@ -549,9 +552,10 @@ pub fn probe(dir: Dir, data: &[u8]) -> Probe {
 }
 
 fn new_parser(cfg: &ParserConfig, _tcp: bool) -> Box<dyn AppParser> {
-    let mut s = Http2State::default();
-    s.files = cfg.http.files;
-    Box::new(s)
+    Box::new(Http2State {
+        files: cfg.http.files,
+        ..Http2State::default()
+    })
 }
 
 /// Buffer ids.
