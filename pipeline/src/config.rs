@@ -39,6 +39,8 @@ pub struct AppLayerSettings {
     pub http: shrike_app::http::HttpConfig,
     /// SSH parser (Suricata's `app-layer.protocols.ssh`: `hassh`).
     pub ssh: shrike_app::ssh::SshConfig,
+    /// HTTP/2 parser limits (`app-layer.protocols.http2`).
+    pub http2: shrike_app::http2::Http2Config,
 }
 
 /// The whole sensor configuration. Every section has built-in defaults, so no file at all works.

@@ -67,6 +67,7 @@ impl Sessions {
             Default::default(),
         );
         cfg.detect.app_layer.ssh.apply();
+        cfg.detect.app_layer.http2.apply();
         app.log.dns = cfg.detect.app_log.dns_log();
         app.log.tls = cfg.detect.app_log.tls_log();
         Sessions {

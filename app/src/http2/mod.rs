@@ -11,6 +11,7 @@ mod keywords;
 
 use std::any::Any;
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use shrike_output::eve::header::write_eve_header;
 use shrike_output::{EventKind, JsonWriter};
@@ -35,6 +36,44 @@ pub const DEFAULT_MAX_REASS: usize = 102_400;
 
 const MAX_HANDLED_FRAME: usize = 65536;
 const MIN_HANDLED_FRAME: usize = 256;
+/// The HTTP/2 parser limits (`app-layer.protocols.http2`): Suricata's `max-streams`,
+/// `max-table-size` and `max-reassembly-size`, process-wide as in Suricata.
+#[derive(Clone, Debug, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+pub struct Http2Config {
+    /// Most transactions (streams) held per flow (`too_many_streams` past it).
+    pub max_streams: usize,
+    /// Most dynamic table size accepted from a peer's SETTINGS.
+    pub max_table_size: usize,
+    /// Most bytes of a header block reassembled over CONTINUATION frames.
+    pub max_reassembly_size: usize,
+}
+
+impl Default for Http2Config {
+    fn default() -> Self {
+        Http2Config {
+            max_streams: DEFAULT_MAX_STREAMS,
+            max_table_size: DEFAULT_MAX_TABLE_SIZE,
+            max_reassembly_size: DEFAULT_MAX_REASS,
+        }
+    }
+}
+
+static LIMITS: [AtomicUsize; 3] = [
+    AtomicUsize::new(DEFAULT_MAX_STREAMS),
+    AtomicUsize::new(DEFAULT_MAX_TABLE_SIZE),
+    AtomicUsize::new(DEFAULT_MAX_REASS),
+];
+
+impl Http2Config {
+    /// Make these the limits of new flows.
+    pub fn apply(&self) {
+        LIMITS[0].store(self.max_streams, Ordering::Relaxed);
+        LIMITS[1].store(self.max_table_size, Ordering::Relaxed);
+        LIMITS[2].store(self.max_reassembly_size, Ordering::Relaxed);
+    }
+}
+
 /// Body bytes kept per transaction and direction for inspection.
 pub const BODY_MAX: usize = 100 * 1024;
 /// Frames kept per transaction and direction (for logging and keywords).
@@ -552,9 +591,10 @@ pub fn probe(dir: Dir, data: &[u8]) -> Probe {
 }
 
 fn new_parser(cfg: &ParserConfig, _tcp: bool) -> Box<dyn AppParser> {
+    let l = |i: usize| LIMITS[i].load(Ordering::Relaxed);
     Box::new(Http2State {
         files: cfg.http.files,
-        ..Http2State::default()
+        ..Http2State::new(l(0), l(1), l(2))
     })
 }
 
@@ -1257,7 +1297,8 @@ impl AppParser for Http2State {
         }
         // Free what was logged and inspected (in order, as ids index the deque).
         while self.txs.front().is_some_and(|t| {
-            (t.logged || t.state == TxState::Todrop) && (t.id < c.inspected || c.closed)
+            (t.logged || (t.state == TxState::Todrop && t.events_reported == t.events))
+                && (t.id < c.inspected || c.closed)
         }) {
             self.txs.pop_front();
         }

@@ -198,3 +198,22 @@ fn no_panic_on_garbage() {
         }
     }
 }
+
+#[test]
+fn too_many_streams_is_reported_once() {
+    let mut s = Http2State::new(2, 4096, 1000);
+    let mut ts = MAGIC.to_vec();
+    for sid in [1u32, 3, 5] {
+        ts.extend(frame(FT_PRIORITY, 0, sid, &[0, 0, 0, 0, 15]));
+    }
+    assert!(s.parse(Dir::ToServer, &ts));
+    let mut names = Vec::new();
+    s.drain_events(0, false, &mut |a| names.push((a.tx_id, a.name)));
+    assert_eq!(
+        names,
+        vec![(0, "too_many_streams"), (1, "too_many_streams")]
+    );
+    names.clear();
+    s.drain_events(0, false, &mut |a| names.push((a.tx_id, a.name)));
+    assert!(names.is_empty());
+}
