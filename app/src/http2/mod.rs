@@ -333,11 +333,8 @@ impl Tx {
     fn data(&mut self, dir: Dir, body: &[u8], eos: bool, cfg: &FileConfig) {
         let d = di(dir);
         if self.files[d].is_none() {
-            let name = self
-                .header(Dir::ToServer, b":path")
-                .unwrap_or_default()
-                .to_vec();
-            self.files[d] = Some(Box::new(TrackedFile::open(&name, cfg)));
+            // Suricata 7 opens HTTP/2 files without a name (no `filename` in fileinfo)
+            self.files[d] = Some(Box::new(TrackedFile::open_unnamed(cfg)));
             self.decoders[d] = match self.header(dir, b"content-encoding") {
                 Some(b"gzip") => Some(BodyDecoder::Flate(Decoder::new(&[Coding::Gzip]))),
                 Some(b"deflate") => Some(BodyDecoder::Flate(Decoder::new(&[Coding::Deflate]))),
