@@ -1,4 +1,5 @@
 use super::*;
+use crate::http::HttpBuffer;
 use loona_hpack::Encoder;
 
 fn frame(ftype: u8, flags: u8, sid: u32, payload: &[u8]) -> Vec<u8> {
@@ -216,4 +217,45 @@ fn too_many_streams_is_reported_once() {
     names.clear();
     s.drain_events(0, false, &mut |a| names.push((a.tx_id, a.name)));
     assert!(names.is_empty());
+}
+
+#[test]
+fn gzip_data_is_decoded_into_the_file_and_file_data() {
+    use std::io::Write;
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(b"hello hello hello http2 body").expect("gzip");
+    let z = gz.finish().expect("gzip");
+    let mut enc = Encoder::new();
+    let req = enc.encode(vec![(&b":method"[..], &b"GET"[..]), (b":path", b"/z")]);
+    let mut enc = Encoder::new();
+    let rh = enc.encode(vec![
+        (&b":status"[..], &b"200"[..]),
+        (b"content-encoding", b"gzip"),
+    ]);
+    let mut ts = MAGIC.to_vec();
+    ts.extend(frame(FT_HEADERS, FLAG_END_HEADERS | FLAG_EOS, 1, &req));
+    let mut tc = frame(FT_HEADERS, FLAG_END_HEADERS, 1, &rh);
+    let (a, b) = z.split_at(z.len() / 2);
+    tc.extend(frame(FT_DATA, 0, 1, a));
+    tc.extend(frame(FT_DATA, FLAG_EOS, 1, b));
+    let mut s = Http2State::default();
+    s.parse(Dir::ToServer, &ts);
+    s.parse(Dir::ToClient, &tc);
+    let t = s.tx(0).expect("tx");
+    assert!(t.complete());
+    let f = t.files[1].as_deref().expect("file");
+    assert_eq!(f.size(), 28);
+    assert!(f.is_done());
+    let mut hit = false;
+    s.http_buffer(0, HttpBuffer::FileData, Dir::ToClient, &mut |v| {
+        hit = v == b"hello hello hello http2 body";
+        hit
+    });
+    assert!(hit);
+    let mut uri = Vec::new();
+    s.http_buffer(0, HttpBuffer::Uri, Dir::ToServer, &mut |v| {
+        uri = v.to_vec();
+        false
+    });
+    assert_eq!(uri, b"/z");
 }
