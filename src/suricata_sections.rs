@@ -120,6 +120,9 @@ fn app_layer(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) {
     if let Some(v) = get(tree, "app-layer.protocols.ssh.hassh") {
         out["detect"]["app-layer"]["ssh"]["hassh"] = json!(truthy(v));
     }
+    if let Some(v) = get(tree, "app-layer.protocols.http2.enabled") {
+        out["detect"]["app-layer"]["http2"]["enabled"] = json!(truthy(v));
+    }
     for k in ["max-streams", "max-table-size", "max-reassembly-size"] {
         let n = get(tree, &format!("app-layer.protocols.http2.{k}")).and_then(|v| match v {
             Value::Number(n) => n.as_u64(),

@@ -11,7 +11,7 @@ mod keywords;
 
 use std::any::Any;
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use shrike_output::eve::header::write_eve_header;
 use shrike_output::{EventKind, JsonWriter};
@@ -41,6 +41,8 @@ const MIN_HANDLED_FRAME: usize = 256;
 #[derive(Clone, Debug, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
 pub struct Http2Config {
+    /// `enabled: no` turns HTTP/2 off: neither detected nor upgraded to.
+    pub enabled: bool,
     /// Most transactions (streams) held per flow (`too_many_streams` past it).
     pub max_streams: usize,
     /// Most dynamic table size accepted from a peer's SETTINGS.
@@ -52,12 +54,15 @@ pub struct Http2Config {
 impl Default for Http2Config {
     fn default() -> Self {
         Http2Config {
+            enabled: true,
             max_streams: DEFAULT_MAX_STREAMS,
             max_table_size: DEFAULT_MAX_TABLE_SIZE,
             max_reassembly_size: DEFAULT_MAX_REASS,
         }
     }
 }
+
+static ENABLED: AtomicBool = AtomicBool::new(true);
 
 static LIMITS: [AtomicUsize; 3] = [
     AtomicUsize::new(DEFAULT_MAX_STREAMS),
@@ -68,6 +73,7 @@ static LIMITS: [AtomicUsize; 3] = [
 impl Http2Config {
     /// Make these the limits of new flows.
     pub fn apply(&self) {
+        ENABLED.store(self.enabled, Ordering::Relaxed);
         LIMITS[0].store(self.max_streams, Ordering::Relaxed);
         LIMITS[1].store(self.max_table_size, Ordering::Relaxed);
         LIMITS[2].store(self.max_reassembly_size, Ordering::Relaxed);
@@ -568,6 +574,9 @@ impl Default for Http2State {
 /// server, a SETTINGS frame header as Suricata's `rs_http2_probing_parser_tc` checks it is
 /// not decisive on its own: it waits (is kept) for the client's preface.
 pub fn probe(dir: Dir, data: &[u8]) -> Probe {
+    if !ENABLED.load(Ordering::Relaxed) {
+        return Probe::No;
+    }
     if dir == Dir::ToClient {
         if data.len() < 9 {
             return Probe::NeedMore;
@@ -1338,6 +1347,97 @@ impl AppParser for Http2State {
 
     fn as_any_mut(&mut self) -> &mut dyn Any {
         self
+    }
+}
+
+/// An HTTP/1 flow upgraded to HTTP/2 (`Upgrade: h2c`, `101`), until its HTTP/1
+/// transactions are logged: the upgrade request and the data of each direction since.
+#[derive(Debug)]
+pub struct H2cPending {
+    request: Vec<(Vec<u8>, Vec<u8>)>,
+    bufs: [Vec<u8>; 2],
+}
+
+/// Most bytes kept per direction while the switch waits.
+const H2C_BUF_MAX: usize = 64 * 1024;
+
+impl H2cPending {
+    /// Whether `data` (to the client) completed a `101` answering an `Upgrade: h2c`
+    /// request on `h`: the pending switch, with what followed the 101 in `data`.
+    pub fn check(h: &crate::http::HttpState, data: &[u8]) -> Option<Box<H2cPending>> {
+        if !h.is_tunnel() || !ENABLED.load(Ordering::Relaxed) {
+            return None;
+        }
+        let t = h.tx(h.tx_count().checked_sub(1)?)?;
+        if t.status_number() != Some(101) {
+            return None;
+        }
+        let up = t.request_headers().get(b"upgrade")?;
+        if !up
+            .split(|c| *c == b',')
+            .any(|v| v.trim_ascii().eq_ignore_ascii_case(b"h2c"))
+        {
+            return None;
+        }
+        let mut request = vec![
+            (b":method".to_vec(), t.method().unwrap_or_default().to_vec()),
+            (b":path".to_vec(), t.uri_raw().unwrap_or_default().to_vec()),
+        ];
+        for (n, v) in t.request_headers().iter() {
+            let n = if n.eq_ignore_ascii_case(b"host") {
+                &b":authority"[..]
+            } else {
+                n
+            };
+            request.push((n.to_vec(), v.to_vec()));
+        }
+        let mut p = Box::new(H2cPending {
+            request,
+            bufs: [Vec::new(), Vec::new()],
+        });
+        // what followed the 101's header block in this segment is HTTP/2
+        if let Some(i) = data.windows(4).position(|w| w == b"\r\n\r\n") {
+            p.push(Dir::ToClient, &data[i + 4..]);
+        }
+        Some(p)
+    }
+
+    /// Data of `dir` while waiting (bounded).
+    pub fn push(&mut self, dir: Dir, data: &[u8]) {
+        let b = &mut self.bufs[di(dir)];
+        let n = data.len().min(H2C_BUF_MAX.saturating_sub(b.len()));
+        b.extend_from_slice(&data[..n]);
+    }
+
+    /// The HTTP/2 parser taking over (first transaction id `base`, stream 1 the upgrade
+    /// request) and the data to feed it.
+    pub fn into_parser(self, base: u64, cfg: &ParserConfig) -> (Box<dyn AppParser>, [Vec<u8>; 2]) {
+        let l = |i: usize| LIMITS[i].load(Ordering::Relaxed);
+        let mut st = Http2State {
+            files: cfg.http.files,
+            ..Http2State::new(l(0), l(1), l(2))
+        };
+        st.next_id = base + 1;
+        let mut tx = Tx::new(base, 1, TxState::HalfClosedClient);
+        let blocks = self
+            .request
+            .into_iter()
+            .map(|(name, value)| Block {
+                name,
+                value,
+                kind: BlockKind::Header,
+            })
+            .collect();
+        tx.frames_ts.push(Frame {
+            ftype: FT_HEADERS,
+            flags: FLAG_END_HEADERS | FLAG_EOS,
+            data: FrameData::Headers {
+                priority: None,
+                blocks,
+            },
+        });
+        st.txs.push_back(tx);
+        (Box::new(st), self.bufs)
     }
 }
 
