@@ -18,10 +18,7 @@ impl Tx {
     /// The value of header `name` in `dir`; several are joined with `, `.
     fn header_value(&self, dir: Dir, name: &[u8]) -> Option<Vec<u8>> {
         let mut out: Option<Vec<u8>> = None;
-        for b in self
-            .headers(dir)
-            .filter(|b| b.name.eq_ignore_ascii_case(name))
-        {
+        for b in self.headers(dir).filter(|b| b.name == name) {
             match &mut out {
                 None => out = Some(b.value.clone()),
                 Some(v) => {
@@ -89,7 +86,8 @@ impl Http2State {
             HttpBuffer::HostRaw => t.header_value(ts, b":authority"),
             HttpBuffer::UserAgent => t.header_value(ts, b"user-agent"),
             HttpBuffer::StatCode => first(tc, b":status"),
-            HttpBuffer::StatMsg => (t.header(tc, b":status").is_some()).then(Vec::new),
+            // always empty on HTTP/2 (Suricata gives an empty buffer)
+            HttpBuffer::StatMsg => Some(Vec::new()),
             HttpBuffer::Protocol => Some(b"HTTP/2".to_vec()),
             HttpBuffer::Cookie => match dir {
                 Dir::ToServer => t.header_value(ts, b"cookie"),

@@ -142,7 +142,7 @@ enum Ev {
     _ExtraHeaderData,
     LongFrameData,
     StreamIdReuse,
-    _InvalidHttp1Settings,
+    InvalidHttp1Settings,
     FailedDecompression,
     _InvalidRange,
     HeaderIntegerOverflow,
@@ -323,10 +323,11 @@ impl Tx {
             .filter(|b| b.kind == BlockKind::Header)
     }
 
-    /// The first header named `name` (case-insensitive) in direction `dir`.
+    /// The first header named exactly `name` in direction `dir` (Suricata compares names
+    /// byte for byte).
     pub fn header(&self, dir: Dir, name: &[u8]) -> Option<&[u8]> {
         self.headers(dir)
-            .find(|b| b.name.eq_ignore_ascii_case(name))
+            .find(|b| b.name == name)
             .map(|b| &b.value[..])
     }
 
@@ -1358,6 +1359,30 @@ pub struct H2cPending {
     bufs: [Vec<u8>; 2],
 }
 
+/// base64url (RFC 4648 section 5, padding optional) as HTTP2-Settings carries it.
+fn base64url(v: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(v.len() * 3 / 4);
+    let (mut acc, mut bits) = (0u32, 0u32);
+    for &c in v.iter().take_while(|c| **c != b'=') {
+        let x = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'-' | b'+' => 62,
+            b'_' | b'/' => 63,
+            _ => return None,
+        };
+        acc = (acc << 6) | u32::from(x);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    Some(out)
+}
+
 /// Most bytes kept per direction while the switch waits.
 const H2C_BUF_MAX: usize = 64 * 1024;
 
@@ -1418,6 +1443,11 @@ impl H2cPending {
             ..Http2State::new(l(0), l(1), l(2))
         };
         st.next_id = base + 1;
+        let settings_header = self
+            .request
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(b"http2-settings"))
+            .map(|(_, v)| v.clone());
         let mut tx = Tx::new(base, 1, TxState::HalfClosedClient);
         let blocks = self
             .request
@@ -1437,6 +1467,35 @@ impl H2cPending {
             },
         });
         st.txs.push_back(tx);
+        // The request's HTTP2-Settings (base64url SETTINGS payload) as a connection-level
+        // transaction of the client, as Suricata does.
+        if let Some(v) = settings_header {
+            let mut g = Tx::new(st.next_id, 0, TxState::Global);
+            st.next_id += 1;
+            match base64url(&v) {
+                Some(p) if p.len() % 6 == 0 => {
+                    let mut set = Vec::new();
+                    for c in p.chunks_exact(6) {
+                        let id = u16::from_be_bytes([c[0], c[1]]);
+                        if settings_name(id).is_none() {
+                            break;
+                        }
+                        let val = u32::from_be_bytes([c[2], c[3], c[4], c[5]]);
+                        if id == 1 {
+                            st.dyn_tc.set_peer_size(val);
+                        }
+                        set.push((id, val));
+                    }
+                    g.frames_ts.push(Frame {
+                        ftype: FT_SETTINGS,
+                        flags: 0,
+                        data: FrameData::Settings(set),
+                    });
+                }
+                _ => g.set_event(Ev::InvalidHttp1Settings),
+            }
+            st.txs.push_back(g);
+        }
         (Box::new(st), self.bufs)
     }
 }

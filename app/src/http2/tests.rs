@@ -259,3 +259,13 @@ fn gzip_data_is_decoded_into_the_file_and_file_data() {
     });
     assert_eq!(uri, b"/z");
 }
+
+#[test]
+fn http2_settings_header_is_base64url() {
+    // SETTINGS_MAX_CONCURRENT_STREAMS 100, SETTINGS_INITIAL_WINDOW_SIZE 65535
+    assert_eq!(
+        base64url(b"AAMAAABkAAQAAP__").as_deref(),
+        Some(&[0, 3, 0, 0, 0, 100, 0, 4, 0, 0, 0xff, 0xff][..])
+    );
+    assert_eq!(base64url(b"AA*"), None);
+}
