@@ -579,12 +579,14 @@ pub fn probe(dir: Dir, data: &[u8]) -> Probe {
         return Probe::No;
     }
     if dir == Dir::ToClient {
-        if data.len() < 9 {
-            return Probe::NeedMore;
-        }
-        let len = (u32::from(data[0]) << 16) | (u32::from(data[1]) << 8) | u32::from(data[2]);
-        let ok =
-            data[3] == FT_SETTINGS && data[4] & 0xfe == 0 && data[5] & 0x80 == 0 && len <= 16384;
+        // each byte seen must fit a SETTINGS header of at most 16384 bytes
+        let fits = |i: usize, f: fn(u8) -> bool| data.get(i).is_none_or(|&b| f(b));
+        let ok = fits(0, |b| b == 0)
+            && fits(1, |b| b <= 0x40)
+            && fits(3, |b| b == FT_SETTINGS)
+            && fits(4, |b| b & 0xfe == 0)
+            && fits(5, |b| b & 0x80 == 0)
+            && (data.len() < 3 || u32::from(data[1]) << 8 | u32::from(data[2]) <= 16384);
         return if ok { Probe::NeedMore } else { Probe::No };
     }
     let n = data.len().min(MAGIC.len());

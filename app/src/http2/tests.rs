@@ -269,3 +269,14 @@ fn http2_settings_header_is_base64url() {
     );
     assert_eq!(base64url(b"AA*"), None);
 }
+
+#[test]
+fn server_first_bytes_wait_only_when_they_fit_settings() {
+    assert_eq!(probe(Dir::ToClient, &[0, 0]), Probe::NeedMore);
+    assert_eq!(probe(Dir::ToClient, b"\x02\x03more"), Probe::No);
+    assert_eq!(probe(Dir::ToClient, b"HTTP/1.1 200"), Probe::No);
+    assert_eq!(
+        probe(Dir::ToClient, &[0, 0x50, 0, 4, 0, 0, 0, 0, 0]),
+        Probe::No
+    );
+}
