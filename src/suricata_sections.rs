@@ -120,6 +120,19 @@ fn app_layer(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) {
     if let Some(v) = get(tree, "app-layer.protocols.ssh.hassh") {
         out["detect"]["app-layer"]["ssh"]["hassh"] = json!(truthy(v));
     }
+    if let Some(v) = get(tree, "app-layer.protocols.http2.enabled") {
+        out["detect"]["app-layer"]["http2"]["enabled"] = json!(truthy(v));
+    }
+    for k in ["max-streams", "max-table-size", "max-reassembly-size"] {
+        let n = get(tree, &format!("app-layer.protocols.http2.{k}")).and_then(|v| match v {
+            Value::Number(n) => n.as_u64(),
+            Value::String(s) => s.trim().parse().ok(),
+            _ => None,
+        });
+        if let Some(n) = n {
+            out["detect"]["app-layer"]["http2"][k] = json!(n);
+        }
+    }
     const BASE: &str = "app-layer.protocols.http.libhtp";
     let known =
         serde_json::to_value(shrike_app::http::HttpConfig::default()).unwrap_or(Value::Null);

@@ -109,6 +109,9 @@ pub struct TrackedFile {
     keep_head: bool,
     /// Rules that matched on the file (`fileinfo.sid`).
     sids: Vec<u32>,
+    /// Opened without a name (HTTP/2's files): `filename` is left out, as Suricata's
+    /// `EveFileInfo` does for a NULL name.
+    unnamed: bool,
 }
 
 impl TrackedFile {
@@ -127,6 +130,14 @@ impl TrackedFile {
             hashers,
             keep_head: cfg.magic,
             ..TrackedFile::default()
+        }
+    }
+
+    /// A file without a name (Suricata's HTTP/2 files).
+    pub fn open_unnamed(cfg: &FileConfig) -> TrackedFile {
+        TrackedFile {
+            unnamed: true,
+            ..TrackedFile::open(b"", cfg)
         }
     }
 
@@ -244,7 +255,9 @@ impl TrackedFile {
     /// The `fileinfo` members (Suricata 7's `EveFileInfo`, in its order) for transaction
     /// `tx_id`; `magic` is the file type when it is known.
     pub fn write_eve(&self, w: &mut JsonWriter, tx_id: u64, magic: Option<&str>) {
-        w.set_bytes("filename", &self.name);
+        if !self.unnamed {
+            w.set_bytes("filename", &self.name);
+        }
         if !self.sids.is_empty() {
             w.open_array("sid");
             for s in &self.sids {

@@ -87,6 +87,9 @@ pub struct AppFlow {
     /// Bumped whenever data, a gap or the close reaches this flow's app layer: detection
     /// skips transaction inspection on payload-less packets when nothing changed.
     pub gen: u64,
+    /// An HTTP/1 `Upgrade: h2c` answered by 101: the flow turns HTTP/2 once its HTTP
+    /// transactions are logged (Suricata's protocol change).
+    h2c: Option<Box<crate::http2::H2cPending>>,
 }
 
 impl AppFlow {
@@ -584,8 +587,17 @@ impl AppLayer {
             }
             _ => {
                 self.switch_proto(f, true);
+                if let Some(h) = f.h2c.as_deref_mut() {
+                    h.push(dir, data);
+                    return false;
+                }
                 let err = feed_ctx(f, ctx, dir, data);
                 self.count_parser_error(f, err);
+                if f.proto == AppProto::HTTP && dir == Dir::ToClient {
+                    f.h2c = f
+                        .http()
+                        .and_then(|h| crate::http2::H2cPending::check(h, data));
+                }
             }
         }
         self.collect_expected(f, ctx);
@@ -780,6 +792,7 @@ impl AppLayer {
         };
         p.log(&mut c);
         let n = c.logged;
+        let all_logged = f.log_next >= p.tx_count();
         match f.proto {
             AppProto::HTTP => self.stats.tx_http += n,
             AppProto::DNS if f.ip_proto == 6 => self.stats.tx_dns_tcp += n,
@@ -798,6 +811,34 @@ impl AppLayer {
             // What the old protocol had is logged: switch now if it asked to.
             self.switch_proto(f, true);
         }
+        if all_logged && f.h2c.is_some() {
+            self.switch_h2c(f);
+        }
+    }
+
+    /// The HTTP/1 transactions of an `Upgrade: h2c` flow are logged: the flow is HTTP/2
+    /// from here on (transaction ids go on after HTTP/1's), with the upgrade request as
+    /// stream 1 (Suricata's `HTTP2MimicHttp1Request`) and the data seen since.
+    fn switch_h2c(&mut self, f: &mut AppFlow) {
+        let Some(h) = f.h2c.take() else {
+            return;
+        };
+        let Some(p2) = AppProto::from_name("http2") else {
+            return;
+        };
+        let base = f.state.as_deref().map_or(0, |p| p.tx_count());
+        let (st, bufs) = h.into_parser(base, &self.cfg);
+        f.proto = p2;
+        f.state = Some(st);
+        f.log_next = base;
+        self.stats.flow(p2, true, true);
+        let mut err = false;
+        for (dir, b) in [(Dir::ToServer, &bufs[0]), (Dir::ToClient, &bufs[1])] {
+            if !b.is_empty() {
+                err |= feed(f, dir, b);
+            }
+        }
+        self.count_parser_error(f, err);
     }
 }
 

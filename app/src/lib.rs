@@ -22,6 +22,7 @@ pub mod eve_config;
 pub mod files;
 pub mod ftp;
 pub mod http;
+pub mod http2;
 pub mod ike;
 pub mod krb5;
 pub mod layer;

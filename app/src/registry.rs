@@ -312,6 +312,7 @@ pub static PROTOCOLS: &[&Protocol] = &[
     &crate::ntp::PROTOCOL,
     &crate::mqtt::PROTOCOL,
     &crate::pgsql::PROTOCOL,
+    &crate::http2::PROTOCOL,
 ];
 
 /// Most protocols the registry can hold (the size of per-protocol counter arrays).

@@ -111,6 +111,11 @@ impl AppBuf {
 pub(crate) fn readiness(app: &AppFlow, tx: u64, b: AppBuf, dir: Dir) -> Option<bool> {
     let closed = app.is_closed();
     match b {
+        AppBuf::Http(h) if app.proto != AppProto::HTTP => {
+            // HTTP keywords on HTTP/2 transactions (Suricata 7)
+            let d = h.direction().unwrap_or(dir);
+            http2_of(app)?.http_ready(tx, h, d, closed)
+        }
         AppBuf::Http(h) => {
             let st = app.http()?;
             let t = st.tx(tx)?;
@@ -152,6 +157,9 @@ pub(crate) fn visit(
 ) -> bool {
     let d = b.dir().unwrap_or(dir);
     match b {
+        AppBuf::Http(h) if app.proto != AppProto::HTTP => {
+            http2_of(app).is_some_and(|s| s.http_buffer(tx, h, d, f))
+        }
         AppBuf::Http(h) => app.http().is_some_and(|s| s.for_each_buffer(tx, h, d, f)),
         AppBuf::DnsQuery => app
             .dns()
@@ -172,6 +180,11 @@ pub(crate) fn visit(
             app.proto == proto && app.parser().is_some_and(|p| p.buffer(tx, id, d, f))
         }
     }
+}
+
+/// The flow's HTTP/2 parser, if the flow is HTTP/2.
+fn http2_of(app: &AppFlow) -> Option<&shrike_app::http2::Http2State> {
+    app.parser()?.as_any().downcast_ref()
 }
 
 /// Whether shrike implements a transform.

@@ -152,6 +152,9 @@ pub(crate) type BufKey = (AppBuf, Box<[Transform]>);
 pub(crate) struct AppSig {
     /// Protocol the flow must have (rule header, buffers).
     pub proto: Option<AppProto>,
+    /// An HTTP rule (`proto` HTTP) that HTTP/2 flows are inspected with too, as Suricata 7
+    /// does for `alert http` and protocol-less rules with HTTP keywords (not `http1`).
+    pub http2: bool,
     /// `app-layer-protocol` checks: (protocol name, negated).
     pub protocol_checks: Box<[(Box<str>, bool)]>,
     /// Transaction buffer sections, in rule order.
@@ -190,7 +193,10 @@ impl AppSig {
 
     /// The flow's protocol fits the rule's header and `app-layer-protocol` checks.
     pub(crate) fn proto_ok(&self, p: AppProto) -> bool {
-        if self.proto.is_some_and(|want| want != p) {
+        if self
+            .proto
+            .is_some_and(|want| want != p && !(self.http2 && Some(p) == http2_proto()))
+        {
             return false;
         }
         self.protocol_checks.iter().all(|(n, neg)| {
@@ -296,6 +302,11 @@ fn pi(p: AppProto) -> Option<usize> {
     p.index()
 }
 
+/// HTTP/2's registry id.
+pub(crate) fn http2_proto() -> Option<AppProto> {
+    AppProto::from_name("http2")
+}
+
 fn di(d: Dir) -> usize {
     match d {
         Dir::ToServer => 0,
@@ -318,7 +329,7 @@ impl AppIndex {
             let Some(a) = s.app.as_deref().filter(|a| a.is_tx()) else {
                 continue;
             };
-            let Some(p) = a.proto.and_then(pi) else {
+            let Some(p0) = a.proto.and_then(pi) else {
                 continue;
             };
             idx.tx_rules += 1;
@@ -326,7 +337,11 @@ impl AppIndex {
                 Some(d) => &[di(d)][..],
                 None => &[0, 1][..],
             };
-            for &d in dirs {
+            let also = a.http2.then(|| http2_proto().and_then(pi)).flatten();
+            for (p, &d) in std::iter::once(p0)
+                .chain(also)
+                .flat_map(|p| dirs.iter().map(move |d| (p, d)))
+            {
                 match &a.fp {
                     Some((buf, lower, exact)) => {
                         let list = &mut bufs[p][d];

@@ -612,14 +612,19 @@ pub(crate) fn compile(
 
     // App layer.
     let app = if app_keyword_seen {
+        app.http2 = app.proto == Some(AppProto::HTTP) && app_proto_name(rule) != "http1";
         app.sections = app_sections.into_boxed_slice();
         app.dir = app_dir(&app, &checks);
+        // HTTP/2 keeps detect state per direction for the HTTP buffers too (an `http2`
+        // rule on a two-way buffer alerts once per direction, as Suricata 7).
+        let h2 = app.proto.is_some() && app.proto == super::app_inspect::http2_proto();
         app.per_dir = app.dir.is_none()
             && !app.sections.is_empty()
-            && app
-                .sections
-                .iter()
-                .all(|s| matches!(s.buf, AppBuf::Reg { dir: None, .. }));
+            && app.sections.iter().all(|s| match s.buf {
+                AppBuf::Reg { dir: None, .. } => true,
+                AppBuf::Http(h) => h2 && h.direction().is_none(),
+                _ => false,
+            });
         (app.fp, app.pkt_fp) = fast_patterns(rule, &app);
         Some(Box::new(app))
     } else {
@@ -763,6 +768,8 @@ fn set_app_proto(app: &mut AppSig, p: AppProto) -> Result<(), SkipReason> {
             Ok(())
         }
         Some(q) if q == p => Ok(()),
+        // HTTP keywords in an `http2` rule (Suricata 7 inspects them on HTTP/2).
+        Some(q) if p == AppProto::HTTP && Some(q) == super::app_inspect::http2_proto() => Ok(()),
         Some(q) => Err(SkipReason::Invalid(format!(
             "keywords of {} in a {} rule",
             p.name(),

@@ -50,6 +50,8 @@ pub struct AppLayerSettings {
     /// `app-layer.protocols.<name>.enabled` values other than yes, by protocol name:
     /// `no` (neither detected nor parsed) or `detection-only` (detected, not parsed).
     pub enabled: std::collections::BTreeMap<String, String>,
+    /// HTTP/2 parser limits (`app-layer.protocols.http2`).
+    pub http2: shrike_app::http2::Http2Config,
 }
 
 /// The whole sensor configuration. Every section has built-in defaults, so no file at all works.

@@ -82,6 +82,7 @@ impl Sessions {
                 _ => shrike_app::registry::MODE_FULL,
             };
         }
+        cfg.detect.app_layer.http2.apply();
         app.log.dns = cfg.detect.app_log.dns_log();
         app.log.smtp = cfg.detect.app_log.smtp_log();
         app.log.tls = cfg.detect.app_log.tls_log();

@@ -288,3 +288,75 @@ fn ftp_and_its_data_connection_match_suricata() {
         .count();
     assert_eq!(alerts, 1);
 }
+
+/// HTTP/2 by prior knowledge (suricata-verify's `http2-keywords` capture, nghttp2): the
+/// records and alerts Suricata 7.0.10 writes for it with the stock `suricata.yaml`.
+#[test]
+fn http2_end_to_end_matches_suricata() {
+    let pcap = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/suricata-verify/tests/http2-keywords/input.pcap");
+    if !pcap.exists() {
+        eprintln!("skipped: ../shared/suricata-verify is absent");
+        return;
+    }
+    let rules = r#"alert http any any -> any any (http.uri; content:"/doc/manual/html/index.html"; sid:10;)
+alert http1 any any -> any any (http.uri; content:"/doc/manual/html/index.html"; sid:11;)
+alert http2 any any -> any any (http.uri; content:"/doc/manual/html/index.html"; sid:12;)
+alert tcp any any -> any any (http.uri; content:"/doc/manual/html/index.html"; sid:13;)
+alert http2 any any -> any any (http2.frametype:GOAWAY; sid:2;)
+alert http2 any any -> any any (http2.settings:SETTINGS_HEADER_TABLE_SIZE>1000; sid:3;)
+"#;
+    let recs = run(&[pcap], rules, Runmode::Single, 1);
+    let count = |sid: u64| {
+        recs.iter()
+            .filter(|r| r["event_type"] == "alert" && r["alert"]["signature_id"] == sid)
+            .count()
+    };
+    // Suricata: 10, 12, 13 once each (tx 2), never 11; GOAWAY and the table size once.
+    assert_eq!(
+        (
+            count(10),
+            count(11),
+            count(12),
+            count(13),
+            count(2),
+            count(3)
+        ),
+        (1, 0, 1, 1, 1, 1)
+    );
+    let alert = recs
+        .iter()
+        .find(|r| r["event_type"] == "alert" && r["alert"]["signature_id"] == 12)
+        .unwrap();
+    assert_eq!(alert["tx_id"], 2);
+    assert_eq!(alert["app_proto"], "http2");
+    assert_eq!(alert["http"]["http2"]["stream_id"], 1);
+    let http: Vec<&Value> = recs.iter().filter(|r| r["event_type"] == "http").collect();
+    // 6 streams and 4 connection-level transactions with something to log (as Suricata).
+    assert_eq!(http.len(), 10);
+    let s1 = http
+        .iter()
+        .find(|r| r["http"]["http2"]["stream_id"] == 1)
+        .unwrap();
+    assert_eq!(s1["tx_id"], 2);
+    assert_eq!(s1["http"]["version"], "2");
+    assert_eq!(s1["http"]["url"], "/doc/manual/html/index.html");
+    assert_eq!(s1["http"]["status"], 200);
+    assert_eq!(s1["http"]["length"], 22617);
+    assert_eq!(s1["http"]["http_user_agent"], "nghttp2/0.5.2-DEV");
+    assert_eq!(s1["http"]["response_headers"][2]["value"], "22617");
+    let settings = http.iter().find(|r| r["tx_id"] == 0).unwrap();
+    assert_eq!(
+        settings["http"]["http2"]["response"]["settings"][0]["settings_id"],
+        "SETTINGSMAXCONCURRENTSTREAMS"
+    );
+    let files: Vec<u64> = recs
+        .iter()
+        .filter(|r| r["event_type"] == "fileinfo" && r["app_proto"] == "http2")
+        .map(|r| r["fileinfo"]["size"].as_u64().unwrap())
+        .collect();
+    assert_eq!(files.len(), 6);
+    assert!(files.contains(&252879) && files.contains(&22617));
+    let flow = recs.iter().find(|r| r["event_type"] == "flow").unwrap();
+    assert_eq!(flow["app_proto"], "http2");
+}

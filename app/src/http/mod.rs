@@ -43,7 +43,7 @@
 mod bestfit;
 mod buffers;
 mod config;
-mod decompress;
+pub(crate) mod decompress;
 mod eve;
 mod events;
 mod headers;
