@@ -25,6 +25,7 @@ pub mod log;
 pub mod registry;
 pub mod rfb;
 pub mod sip;
+pub mod smb;
 pub mod ssh;
 pub mod telnet;
 pub mod tftp;

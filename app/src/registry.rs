@@ -231,6 +231,7 @@ pub static PROTOCOLS: &[&Protocol] = &[
     &crate::rfb::PROTOCOL,
     &crate::tftp::PROTOCOL,
     &crate::telnet::PROTOCOL,
+    &crate::smb::PROTOCOL,
 ];
 
 /// Most protocols the registry can hold (the size of per-protocol counter arrays).

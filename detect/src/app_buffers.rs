@@ -54,6 +54,26 @@ impl AppBuf {
         })
     }
 
+    /// The app buffer a rule buffer names in a rule whose header names `header` (`file.data`
+    /// in an `alert smb` rule is the registered protocol's own, when it offers one).
+    pub(crate) fn of_in(b: BufferId, header: Option<AppProto>) -> Option<AppBuf> {
+        if let Some(p) = header.filter(|&p| p != AppProto::HTTP) {
+            let own = p.protocol().and_then(|d| {
+                let n = b.name();
+                let j = d.buffers.iter().position(|x| x.name == n)?;
+                Some(AppBuf::Reg {
+                    proto: p,
+                    id: u16::try_from(j).ok()?,
+                    dir: d.buffers[j].dir,
+                })
+            });
+            if own.is_some() {
+                return own;
+            }
+        }
+        AppBuf::of(b)
+    }
+
     /// The protocol the buffer belongs to.
     pub(crate) fn proto(self) -> AppProto {
         match self {

@@ -302,7 +302,7 @@ pub(crate) fn compile(
             continue;
         }
         let Some(pb) = packet_buffer(s.buffer) else {
-            let Some(ab) = AppBuf::of(s.buffer) else {
+            let Some(ab) = AppBuf::of_in(s.buffer, header_app) else {
                 return Err(SkipReason::AppLayer(s.buffer.name().to_string()));
             };
             if let Some(t) = s.transforms.iter().find(|t| !transform_supported(t)) {
@@ -339,7 +339,7 @@ pub(crate) fn compile(
             continue;
         }
         let Some(pb) = packet_buffer(c.buffer) else {
-            let ab = AppBuf::of(c.buffer)
+            let ab = AppBuf::of_in(c.buffer, header_app)
                 .ok_or_else(|| SkipReason::AppLayer(c.buffer.name().to_string()))?;
             app_sections.push(AppSection {
                 buf: ab,
@@ -825,7 +825,7 @@ fn fast_patterns(rule: &Rule, app: &AppSig) -> (AppFastPat, PktFastPat) {
     }
     // The fast pattern's own section (a buffer can appear in several, with different
     // transforms).
-    let key = AppBuf::of(c.buffer).and_then(|buf| {
+    let key = AppBuf::of_in(c.buffer, app.proto).and_then(|buf| {
         let want = &rule.sections.get(c.section)?.transforms;
         app.sections
             .iter()

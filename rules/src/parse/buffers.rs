@@ -112,8 +112,8 @@ buffers! {
     "ssh.hassh.string" [];
     "ssh.hassh.server.string" [];
     "dcerpc.stub_data" ["dce_stub_data"];
-    "smb.named_pipe" [];
-    "smb.share" [];
+    "smb.named_pipe" ["smb_named_pipe"];
+    "smb.share" ["smb_share"];
     "smb.ntlmssp_user" [];
     "smb.ntlmssp_domain" [];
     "file.name" [];
