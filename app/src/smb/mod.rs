@@ -285,6 +285,15 @@ pub fn guid_to_string(g: &[u8]) -> String {
     )
 }
 
+/// A file id as Suricata writes it: a GUID, or an SMB1 FID as 4 hex digits.
+pub fn fuid_to_string(f: &[u8]) -> String {
+    match f.len() {
+        16 => guid_to_string(f),
+        2 | 6 => format!("{:02x}{:02x}", f[1], f[0]),
+        _ => String::new(),
+    }
+}
+
 /// NTLMSSP `AUTHENTICATE` fields.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Ntlmssp {
@@ -431,6 +440,10 @@ pub struct SmbTx {
     pub data: TxData,
     events: u32,
     logged: bool,
+    /// SMB1 TREE_CONNECT_ANDX service (request, response).
+    service: Option<(Vec<u8>, Option<Vec<u8>>)>,
+    /// `Some(class)`: the status is an SMB1 DOS error code.
+    dos: Option<u8>,
 }
 
 /// Per-direction NBSS reassembly.
@@ -524,6 +537,8 @@ impl SmbState {
             data,
             events: std::mem::take(&mut self.pending_events),
             logged: false,
+            service: None,
+            dos: None,
         });
         self.txs.back_mut().expect("just pushed")
     }
@@ -740,18 +755,7 @@ impl SmbState {
             6 => {
                 if let Some(g) = b.get(8..24) {
                     let g = g.to_vec();
-                    for d in [Dir::ToServer, Dir::ToClient] {
-                        if let Some(t) = self.file_tx(&g, d) {
-                            if let TxData::File { file, .. } = &mut t.data {
-                                if !file.is_done() {
-                                    file.close(false);
-                                }
-                            }
-                            t.request_done = true;
-                            t.response_done = true;
-                            t.status = Some(0);
-                        }
-                    }
+                    self.close_files(&g);
                 }
                 self.new_tx(2, 6, h, TxData::Generic);
             }
@@ -775,7 +779,7 @@ impl SmbState {
                 let start = usize::from(doff);
                 let end = start.saturating_add(len as usize).min(m.len());
                 let data = m.get(start..end).unwrap_or_default().to_vec();
-                self.file_data(h, &g, Dir::ToServer, 9, off, &data);
+                self.file_data(h, &g, Dir::ToServer, 9, off, &data, 2);
             }
             11 => {
                 let func = u32le(b, 4).unwrap_or(0);
@@ -788,15 +792,25 @@ impl SmbState {
         }
     }
 
-    fn file_data(&mut self, h: &Smb2Hdr, g: &[u8], dir: Dir, cmd: u16, off: u64, data: &[u8]) {
+    #[allow(clippy::too_many_arguments)]
+    fn file_data(
+        &mut self,
+        h: &Smb2Hdr,
+        g: &[u8],
+        dir: Dir,
+        cmd: u16,
+        off: u64,
+        data: &[u8],
+        ver: u8,
+    ) {
         let pipe = self
             .trees
             .get(&(h.session_id, h.tree_id))
             .is_some_and(|t| t.1);
         if pipe {
             // Named pipes carry DCERPC, not files: the WRITE is a plain request/response.
-            if cmd == 9 {
-                self.new_tx(2, 9, h, TxData::Generic);
+            if cmd == 9 || cmd == 0x2f {
+                self.new_tx(ver, cmd, h, TxData::Generic);
             }
             return;
         }
@@ -806,10 +820,20 @@ impl SmbState {
             // under a key it never fills for SMB2).
             let share = Vec::new();
             let file = TrackedFile::open(&name, &self.files);
+            // SMB1 file transactions carry no session or tree (as Suricata's).
+            let zero = Smb2Hdr {
+                status: 0,
+                command: cmd,
+                flags: 0,
+                next_command: 0,
+                message_id: 0,
+                tree_id: 0,
+                session_id: 0,
+            };
             let t = self.new_tx(
-                2,
+                ver,
                 cmd,
-                h,
+                if ver == 1 { &zero } else { h },
                 TxData::File {
                     name,
                     share,
@@ -955,7 +979,7 @@ impl SmbState {
                             let start = usize::from(*doff);
                             let end = start.saturating_add(len as usize).min(m.len());
                             let data = m.get(start..end).unwrap_or_default().to_vec();
-                            self.file_data(h, &g, Dir::ToClient, 8, off, &data);
+                            self.file_data(h, &g, Dir::ToClient, 8, off, &data, 2);
                         }
                     }
                 } else if st == 0xc000_0011 {
@@ -1003,10 +1027,13 @@ impl SmbState {
         }
         if t.ver == 2 {
             w.set_str("command", &smb2_command_string(t.cmd));
-        } else if t.ver == 1 && t.cmd == SMB1_NEGOTIATE {
-            w.set_str("command", "SMB1_COMMAND_NEGOTIATE_PROTOCOL");
+        } else if t.ver == 1 {
+            w.set_str("command", &smb1_command_string(t.cmd as u8));
         }
-        if let Some(s) = t.status {
+        if let (Some(s), Some(class)) = (t.status, t.dos) {
+            w.set_str("status", &dos_error_string(class, s));
+            w.set_str("status_code", &format!("0x{s:04x}"));
+        } else if let Some(s) = t.status {
             match ntstatus_string(s) {
                 Some(n) => w.set_str("status", n),
                 None => w.set_str("status", &s.to_string()),
@@ -1069,7 +1096,7 @@ impl SmbState {
                 w.set_u64("modified", times[2]);
                 w.set_u64("changed", times[3]);
                 w.set_u64("size", *size);
-                w.set_str("fuid", &guid_to_string(guid));
+                w.set_str("fuid", &fuid_to_string(guid));
             }
             TxData::Negotiate {
                 dialects,
@@ -1099,6 +1126,16 @@ impl SmbState {
             } => {
                 let s = String::from_utf8_lossy(share);
                 w.set_str(if *is_pipe { "named_pipe" } else { "share" }, &s);
+                if t.ver == 1 {
+                    w.open_object("service");
+                    if let Some((req, res)) = &t.service {
+                        w.set_str("request", &String::from_utf8_lossy(req));
+                        if let Some(r) = res {
+                            w.set_str("response", &String::from_utf8_lossy(r));
+                        }
+                    }
+                    w.close();
+                } else {
                 w.set_str(
                     "share_type",
                     match share_type {
@@ -1108,13 +1145,14 @@ impl SmbState {
                         _ => "UNKNOWN",
                     },
                 );
+                }
             }
             TxData::File {
                 name, share, fuid, ..
             } => {
                 w.set_str("filename", &String::from_utf8_lossy(name));
                 w.set_str("share", &String::from_utf8_lossy(share));
-                w.set_str("fuid", &guid_to_string(fuid));
+                w.set_str("fuid", &fuid_to_string(fuid));
             }
             TxData::Ioctl { func } => {
                 w.set_str("function", &fsctl_string(*func));
@@ -1144,81 +1182,483 @@ impl SmbState {
     }
 }
 
-const SMB1_NEGOTIATE: u16 = 0x72;
-
 impl SmbState {
-    /// SMB1: the NEGOTIATE exchange (other commands are not parsed into transactions).
+    /// SMB1: one record, its AndX chain walked.
     fn smb1_record(&mut self, r: &[u8]) {
-        if r.len() < 35 || r[4] != 0x72 {
+        let Some(h) = Smb1Hdr::parse(r) else {
+            self.event(EV_MALFORMED);
             return;
-        }
-        let flags = r[9];
-        let flags2 = u16le(r, 10).unwrap_or(0);
-        let status = if flags2 & 0x4000 != 0 {
-            u32le(r, 5).unwrap_or(0)
-        } else {
-            0
         };
-        let wc = usize::from(r[32]);
-        let words = r.get(33..33 + 2 * wc).unwrap_or_default();
-        let bc_at = 33 + 2 * wc;
-        let bc = usize::from(u16le(r, bc_at).unwrap_or(0));
-        let bytes = r
-            .get(bc_at + 2..)
-            .map(|b| &b[..bc.min(b.len())])
-            .unwrap_or_default();
-        let hdr = Smb2Hdr {
-            status,
-            command: SMB1_NEGOTIATE,
+        let mut cmd = h.command;
+        let mut at = 32usize;
+        let mut seen = 0;
+        loop {
+            let Some(&wc) = r.get(at) else { break };
+            let wc = usize::from(wc);
+            let words = r.get(at + 1..at + 1 + 2 * wc).unwrap_or_default();
+            let bc_at = at + 1 + 2 * wc;
+            let bc = usize::from(u16le(r, bc_at).unwrap_or(0));
+            let bytes_at = bc_at + 2;
+            let bytes = r
+                .get(bytes_at..)
+                .map(|b| &b[..bc.min(b.len())])
+                .unwrap_or_default();
+            let blk = Smb1Block {
+                r,
+                cmd,
+                words,
+                bytes,
+                bytes_at,
+            };
+            if h.response {
+                self.smb1_response(&h, &blk);
+            } else {
+                self.smb1_request(&h, &blk);
+            }
+            seen += 1;
+            if !is_andx(cmd) || words.len() < 4 || words[0] == 0xff || seen > 8 {
+                break;
+            }
+            let next = usize::from(u16le(words, 2).unwrap_or(0));
+            if next <= at || next >= r.len() {
+                break;
+            }
+            cmd = words[0];
+            at = next;
+        }
+    }
+
+    fn smb1_hdr2(h: &Smb1Hdr, cmd: u8) -> Smb2Hdr {
+        Smb2Hdr {
+            status: h.status,
+            command: u16::from(cmd),
             flags: 0,
             next_command: 0,
-            message_id: u64::from(u16le(r, 30).unwrap_or(0)),
-            tree_id: 0,
-            session_id: 0,
-        };
-        if flags & 0x80 == 0 {
-            let dialects: Vec<String> = bytes
-                .split(|&b| b == 0)
-                .filter(|d| d.first() == Some(&2))
-                .map(|d| String::from_utf8_lossy(&d[1..]).into_owned())
-                .collect();
-            self.new_tx(
-                1,
-                SMB1_NEGOTIATE,
-                &hdr,
-                TxData::Negotiate {
-                    dialects,
-                    client_guid: None,
-                    server_guid: Vec::new(),
-                },
-            );
-        } else {
-            let idx = u16le(words, 0).map(usize::from);
-            let caps = u32le(words, 19).unwrap_or(0);
-            let sg = if caps & 0x8000_0000 != 0 {
-                bytes.get(..16).map(<[u8]>::to_vec).unwrap_or_default()
-            } else {
-                Vec::new()
-            };
-            if let Some(t) = self.txs.iter_mut().find(|t| {
-                t.ver == 1 && matches!(t.data, TxData::Negotiate { .. }) && !t.response_done
-            }) {
-                if let TxData::Negotiate {
-                    dialects,
-                    server_guid,
-                    ..
-                } = &mut t.data
-                {
-                    if let Some(d) = idx.and_then(|i| dialects.get(i)) {
-                        self.dialect1 = Some(d.as_bytes().to_vec());
+            message_id: u64::from(h.mid),
+            tree_id: u32::from(h.tid),
+            session_id: u64::from(h.uid),
+        }
+    }
+
+    fn smb1_request(&mut self, h: &Smb1Hdr, b: &Smb1Block<'_>) {
+        let hdr = Self::smb1_hdr2(h, b.cmd);
+        let cmd = u16::from(b.cmd);
+        match b.cmd {
+            0x72 => {
+                let dialects: Vec<String> = b
+                    .bytes
+                    .split(|&x| x == 0)
+                    .filter(|d| d.first() == Some(&2))
+                    .map(|d| String::from_utf8_lossy(&d[1..]).into_owned())
+                    .collect();
+                self.new_tx(
+                    1,
+                    cmd,
+                    &hdr,
+                    TxData::Negotiate {
+                        dialects,
+                        client_guid: None,
+                        server_guid: Vec::new(),
+                    },
+                );
+            }
+            0x73 => {
+                let blob_len = usize::from(u16le(b.words, 14).unwrap_or(0));
+                let ntlmssp = if b.words.len() == 24 {
+                    b.bytes.get(..blob_len).and_then(parse_ntlmssp_auth)
+                } else {
+                    None
+                };
+                self.new_tx(1, cmd, &hdr, TxData::SessionSetup { ntlmssp });
+            }
+            0x75 => {
+                let pwlen = usize::from(u16le(b.words, 6).unwrap_or(0));
+                let mut o = pwlen;
+                let (path, rest) = if h.unicode {
+                    if (b.bytes_at + o) % 2 == 1 {
+                        o += 1;
                     }
-                    *server_guid = sg;
+                    let d = b.bytes.get(o..).unwrap_or_default();
+                    let end = d
+                        .chunks_exact(2)
+                        .position(|c| c == [0, 0])
+                        .map_or(d.len() & !1, |i| 2 * i);
+                    (utf16le(&d[..end]), d.get(end + 2..).unwrap_or_default())
+                } else {
+                    let d = b.bytes.get(o..).unwrap_or_default();
+                    let end = d.iter().position(|&x| x == 0).unwrap_or(d.len());
+                    (d[..end].to_vec(), d.get(end + 1..).unwrap_or_default())
+                };
+                let svc_end = rest.iter().position(|&x| x == 0).unwrap_or(rest.len());
+                let svc = rest[..svc_end].to_vec();
+                let mut hh = hdr;
+                hh.tree_id = 0;
+                self.new_tx(
+                    1,
+                    cmd,
+                    &hh,
+                    TxData::TreeConnect {
+                        share: path,
+                        share_type: 0,
+                        is_pipe: false,
+                    },
+                );
+                if let Some(t) = self.txs.back_mut() {
+                    t.service = Some((svc, None));
                 }
-                t.status = Some(status);
-                t.response_done = true;
+            }
+            0xa2 => {
+                let name_len = usize::from(u16le(b.words, 5).unwrap_or(0));
+                let disposition = u32le(b.words, 35).unwrap_or(0);
+                let opts = u32le(b.words, 39).unwrap_or(0);
+                let mut o = 0;
+                if h.unicode && b.bytes_at % 2 == 1 {
+                    o = 1;
+                }
+                let raw = b
+                    .bytes
+                    .get(o..(o + name_len).min(b.bytes.len()))
+                    .unwrap_or_default();
+                let filename = if h.unicode {
+                    strip_nul(raw)
+                } else {
+                    strip_nul(raw)
+                };
+                bounded_insert(
+                    &mut self.create_names,
+                    (u64::from(h.uid), u64::from(h.mid)),
+                    filename.clone(),
+                );
+                self.new_tx(
+                    1,
+                    cmd,
+                    &hdr,
+                    TxData::Create {
+                        filename,
+                        directory: opts & 1 != 0,
+                        disposition,
+                        delete_on_close: opts & 0x1000 != 0,
+                        times: [0; 4],
+                        size: 0,
+                        guid: Vec::new(),
+                    },
+                );
+            }
+            0x2f => {
+                let (Some(fid), Some(off_lo), Some(len_hi), Some(len_lo), Some(doff)) = (
+                    b.words.get(4..6),
+                    u32le(b.words, 6),
+                    u16le(b.words, 18),
+                    u16le(b.words, 20),
+                    u16le(b.words, 22),
+                ) else {
+                    self.event(EV_MALFORMED);
+                    return;
+                };
+                let off_hi = if b.words.len() >= 28 {
+                    u32le(b.words, 24).unwrap_or(0)
+                } else {
+                    0
+                };
+                let off = (u64::from(off_hi) << 32) | u64::from(off_lo);
+                let len = ((usize::from(len_hi) & 1) << 16) | usize::from(len_lo);
+                let start = usize::from(doff);
+                let end = start.saturating_add(len).min(b.r.len());
+                let data = b.r.get(start..end).unwrap_or_default().to_vec();
+                let fid = fid.to_vec();
+                self.file_data(&hdr, &fid, Dir::ToServer, cmd, off, &data, 1);
+            }
+            0x2e => {
+                if let (Some(fid), Some(off)) = (b.words.get(4..6), u32le(b.words, 6)) {
+                    bounded_insert(
+                        &mut self.reads,
+                        (u64::from(h.uid), u64::from(h.mid) | 1 << 63),
+                        (fid.to_vec(), u64::from(off)),
+                    );
+                }
+            }
+            0x04 => {
+                if let Some(fid) = b.words.get(0..2) {
+                    let fid = fid.to_vec();
+                    self.close_files(&fid);
+                }
+                self.new_tx(1, cmd, &hdr, TxData::Generic);
+            }
+            0x25 | 0x32 => {}
+            _ => {
+                self.new_tx(1, cmd, &hdr, TxData::Generic);
             }
         }
     }
+
+    fn close_files(&mut self, fid: &[u8]) {
+        for d in [Dir::ToServer, Dir::ToClient] {
+            if let Some(t) = self.file_tx(fid, d) {
+                if let TxData::File { file, .. } = &mut t.data {
+                    if !file.is_done() {
+                        file.close(false);
+                    }
+                }
+                t.request_done = true;
+                t.response_done = true;
+                if t.ver == 2 {
+                    t.status = Some(0);
+                }
+            }
+        }
+    }
+
+    fn smb1_response(&mut self, h: &Smb1Hdr, b: &Smb1Block<'_>) {
+        let cmd = u16::from(b.cmd);
+        let st = h.status;
+        let find = |t: &SmbTx| {
+            t.ver == 1
+                && t.cmd == cmd
+                && !t.response_done
+                && !matches!(t.data, TxData::File { .. })
+                && t.msg_id == u64::from(h.mid)
+        };
+        match b.cmd {
+            0x72 => {
+                let idx = u16le(b.words, 0).map(usize::from);
+                let caps = u32le(b.words, 19).unwrap_or(0);
+                let sg = if caps & 0x8000_0000 != 0 {
+                    b.bytes.get(..16).map(<[u8]>::to_vec).unwrap_or_default()
+                } else {
+                    Vec::new()
+                };
+                let pos = self.txs.iter().position(|t| {
+                    t.ver == 1 && matches!(t.data, TxData::Negotiate { .. }) && !t.response_done
+                });
+                if let Some(t) = pos.and_then(|i| self.txs.get_mut(i)) {
+                    if let TxData::Negotiate {
+                        dialects,
+                        server_guid,
+                        ..
+                    } = &mut t.data
+                    {
+                        if let Some(d) = idx.and_then(|i| dialects.get(i)) {
+                            self.dialect1 = Some(d.as_bytes().to_vec());
+                        }
+                        *server_guid = sg;
+                    }
+                    t.status = Some(st);
+                    t.dos = h.dos;
+                    t.response_done = true;
+                }
+            }
+            0x2e => {
+                let key = (u64::from(h.uid), u64::from(h.mid) | 1 << 63);
+                if let Some((fid, off)) = self.reads.remove(&key) {
+                    if st == 0 {
+                        let len = usize::from(u16le(b.words, 10).unwrap_or(0));
+                        let doff = usize::from(u16le(b.words, 12).unwrap_or(0));
+                        let end = doff.saturating_add(len).min(b.r.len());
+                        let data = b.r.get(doff..end).unwrap_or_default().to_vec();
+                        let hdr = Self::smb1_hdr2(h, b.cmd);
+                        self.file_data(&hdr, &fid, Dir::ToClient, cmd, off, &data, 1);
+                    }
+                }
+            }
+            0x2f | 0x25 | 0x32 => {}
+            _ => {
+                let created = if b.cmd == 0xa2 && st == 0 {
+                    let name = self
+                        .create_names
+                        .remove(&(u64::from(h.uid), u64::from(h.mid)));
+                    let fid = b.words.get(5..7).map(<[u8]>::to_vec);
+                    if let (Some(f), Some(n)) = (&fid, name) {
+                        bounded_insert(&mut self.guid_names, f.clone(), n);
+                    }
+                    let times =
+                        [11, 19, 27, 35].map(|o| filetime_unix(u64le(b.words, o).unwrap_or(0)));
+                    Some((fid.unwrap_or_default(), times, u64le(b.words, 55).unwrap_or(0)))
+                } else {
+                    None
+                };
+                let svc = if b.cmd == 0x75 {
+                    let e = b.bytes.iter().position(|&x| x == 0).unwrap_or(b.bytes.len());
+                    Some(b.bytes[..e].to_vec())
+                } else {
+                    None
+                };
+                let mut tree_entry = None;
+                if let Some(t) = self.txs.iter_mut().find(|t| find(t)) {
+                    t.status = Some(st);
+                    t.dos = h.dos;
+                    t.response_done = true;
+                    if b.cmd == 0x73 {
+                        t.session_id = u64::from(h.uid);
+                    }
+                    if let (TxData::Create { times, size, guid, .. }, Some((f, ts, eof))) =
+                        (&mut t.data, created)
+                    {
+                        *times = ts;
+                        *size = eof;
+                        *guid = f;
+                    }
+                    if let (TxData::TreeConnect { share, is_pipe, .. }, Some(sv)) =
+                        (&mut t.data, &svc)
+                    {
+                        t.tree_id = u32::from(h.tid);
+                        if st == 0 {
+                            *is_pipe = sv.as_slice() == b"IPC";
+                            tree_entry = Some((share.clone(), *is_pipe));
+                        }
+                        if let Some(s) = &mut t.service {
+                            s.1 = Some(sv.clone());
+                        }
+                    }
+                }
+                if let Some(v) = tree_entry {
+                    bounded_insert(&mut self.trees, (u64::from(h.uid), u32::from(h.tid)), v);
+                }
+            }
+        }
+    }
+}
+
+/// One block of an SMB1 AndX chain.
+struct Smb1Block<'a> {
+    r: &'a [u8],
+    cmd: u8,
+    words: &'a [u8],
+    bytes: &'a [u8],
+    bytes_at: usize,
+}
+
+fn is_andx(cmd: u8) -> bool {
+    matches!(cmd, 0x24 | 0x2d | 0x2e | 0x2f | 0x73 | 0x74 | 0x75 | 0xa2)
+}
+
+/// The SMB1 header fields shrike uses.
+#[derive(Clone, Copy, Debug)]
+pub struct Smb1Hdr {
+    /// Command.
+    pub command: u8,
+    /// NT status (or the DOS error code).
+    pub status: u32,
+    /// `Some(class)` when the status is a DOS error.
+    pub dos: Option<u8>,
+    /// A response.
+    pub response: bool,
+    /// Strings are UTF-16.
+    pub unicode: bool,
+    /// Tree id.
+    pub tid: u16,
+    /// User id.
+    pub uid: u16,
+    /// Multiplex id.
+    pub mid: u16,
+}
+
+impl Smb1Hdr {
+    /// Parse the 32-byte header.
+    pub fn parse(r: &[u8]) -> Option<Smb1Hdr> {
+        if r.len() < 33 || &r[..4] != b"\xffSMB" {
+            return None;
+        }
+        let flags2 = u16le(r, 10)?;
+        let nt = flags2 & 0x4000 != 0;
+        let (status, dos) = if nt {
+            (u32le(r, 5)?, None)
+        } else {
+            let class = r[5];
+            let code = u16le(r, 7)?;
+            if class == 0 && code == 0 {
+                (0, None)
+            } else {
+                (u32::from(code), Some(class))
+            }
+        };
+        Some(Smb1Hdr {
+            command: r[4],
+            status,
+            dos,
+            response: r[9] & 0x80 != 0,
+            unicode: flags2 & 0x8000 != 0,
+            tid: u16le(r, 24)?,
+            uid: u16le(r, 28)?,
+            mid: u16le(r, 30)?,
+        })
+    }
+}
+
+/// SMB1 command names.
+pub fn smb1_command_string(c: u8) -> String {
+    let n = match c {
+        0x00 => "CREATE_DIRECTORY",
+        0x01 => "DELETE_DIRECTORY",
+        0x02 => "OPEN",
+        0x03 => "CREATE",
+        0x04 => "CLOSE",
+        0x05 => "FLUSH",
+        0x06 => "DELETE",
+        0x07 => "RENAME",
+        0x08 => "QUERY_INFORMATION",
+        0x09 => "SET_INFORMATION",
+        0x0a => "READ",
+        0x0b => "WRITE",
+        0x0c => "LOCK_BYTE_RANGE",
+        0x0d => "UNLOCK_BYTE_RANGE",
+        0x0e => "CREATE_TEMPORARY",
+        0x0f => "CREATE_NEW",
+        0x10 => "CHECK_DIRECTORY",
+        0x11 => "PROCESS_EXIT",
+        0x12 => "SEEK",
+        0x13 => "LOCK_AND_READ",
+        0x14 => "WRITE_AND_UNLOCK",
+        0x1a => "READ_RAW",
+        0x1d => "WRITE_RAW",
+        0x22 => "SET_INFORMATION2",
+        0x23 => "QUERY_INFORMATION2",
+        0x24 => "LOCKING_ANDX",
+        0x25 => "TRANS",
+        0x26 => "TRANS_SECONDARY",
+        0x27 => "IOCTL",
+        0x2b => "ECHO",
+        0x2d => "OPEN_ANDX",
+        0x2e => "READ_ANDX",
+        0x2f => "WRITE_ANDX",
+        0x31 => "CLOSE_AND_TREE_DISC",
+        0x32 => "TRANS2",
+        0x33 => "TRANS2_SECONDARY",
+        0x34 => "FIND_CLOSE2",
+        0x70 => "TREE_CONNECT",
+        0x71 => "TREE_DISCONNECT",
+        0x72 => "NEGOTIATE_PROTOCOL",
+        0x73 => "SESSION_SETUP_ANDX",
+        0x74 => "LOGOFF_ANDX",
+        0x75 => "TREE_CONNECT_ANDX",
+        0x80 => "QUERY_INFO_DISK",
+        0x81 => "SEARCH",
+        0xa0 => "NT_TRANS",
+        0xa1 => "NT_TRANS_SECONDARY",
+        0xa2 => "NT_CREATE_ANDX",
+        0xa4 => "NT_CANCEL",
+        0xa5 => "NT_RENAME",
+        _ => return c.to_string(),
+    };
+    format!("SMB1_COMMAND_{n}")
+}
+
+/// SMB1 DOS error names (the common ones).
+fn dos_error_string(class: u8, code: u32) -> String {
+    let n = match (class, code) {
+        (1, 1) => "ERRbadfunc",
+        (1, 2) => "ERRbadfile",
+        (1, 3) => "ERRbadpath",
+        (1, 5) => "ERRnoaccess",
+        (1, 6) => "ERRbadfid",
+        (2, 1) => "SRV_ERROR",
+        (2, 2) => "SRV_BADPW",
+        (2, 5) => "SRV_BADTYPE",
+        (2, 6) => "SRV_ACCESS",
+        (2, 7) => "SRV_INVALID_TID",
+        (2, 91) => "SRV_BADUID",
+        _ => return format!("UNKNOWN_{class:02x}_{code:04x}"),
+    };
+    n.to_string()
 }
 
 /// The security buffer of a SESSION_SETUP (offset/length at `at` in the body, offset from
