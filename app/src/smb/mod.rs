@@ -57,19 +57,19 @@ pub static PROTOCOL: Protocol = Protocol {
     buffers: &[
         BufferDesc {
             name: "smb.share",
-            dir: None,
+            dir: Some(Dir::ToServer),
         },
         BufferDesc {
             name: "smb.named_pipe",
-            dir: None,
+            dir: Some(Dir::ToServer),
         },
         BufferDesc {
             name: "smb.ntlmssp_user",
-            dir: None,
+            dir: Some(Dir::ToServer),
         },
         BufferDesc {
             name: "smb.ntlmssp_domain",
-            dir: None,
+            dir: Some(Dir::ToServer),
         },
         BufferDesc {
             name: "file.data",
@@ -440,6 +440,8 @@ pub struct SmbTx {
     pub data: TxData,
     events: u32,
     logged: bool,
+    /// Directions (bit 0 to server, bit 1 to client) that saw a packet once logged.
+    seen: u8,
     /// SMB1 TREE_CONNECT_ANDX service (request, response).
     service: Option<(Vec<u8>, Option<Vec<u8>>)>,
     /// `Some(class)`: the status is an SMB1 DOS error code.
@@ -537,6 +539,7 @@ impl SmbState {
             data,
             events: std::mem::take(&mut self.pending_events),
             logged: false,
+            seen: 0,
             service: None,
             dos: None,
         });
@@ -1763,7 +1766,7 @@ impl AppParser for SmbState {
         out.extend(self.txs.iter().map(|t| t.id));
     }
 
-    fn buffer(&self, tx: u64, buf: u16, _dir: Dir, f: &mut dyn FnMut(&[u8]) -> bool) -> bool {
+    fn buffer(&self, tx: u64, buf: u16, dir: Dir, f: &mut dyn FnMut(&[u8]) -> bool) -> bool {
         let Some(t) = self.tx(tx) else {
             return false;
         };
@@ -1773,7 +1776,9 @@ impl AppParser for SmbState {
             (TxData::File { share, .. }, BUF_SHARE) if !share.is_empty() => f(share),
             (TxData::SessionSetup { ntlmssp: Some(n) }, BUF_USER) => f(&n.user),
             (TxData::SessionSetup { ntlmssp: Some(n) }, BUF_DOMAIN) => f(&n.domain),
-            (TxData::File { head, .. }, BUF_FILE_DATA) if !head.is_empty() => f(head),
+            (TxData::File { head, dir: fd, .. }, BUF_FILE_DATA) if !head.is_empty() && *fd == dir => {
+                f(head)
+            }
             (TxData::File { name, .. }, BUF_FILE_NAME) if !name.is_empty() => f(name),
             _ => false,
         }
@@ -1824,12 +1829,21 @@ impl AppParser for SmbState {
                 t.logged = true;
             }
         }
+        // A logged transaction is kept until a packet went each way after it, so that
+        // detection saw it in both directions (one-sided data completes on the other
+        // side's acknowledgement).
+        let bit = if to_server { 1 } else { 2 };
+        for t in self.txs.iter_mut().filter(|t| t.logged) {
+            t.seen |= bit;
+        }
+        let closed = c.closed;
         let mut next = *c.next;
         while next < self.next_id && self.tx(next).is_none_or(|t| t.logged) {
             next += 1;
         }
         *c.next = next;
-        self.txs.retain(|t| !(t.logged && t.id < next));
+        self.txs
+            .retain(|t| !(t.logged && t.id < next && (t.seen == 3 || closed)));
     }
 
     fn alert_members(&self, tx: u64, w: &mut JsonWriter) -> bool {
