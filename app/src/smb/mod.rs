@@ -107,19 +107,47 @@ pub static PROTOCOL: Protocol = Protocol {
 const EV_MALFORMED: u8 = 1;
 const EV_RECORD_OVERFLOW: u8 = 2;
 
-/// An NBSS session message carrying an SMB header (`ff`, `fe` or `fd` `SMB`).
+/// An NBSS session message carrying an SMB header (`ff`, `fe` or `fd` `SMB`), after any
+/// other NBSS records (session request and response, keep-alive); midstream, the first
+/// such header in the data.
 pub fn probe(_dir: Dir, data: &[u8]) -> Probe {
-    if data.len() < 8 {
-        return if data.first().is_some_and(|&b| b == 0 || b == 0x85) {
-            Probe::NeedMore
-        } else {
-            Probe::No
-        };
+    let mut d = data;
+    loop {
+        if d.len() < 4 {
+            return if d.is_empty() || matches!(d[0], 0 | 0x81 | 0x82 | 0x83 | 0x85) {
+                Probe::NeedMore
+            } else {
+                midstream(data)
+            };
+        }
+        match d[0] {
+            0 => {
+                if d.len() < 8 {
+                    return Probe::NeedMore;
+                }
+                return if is_smb_magic(&d[4..8]) {
+                    Probe::Yes
+                } else {
+                    midstream(data)
+                };
+            }
+            0x81 | 0x82 | 0x83 | 0x85 => {
+                let len = ((usize::from(d[1]) & 1) << 16) | usize::from(u16::from_be_bytes([d[2], d[3]]));
+                if d.len() < 4 + len {
+                    return Probe::NeedMore;
+                }
+                d = &d[4 + len..];
+            }
+            _ => return midstream(data),
+        }
     }
-    if data[0] == 0 && is_smb_magic(&data[4..8]) {
-        Probe::Yes
-    } else {
-        Probe::No
+}
+
+/// Midstream: an NBSS session message header followed by an SMB2 header somewhere.
+fn midstream(data: &[u8]) -> Probe {
+    match find_sync(data) {
+        Some(i) if data.get(i + 4) == Some(&0xfe) && u16le(data, i + 8) == Some(64) => Probe::Yes,
+        _ => Probe::No,
     }
 }
 
@@ -440,6 +468,8 @@ pub struct SmbTx {
     pub data: TxData,
     events: u32,
     logged: bool,
+    /// SMB1 SESSION_SETUP_ANDX native OS and LAN manager (request, response).
+    hosts: [Option<(Vec<u8>, Vec<u8>)>; 2],
     /// Directions (bit 0 to server, bit 1 to client) that saw a packet once logged.
     seen: u8,
     /// SMB1 TREE_CONNECT_ANDX service (request, response).
@@ -456,6 +486,8 @@ struct Framer {
     skip: u64,
     /// Lost sync (gap or midstream garbage): look for the next header.
     resync: bool,
+    /// Data came in this direction.
+    started: bool,
 }
 
 /// Per-flow SMB state.
@@ -539,6 +571,7 @@ impl SmbState {
             data,
             events: std::mem::take(&mut self.pending_events),
             logged: false,
+            hosts: [None, None],
             seen: 0,
             service: None,
             dos: None,
@@ -572,6 +605,13 @@ impl SmbState {
     fn parse_dir(&mut self, dir: Dir, mut data: &[u8]) -> bool {
         let mut err = false;
         let i = dir_idx(dir);
+        if !self.framers[i].started && !data.is_empty() {
+            self.framers[i].started = true;
+            // Picked up midway: the stream does not start on a record.
+            if data.len() >= 8 && data[0] == 0 && !is_smb_magic(&data[4..8]) {
+                self.framers[i].resync = true;
+            }
+        }
         loop {
             if self.framers[i].skip > 0 {
                 let n = (self.framers[i].skip).min(data.len() as u64) as usize;
@@ -1058,6 +1098,14 @@ impl SmbState {
                     }
                     w.close();
                 }
+                for (k, hst) in ["request", "response"].iter().zip(&t.hosts) {
+                    if let Some((os, lm)) = hst {
+                        w.open_object(k);
+                        w.set_str("native_os", &String::from_utf8_lossy(os));
+                        w.set_str("native_lm", &String::from_utf8_lossy(lm));
+                        w.close();
+                    }
+                }
             }
             TxData::Create {
                 filename,
@@ -1254,10 +1302,13 @@ impl SmbState {
                     .filter(|d| d.first() == Some(&2))
                     .map(|d| String::from_utf8_lossy(&d[1..]).into_owned())
                     .collect();
+                let mut zero = hdr;
+                zero.session_id = 0;
+                zero.tree_id = 0;
                 self.new_tx(
                     1,
                     cmd,
-                    &hdr,
+                    &zero,
                     TxData::Negotiate {
                         dialects,
                         client_guid: None,
@@ -1272,7 +1323,11 @@ impl SmbState {
                 } else {
                     None
                 };
+                let host = smb1_strings(b, blob_len, h.unicode);
                 self.new_tx(1, cmd, &hdr, TxData::SessionSetup { ntlmssp });
+                if let Some(t) = self.txs.back_mut() {
+                    t.hosts[0] = host;
+                }
             }
             0x75 => {
                 let pwlen = usize::from(u16le(b.words, 6).unwrap_or(0));
@@ -1492,6 +1547,10 @@ impl SmbState {
                     t.response_done = true;
                     if b.cmd == 0x73 {
                         t.session_id = u64::from(h.uid);
+                        if b.words.len() == 8 {
+                            let blob_len = usize::from(u16le(b.words, 6).unwrap_or(0));
+                            t.hosts[1] = smb1_strings(b, blob_len, h.unicode);
+                        }
                     }
                     if let (TxData::Create { times, size, guid, .. }, Some((f, ts, eof))) =
                         (&mut t.data, created)
@@ -1519,6 +1578,34 @@ impl SmbState {
             }
         }
     }
+}
+
+/// The native OS and LAN manager strings after a SESSION_SETUP_ANDX security blob.
+fn smb1_strings(b: &Smb1Block<'_>, blob_len: usize, unicode: bool) -> Option<(Vec<u8>, Vec<u8>)> {
+    let mut o = blob_len;
+    if unicode && (b.bytes_at + o) % 2 == 1 {
+        o += 1;
+    }
+    let mut d = b.bytes.get(o..)?;
+    let mut take = || -> Vec<u8> {
+        if unicode {
+            let end = d
+                .chunks_exact(2)
+                .position(|c| c == [0, 0])
+                .map_or(d.len() & !1, |i| 2 * i);
+            let v = utf16le(&d[..end]);
+            d = d.get(end + 2..).unwrap_or_default();
+            v
+        } else {
+            let end = d.iter().position(|&x| x == 0).unwrap_or(d.len());
+            let v = d[..end].to_vec();
+            d = d.get(end + 1..).unwrap_or_default();
+            v
+        }
+    };
+    let os = take();
+    let lm = take();
+    Some((os, lm))
 }
 
 /// One block of an SMB1 AndX chain.
