@@ -419,6 +419,24 @@ pub enum TxData {
         /// File GUID.
         guid: Vec<u8>,
     },
+    /// SET_INFO: delete on close.
+    SetInfo {
+        /// File name.
+        filename: Vec<u8>,
+        /// Delete pending.
+        delete: bool,
+        /// File GUID.
+        guid: Vec<u8>,
+    },
+    /// SET_INFO: rename.
+    Rename {
+        /// Old name.
+        from: Vec<u8>,
+        /// New name.
+        to: Vec<u8>,
+        /// File GUID.
+        guid: Vec<u8>,
+    },
     /// IOCTL.
     Ioctl {
         /// FSCTL code.
@@ -828,7 +846,42 @@ impl SmbState {
                 let func = u32le(b, 4).unwrap_or(0);
                 self.new_tx(2, 11, h, TxData::Ioctl { func });
             }
-            16 | 17 => {}
+            17 => {
+                let (Some(&ty), Some(&class), Some(boff), Some(g)) =
+                    (b.get(2), b.get(3), u16le(b, 8), b.get(16..32))
+                else {
+                    self.event(EV_MALFORMED);
+                    return;
+                };
+                let g = g.to_vec();
+                let buf = m.get(usize::from(boff)..).unwrap_or_default();
+                let known = self.guid_names.get(&g).cloned();
+                if ty == 1 && class == 10 {
+                    let nl = u32le(buf, 16).unwrap_or(0) as usize;
+                    let to = strip_nul(buf.get(20..20 + nl).unwrap_or_default());
+                    let from = known.unwrap_or_else(|| b"<unknown>".to_vec());
+                    self.new_tx(2, 17, h, TxData::Rename { from, to, guid: g });
+                } else if ty == 1 && class == 13 {
+                    let filename = known
+                        .or_else(|| {
+                            let prev = h.message_id.checked_sub(1)?;
+                            self.create_names.get(&(h.session_id, prev)).cloned()
+                        })
+                        .unwrap_or_else(|| b"<unknown>".to_vec());
+                    let delete = buf.first().is_some_and(|&d| d != 0);
+                    self.new_tx(
+                        2,
+                        17,
+                        h,
+                        TxData::SetInfo {
+                            filename,
+                            delete,
+                            guid: g,
+                        },
+                    );
+                }
+            }
+            16 => {}
             c => {
                 self.new_tx(2, c, h, TxData::Generic);
             }
@@ -1042,7 +1095,7 @@ impl SmbState {
                 }
                 have = true;
             }
-            9 | 16 | 17 => have = true,
+            16 => have = true,
             _ => {}
         }
         if !have {
@@ -1204,6 +1257,32 @@ impl SmbState {
                 w.set_str("filename", &String::from_utf8_lossy(name));
                 w.set_str("share", &String::from_utf8_lossy(share));
                 w.set_str("fuid", &fuid_to_string(fuid));
+            }
+            TxData::SetInfo {
+                filename,
+                delete,
+                guid,
+            } => {
+                if filename.is_empty() {
+                    w.set_str("filename", "<share_root>");
+                } else {
+                    w.set_str("filename", &String::from_utf8_lossy(filename));
+                }
+                w.set_str("access", if *delete { "delete on close" } else { "normal" });
+                w.set_str("fuid", &fuid_to_string(guid));
+            }
+            TxData::Rename { from, to, guid } => {
+                if t.ver == 2 {
+                    w.open_object("set_info");
+                    w.set_str("class", "FILE_INFO");
+                    w.set_str("info_level", "SMB2_FILE_RENAME_INFO");
+                    w.close();
+                }
+                w.open_object("rename");
+                w.set_str("from", &String::from_utf8_lossy(from));
+                w.set_str("to", &String::from_utf8_lossy(to));
+                w.close();
+                w.set_str("fuid", &fuid_to_string(guid));
             }
             TxData::Ioctl { func } => {
                 w.set_str("function", &fsctl_string(*func));
