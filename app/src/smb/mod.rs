@@ -19,14 +19,20 @@
 //! * Rules: `alert smb`, `smb.share`, `smb.named_pipe`, `smb.ntlmssp_user`,
 //!   `smb.ntlmssp_domain` sticky buffers.
 
+pub mod dcerpc;
+
 use std::any::Any;
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
+
+use dcerpc::Iface;
 
 use shrike_output::eve::header::write_eve_header;
 use shrike_output::{EventKind, JsonWriter};
 
 use crate::files::{FileConfig, TrackedFile};
-use crate::registry::{AppParser, BufferDesc, Detect, LogCtx, ParserConfig, Probe, Protocol};
+use crate::registry::{
+    AppParser, BufferDesc, Detect, KeywordDesc, LogCtx, ParserConfig, Probe, Protocol, TxMatch,
+};
 use crate::Dir;
 
 /// Largest NBSS record kept whole (bigger ones are skipped).
@@ -44,6 +50,7 @@ const BUF_USER: u16 = 2;
 const BUF_DOMAIN: u16 = 3;
 const BUF_FILE_DATA: u16 = 4;
 const BUF_FILE_NAME: u16 = 5;
+const BUF_STUB: u16 = 6;
 
 /// SMB in the protocol registry.
 pub static PROTOCOL: Protocol = Protocol {
@@ -79,6 +86,10 @@ pub static PROTOCOL: Protocol = Protocol {
             name: "file.name",
             dir: None,
         },
+        BufferDesc {
+            name: "dcerpc.stub_data",
+            dir: None,
+        },
     ],
     events: &[
         "internal_error",
@@ -100,7 +111,18 @@ pub static PROTOCOL: Protocol = Protocol {
         "negotiate_max_read_size_too_large",
         "negotiate_max_write_size_too_large",
     ],
-    keywords: &[],
+    keywords: &[
+        KeywordDesc {
+            name: "dcerpc.iface",
+            dir: None,
+            setup: setup_iface,
+        },
+        KeywordDesc {
+            name: "dcerpc.opnum",
+            dir: None,
+            setup: setup_opnum,
+        },
+    ],
     generic_stats: true,
 };
 
@@ -437,6 +459,27 @@ pub enum TxData {
         /// File GUID.
         guid: Vec<u8>,
     },
+    /// DCERPC over a named pipe.
+    Dcerpc {
+        /// Request PDU type.
+        req_cmd: Option<u8>,
+        /// Response PDU type.
+        res_cmd: Option<u8>,
+        /// Call id.
+        call_id: u32,
+        /// Operation number (REQUEST).
+        opnum: u16,
+        /// Presentation context (REQUEST).
+        context_id: u16,
+        /// Request fragments.
+        frag_req: u32,
+        /// Request stub data.
+        stub_req: Vec<u8>,
+        /// Response fragments.
+        frag_res: u32,
+        /// Response stub data.
+        stub_res: Vec<u8>,
+    },
     /// IOCTL.
     Ioctl {
         /// FSCTL code.
@@ -529,6 +572,10 @@ pub struct SmbState {
     reads: HashMap<(u64, u64), (Vec<u8>, u64)>,
     files: FileConfig,
     pending_events: u32,
+    /// Interfaces of the last BIND on a pipe (`None`: no BIND seen).
+    ifaces: Option<Vec<Iface>>,
+    /// File ids opened on named pipes.
+    pipe_fids: HashSet<Vec<u8>>,
 }
 
 fn dir_idx(d: Dir) -> usize {
@@ -562,6 +609,8 @@ impl SmbState {
             reads: HashMap::new(),
             files,
             pending_events: 0,
+            ifaces: None,
+            pipe_fids: HashSet::new(),
         }
     }
 
@@ -844,7 +893,17 @@ impl SmbState {
             }
             11 => {
                 let func = u32le(b, 4).unwrap_or(0);
-                self.new_tx(2, 11, h, TxData::Ioctl { func });
+                if func == FSCTL_PIPE_TRANSCEIVE {
+                    let off = u32le(b, 24).unwrap_or(0) as usize;
+                    let len = u32le(b, 28).unwrap_or(0) as usize;
+                    let data = m
+                        .get(off..off.saturating_add(len).min(m.len()))
+                        .unwrap_or_default()
+                        .to_vec();
+                    self.dcerpc_request(h, 2, 11, &data);
+                } else {
+                    self.new_tx(2, 11, h, TxData::Ioctl { func });
+                }
             }
             17 => {
                 let (Some(&ty), Some(&class), Some(boff), Some(g)) =
@@ -899,14 +958,16 @@ impl SmbState {
         data: &[u8],
         ver: u8,
     ) {
-        let pipe = self
-            .trees
-            .get(&(h.session_id, h.tree_id))
-            .is_some_and(|t| t.1);
+        let pipe = self.pipe_fids.contains(g)
+            || self
+                .trees
+                .get(&(h.session_id, h.tree_id))
+                .is_some_and(|t| t.1);
         if pipe {
-            // Named pipes carry DCERPC, not files: the WRITE is a plain request/response.
-            if cmd == 9 || cmd == 0x2f {
-                self.new_tx(ver, cmd, h, TxData::Generic);
+            // Named pipes carry DCERPC, not files.
+            match dir {
+                Dir::ToServer => self.dcerpc_request(h, ver, cmd, data),
+                Dir::ToClient => self.dcerpc_response(h.status, data),
             }
             return;
         }
@@ -1043,6 +1104,14 @@ impl SmbState {
                         if let Some(n) = name {
                             bounded_insert(&mut self.guid_names, g.to_vec(), n);
                         }
+                        if self
+                            .trees
+                            .get(&(h.session_id, h.tree_id))
+                            .is_some_and(|t| t.1)
+                            && self.pipe_fids.len() < MAX_MAP
+                        {
+                            self.pipe_fids.insert(g.to_vec());
+                        }
                         let times = [8, 16, 24, 32].map(|o| filetime_unix(u64le(b, o).unwrap_or(0)));
                         let eof = u64le(b, 48).unwrap_or(0);
                         let g = g.to_vec();
@@ -1096,18 +1165,221 @@ impl SmbState {
                 have = true;
             }
             16 => have = true,
+            11 => {
+                if u32le(b, 4) == Some(FSCTL_PIPE_TRANSCEIVE) {
+                    let off = u32le(b, 32).unwrap_or(0) as usize;
+                    let len = u32le(b, 36).unwrap_or(0) as usize;
+                    let data = m
+                        .get(off..off.saturating_add(len).min(m.len()))
+                        .unwrap_or_default()
+                        .to_vec();
+                    self.dcerpc_response(st, &data);
+                }
+            }
             _ => {}
         }
         if !have {
             let ev = std::mem::take(&mut self.pending_events);
             if let Some(t) = self.generic_tx(h.command, h) {
-                if st != 0x103 {
+                // A DCERPC transaction ends with its DCERPC response, not the SMB one.
+                let dce_pending = matches!(t.data, TxData::Dcerpc { res_cmd: None, .. })
+                    && h.command == 9;
+                if st != 0x103 && !dce_pending {
                     t.response_done = true;
                 }
                 t.status = Some(st);
                 t.events |= ev;
             }
         }
+    }
+
+    fn dcerpc_request(&mut self, h: &Smb2Hdr, ver: u8, cmd: u16, data: &[u8]) {
+        let pdus = dcerpc::pdus(data);
+        if pdus.is_empty() {
+            self.new_tx(ver, cmd, h, TxData::Generic);
+            return;
+        }
+        for p in pdus {
+            match p.ptype {
+                dcerpc::BIND | dcerpc::ALTER_CONTEXT => {
+                    self.ifaces = Some(p.bind_ifaces());
+                }
+                dcerpc::REQUEST => {
+                    let Some((ctx, op, stub)) = p.request() else {
+                        self.event(EV_MALFORMED);
+                        continue;
+                    };
+                    // A later fragment of a request in progress.
+                    if p.flags & 1 == 0 {
+                        if let Some(t) = self.txs.iter_mut().rev().find(|t| {
+                            matches!(&t.data, TxData::Dcerpc { call_id, req_cmd: Some(dcerpc::REQUEST), res_cmd: None, .. } if *call_id == p.call_id)
+                        }) {
+                            if let TxData::Dcerpc {
+                                frag_req, stub_req, ..
+                            } = &mut t.data
+                            {
+                                *frag_req += 1;
+                                let n = stub.len().min(dcerpc::MAX_STUB - stub_req.len().min(dcerpc::MAX_STUB));
+                                stub_req.extend_from_slice(&stub[..n]);
+                            }
+                            continue;
+                        }
+                    }
+                    let n = stub.len().min(dcerpc::MAX_STUB);
+                    self.new_tx(
+                        ver,
+                        cmd,
+                        h,
+                        TxData::Dcerpc {
+                            req_cmd: Some(dcerpc::REQUEST),
+                            res_cmd: None,
+                            call_id: p.call_id,
+                            opnum: op,
+                            context_id: ctx,
+                            frag_req: 1,
+                            stub_req: stub[..n].to_vec(),
+                            frag_res: 0,
+                            stub_res: Vec::new(),
+                        },
+                    );
+                    continue;
+                }
+                _ => {}
+            }
+            self.new_tx(
+                ver,
+                cmd,
+                h,
+                TxData::Dcerpc {
+                    req_cmd: Some(p.ptype),
+                    res_cmd: None,
+                    call_id: p.call_id,
+                    opnum: 0,
+                    context_id: 0,
+                    frag_req: 0,
+                    stub_req: Vec::new(),
+                    frag_res: 0,
+                    stub_res: Vec::new(),
+                },
+            );
+        }
+    }
+
+    fn dcerpc_response(&mut self, status: u32, data: &[u8]) {
+        for p in dcerpc::pdus(data) {
+            if matches!(p.ptype, dcerpc::BINDACK | dcerpc::ALTER_CONTEXT_RESP) {
+                let res = p.bindack_results();
+                if let Some(ifs) = &mut self.ifaces {
+                    for (i, (r, why)) in ifs.iter_mut().zip(res) {
+                        i.acked = true;
+                        i.ack_result = r;
+                        i.ack_reason = why;
+                    }
+                }
+            }
+            let Some(t) = self.txs.iter_mut().find(|t| {
+                matches!(&t.data, TxData::Dcerpc { call_id, .. } if *call_id == p.call_id)
+                    && !t.response_done
+            }) else {
+                continue;
+            };
+            t.status = Some(status);
+            if let TxData::Dcerpc {
+                res_cmd,
+                frag_res,
+                stub_res,
+                ..
+            } = &mut t.data
+            {
+                *res_cmd = Some(p.ptype);
+                if p.ptype == dcerpc::RESPONSE {
+                    *frag_res += 1;
+                    let stub = p.response();
+                    let n = stub
+                        .len()
+                        .min(dcerpc::MAX_STUB - stub_res.len().min(dcerpc::MAX_STUB));
+                    stub_res.extend_from_slice(&stub[..n]);
+                    if p.flags & 2 != 0 {
+                        t.response_done = true;
+                    }
+                } else {
+                    t.response_done = true;
+                }
+            }
+        }
+    }
+
+    fn write_dcerpc(&self, t: &SmbTx, w: &mut JsonWriter) {
+        let TxData::Dcerpc {
+            req_cmd,
+            res_cmd,
+            call_id,
+            opnum,
+            context_id,
+            frag_req,
+            stub_req,
+            frag_res,
+            stub_res,
+        } = &t.data
+        else {
+            return;
+        };
+        w.open_object("dcerpc");
+        match req_cmd {
+            Some(c) => w.set_str("request", &dcerpc::type_string(*c)),
+            None => w.set_str("request", "REQUEST_LOST"),
+        };
+        match res_cmd {
+            Some(c) => w.set_str("response", &dcerpc::type_string(*c)),
+            None => w.set_str("response", "UNREPLIED"),
+        };
+        let iface = |w: &mut JsonWriter, i: &Iface, ack: bool| {
+            w.start_object();
+            w.set_str("uuid", &dcerpc::uuid_string(&i.uuid));
+            w.set_str("version", &format!("{}.{}", i.ver, i.ver_min));
+            if ack && i.acked {
+                w.set_u64("ack_result", u64::from(i.ack_result));
+                w.set_u64("ack_reason", u64::from(i.ack_reason));
+            }
+            w.close();
+        };
+        match req_cmd {
+            Some(dcerpc::REQUEST) => {
+                w.set_u64("opnum", u64::from(*opnum));
+                w.open_object("req");
+                w.set_u64("frag_cnt", u64::from(*frag_req));
+                w.set_u64("stub_data_size", stub_req.len() as u64);
+                w.close();
+                if let Some(ifs) = &self.ifaces {
+                    let mut it = ifs.iter().filter(|i| i.context_id == *context_id).peekable();
+                    if it.peek().is_some() {
+                        w.open_array("interfaces");
+                        for i in it {
+                            iface(w, i, false);
+                        }
+                        w.close();
+                    }
+                }
+            }
+            Some(dcerpc::BIND) => {
+                if let Some(ifs) = &self.ifaces {
+                    w.open_array("interfaces");
+                    for i in ifs {
+                        iface(w, i, true);
+                    }
+                    w.close();
+                }
+            }
+            _ => {}
+        }
+        if *res_cmd == Some(dcerpc::RESPONSE) {
+            w.open_object("res");
+            w.set_u64("frag_cnt", u64::from(*frag_res));
+            w.set_u64("stub_data_size", stub_res.len() as u64);
+            w.close();
+        }
+        w.set_u64("call_id", u64::from(*call_id));
+        w.close();
     }
 
     fn write_smb(&self, t: &SmbTx, w: &mut JsonWriter) {
@@ -1287,6 +1559,7 @@ impl SmbState {
             TxData::Ioctl { func } => {
                 w.set_str("function", &fsctl_string(*func));
             }
+            TxData::Dcerpc { .. } => self.write_dcerpc(t, w),
         }
         w.close();
     }
@@ -1607,6 +1880,16 @@ impl SmbState {
                     if let (Some(f), Some(n)) = (&fid, name) {
                         bounded_insert(&mut self.guid_names, f.clone(), n);
                     }
+                    if let Some(f) = &fid {
+                        if self
+                            .trees
+                            .get(&(u64::from(h.uid), u32::from(h.tid)))
+                            .is_some_and(|t| t.1)
+                            && self.pipe_fids.len() < MAX_MAP
+                        {
+                            self.pipe_fids.insert(f.clone());
+                        }
+                    }
                     let times =
                         [11, 19, 27, 35].map(|o| filetime_unix(u64le(b.words, o).unwrap_or(0)));
                     Some((fid.unwrap_or_default(), times, u64le(b.words, 55).unwrap_or(0)))
@@ -1830,6 +2113,95 @@ fn dos_error_string(class: u8, code: u32) -> String {
     n.to_string()
 }
 
+const FSCTL_PIPE_TRANSCEIVE: u32 = 0x0011_c017;
+
+/// `dcerpc.iface`: `uuid[,<|>|=|!version][,any_frag]`.
+#[derive(Debug)]
+struct IfaceMatch {
+    uuid: [u8; 16],
+    ver: Option<(u8, u16)>,
+}
+
+fn setup_iface(v: Option<&str>) -> Result<Box<dyn TxMatch>, String> {
+    let v = v.ok_or("needs a value")?;
+    let mut parts = v.split(',').map(str::trim);
+    let uuid = dcerpc::parse_uuid(parts.next().unwrap_or_default())
+        .ok_or_else(|| format!("invalid uuid {v:?}"))?;
+    let mut ver = None;
+    for p in parts {
+        if p == "any_frag" {
+            continue;
+        }
+        let (op, n) = match p.as_bytes().first() {
+            Some(c @ (b'<' | b'>' | b'=' | b'!')) => (*c, &p[1..]),
+            _ => (b'=', p),
+        };
+        let n: u16 = n.trim().parse().map_err(|_| format!("invalid version {p:?}"))?;
+        ver = Some((op, n));
+    }
+    Ok(Box::new(IfaceMatch { uuid, ver }))
+}
+
+impl TxMatch for IfaceMatch {
+    fn matches(&self, parser: &dyn AppParser, tx: u64, _dir: Dir) -> Option<bool> {
+        let s = parser.as_any().downcast_ref::<SmbState>()?;
+        let t = s.tx(tx)?;
+        let TxData::Dcerpc { req_cmd, .. } = &t.data else {
+            return Some(false);
+        };
+        if *req_cmd != Some(dcerpc::REQUEST) {
+            return Some(false);
+        }
+        let ifs = s.ifaces.as_deref().unwrap_or_default();
+        Some(ifs.iter().any(|i| {
+            i.acked
+                && i.ack_result == 0
+                && i.uuid == self.uuid
+                && self.ver.is_none_or(|(op, n)| match op {
+                    b'<' => i.ver < n,
+                    b'>' => i.ver > n,
+                    b'!' => i.ver != n,
+                    _ => i.ver == n,
+                })
+        }))
+    }
+}
+
+/// `dcerpc.opnum`: a list of numbers and `N-M` ranges.
+#[derive(Debug)]
+struct OpnumMatch(Vec<(u16, u16)>);
+
+fn setup_opnum(v: Option<&str>) -> Result<Box<dyn TxMatch>, String> {
+    let v = v.ok_or("needs a value")?;
+    let mut out = Vec::new();
+    for p in v.split(',').map(str::trim) {
+        let r = match p.split_once('-') {
+            Some((a, b)) => (a.trim().parse(), b.trim().parse()),
+            None => (p.parse(), p.parse()),
+        };
+        match r {
+            (Ok(a), Ok(b)) if a <= b => out.push((a, b)),
+            _ => return Err(format!("invalid opnum {p:?}")),
+        }
+    }
+    Ok(Box::new(OpnumMatch(out)))
+}
+
+impl TxMatch for OpnumMatch {
+    fn matches(&self, parser: &dyn AppParser, tx: u64, _dir: Dir) -> Option<bool> {
+        let s = parser.as_any().downcast_ref::<SmbState>()?;
+        let t = s.tx(tx)?;
+        Some(match &t.data {
+            TxData::Dcerpc {
+                req_cmd: Some(dcerpc::REQUEST),
+                opnum,
+                ..
+            } => self.0.iter().any(|(a, b)| (*a..=*b).contains(opnum)),
+            _ => false,
+        })
+    }
+}
+
 /// The security buffer of a SESSION_SETUP (offset/length at `at` in the body, offset from
 /// the header).
 fn sec_blob<'a>(m: &'a [u8], b: &[u8], at: usize) -> Option<&'a [u8]> {
@@ -1946,6 +2318,12 @@ impl AppParser for SmbState {
                 f(head)
             }
             (TxData::File { name, .. }, BUF_FILE_NAME) if !name.is_empty() => f(name),
+            (TxData::Dcerpc { stub_req, .. }, BUF_STUB) if dir == Dir::ToServer && !stub_req.is_empty() => {
+                f(stub_req)
+            }
+            (TxData::Dcerpc { stub_res, .. }, BUF_STUB) if dir == Dir::ToClient && !stub_res.is_empty() => {
+                f(stub_res)
+            }
             _ => false,
         }
     }
