@@ -122,6 +122,11 @@ pub static PROTOCOL: Protocol = Protocol {
             dir: None,
             setup: setup_opnum,
         },
+        KeywordDesc {
+            name: "smb.version",
+            dir: None,
+            setup: setup_version,
+        },
     ],
     generic_stats: true,
 };
@@ -712,10 +717,15 @@ impl SmbState {
                 if rest.len() < 4 {
                     break;
                 }
-                let len = ((usize::from(rest[1]) & 1) << 16)
-                    | (usize::from(rest[2]) << 8)
-                    | usize::from(rest[3]);
                 let kind = rest[0];
+                // Direct TCP (445) session messages have a 24-bit length (SMB2/3 large
+                // MTU); other NBSS records 17 bits.
+                let hi = if kind == 0 {
+                    usize::from(rest[1])
+                } else {
+                    usize::from(rest[1]) & 1
+                };
+                let len = (hi << 16) | (usize::from(rest[2]) << 8) | usize::from(rest[3]);
                 if !matches!(kind, 0x00 | 0x81 | 0x82 | 0x83 | 0x84 | 0x85) {
                     self.framers[i].resync = true;
                     err = true;
@@ -900,7 +910,9 @@ impl SmbState {
                         .get(off..off.saturating_add(len).min(m.len()))
                         .unwrap_or_default()
                         .to_vec();
-                    self.dcerpc_request(h, 2, 11, &data);
+                    if !self.dcerpc_pdus(h, 2, 11, &data) {
+                        self.new_tx(2, 11, h, TxData::Ioctl { func });
+                    }
                 } else {
                     self.new_tx(2, 11, h, TxData::Ioctl { func });
                 }
@@ -1159,7 +1171,7 @@ impl SmbState {
                             t.request_done = true;
                         }
                     }
-                } else {
+                } else if st != 0x103 {
                     self.reads.remove(&key);
                 }
                 have = true;
@@ -1193,11 +1205,11 @@ impl SmbState {
         }
     }
 
-    fn dcerpc_request(&mut self, h: &Smb2Hdr, ver: u8, cmd: u16, data: &[u8]) {
+    /// DCERPC PDUs written to a pipe; false (and no transaction) when there are none.
+    fn dcerpc_pdus(&mut self, h: &Smb2Hdr, ver: u8, cmd: u16, data: &[u8]) -> bool {
         let pdus = dcerpc::pdus(data);
         if pdus.is_empty() {
-            self.new_tx(ver, cmd, h, TxData::Generic);
-            return;
+            return false;
         }
         for p in pdus {
             match p.ptype {
@@ -1262,6 +1274,13 @@ impl SmbState {
                     stub_res: Vec::new(),
                 },
             );
+        }
+        true
+    }
+
+    fn dcerpc_request(&mut self, h: &Smb2Hdr, ver: u8, cmd: u16, data: &[u8]) {
+        if !self.dcerpc_pdus(h, ver, cmd, data) {
+            self.new_tx(ver, cmd, h, TxData::Generic);
         }
     }
 
@@ -2164,6 +2183,25 @@ impl TxMatch for IfaceMatch {
                     _ => i.ver == n,
                 })
         }))
+    }
+}
+
+/// `smb.version` (Suricata 8): 1 or 2, the transaction's SMB header version.
+#[derive(Debug)]
+struct VersionMatch(u8);
+
+fn setup_version(v: Option<&str>) -> Result<Box<dyn TxMatch>, String> {
+    match v.map(str::trim) {
+        Some("1") => Ok(Box::new(VersionMatch(1))),
+        Some("2") => Ok(Box::new(VersionMatch(2))),
+        other => Err(format!("invalid version {other:?}: 1 or 2")),
+    }
+}
+
+impl TxMatch for VersionMatch {
+    fn matches(&self, parser: &dyn AppParser, tx: u64, _dir: Dir) -> Option<bool> {
+        let s = parser.as_any().downcast_ref::<SmbState>()?;
+        Some(s.tx(tx)?.ver == self.0)
     }
 }
 

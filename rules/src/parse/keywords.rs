@@ -134,6 +134,7 @@ pub static SURICATA_KEYWORDS: &[&str] = &[
     "rpc",
     "sameip",
     "sid",
+    "smb.version",
     "snmp.pdu_type",
     "snmp.version",
     "ssh.protoversion",
