@@ -159,7 +159,8 @@ pub fn probe(_dir: Dir, data: &[u8]) -> Probe {
                 };
             }
             0x81 | 0x82 | 0x83 | 0x85 => {
-                let len = ((usize::from(d[1]) & 1) << 16) | usize::from(u16::from_be_bytes([d[2], d[3]]));
+                let len =
+                    ((usize::from(d[1]) & 1) << 16) | usize::from(u16::from_be_bytes([d[2], d[3]]));
                 if d.len() < 4 + len {
                     return Probe::NeedMore;
                 }
@@ -179,11 +180,11 @@ fn midstream(data: &[u8]) -> Probe {
 }
 
 fn is_smb_magic(d: &[u8]) -> bool {
-    d.len() >= 4 && matches!(d[0], 0xff | 0xfe | 0xfd) && &d[1..4] == b"SMB"
+    d.len() >= 4 && (0xfd..=0xff).contains(&d[0]) && &d[1..4] == b"SMB"
 }
 
 fn new_parser(cfg: &ParserConfig, _tcp: bool) -> Box<dyn AppParser> {
-    Box::new(SmbState::new(cfg.http.files.clone()))
+    Box::new(SmbState::new(cfg.http.files))
 }
 
 fn u16le(d: &[u8], o: usize) -> Option<u16> {
@@ -765,8 +766,7 @@ impl SmbState {
         match rec[0] {
             0xfe => {
                 let mut off = 0usize;
-                loop {
-                    let Some(r) = rec.get(off..) else { break };
+                while let Some(r) = rec.get(off..) {
                     let Some(h) = Smb2Hdr::parse(r) else {
                         self.event(EV_MALFORMED);
                         break;
@@ -1124,7 +1124,8 @@ impl SmbState {
                         {
                             self.pipe_fids.insert(g.to_vec());
                         }
-                        let times = [8, 16, 24, 32].map(|o| filetime_unix(u64le(b, o).unwrap_or(0)));
+                        let times =
+                            [8, 16, 24, 32].map(|o| filetime_unix(u64le(b, o).unwrap_or(0)));
                         let eof = u64le(b, 48).unwrap_or(0);
                         let g = g.to_vec();
                         if let Some(t) = self.generic_tx(5, h) {
@@ -1177,16 +1178,14 @@ impl SmbState {
                 have = true;
             }
             16 => have = true,
-            11 => {
-                if u32le(b, 4) == Some(FSCTL_PIPE_TRANSCEIVE) {
-                    let off = u32le(b, 32).unwrap_or(0) as usize;
-                    let len = u32le(b, 36).unwrap_or(0) as usize;
-                    let data = m
-                        .get(off..off.saturating_add(len).min(m.len()))
-                        .unwrap_or_default()
-                        .to_vec();
-                    self.dcerpc_response(st, &data);
-                }
+            11 if u32le(b, 4) == Some(FSCTL_PIPE_TRANSCEIVE) => {
+                let off = u32le(b, 32).unwrap_or(0) as usize;
+                let len = u32le(b, 36).unwrap_or(0) as usize;
+                let data = m
+                    .get(off..off.saturating_add(len).min(m.len()))
+                    .unwrap_or_default()
+                    .to_vec();
+                self.dcerpc_response(st, &data);
             }
             _ => {}
         }
@@ -1194,8 +1193,8 @@ impl SmbState {
             let ev = std::mem::take(&mut self.pending_events);
             if let Some(t) = self.generic_tx(h.command, h) {
                 // A DCERPC transaction ends with its DCERPC response, not the SMB one.
-                let dce_pending = matches!(t.data, TxData::Dcerpc { res_cmd: None, .. })
-                    && h.command == 9;
+                let dce_pending =
+                    matches!(t.data, TxData::Dcerpc { res_cmd: None, .. }) && h.command == 9;
                 if st != 0x103 && !dce_pending {
                     t.response_done = true;
                 }
@@ -1370,7 +1369,10 @@ impl SmbState {
                 w.set_u64("stub_data_size", stub_req.len() as u64);
                 w.close();
                 if let Some(ifs) = &self.ifaces {
-                    let mut it = ifs.iter().filter(|i| i.context_id == *context_id).peekable();
+                    let mut it = ifs
+                        .iter()
+                        .filter(|i| i.context_id == *context_id)
+                        .peekable();
                     if it.peek().is_some() {
                         w.open_array("interfaces");
                         for i in it {
@@ -1531,15 +1533,15 @@ impl SmbState {
                     }
                     w.close();
                 } else {
-                w.set_str(
-                    "share_type",
-                    match share_type {
-                        1 => "FILE",
-                        2 => "PIPE",
-                        3 => "PRINT",
-                        _ => "UNKNOWN",
-                    },
-                );
+                    w.set_str(
+                        "share_type",
+                        match share_type {
+                            1 => "FILE",
+                            2 => "PIPE",
+                            3 => "PRINT",
+                            _ => "UNKNOWN",
+                        },
+                    );
                 }
             }
             TxData::File {
@@ -1614,8 +1616,7 @@ impl SmbState {
         let mut cmd = h.command;
         let mut at = 32usize;
         let mut seen = 0;
-        loop {
-            let Some(&wc) = r.get(at) else { break };
+        while let Some(&wc) = r.get(at) {
             let wc = usize::from(wc);
             let words = r.get(at + 1..at + 1 + 2 * wc).unwrap_or_default();
             let bc_at = at + 1 + 2 * wc;
@@ -1748,11 +1749,7 @@ impl SmbState {
                     .bytes
                     .get(o..(o + name_len).min(b.bytes.len()))
                     .unwrap_or_default();
-                let filename = if h.unicode {
-                    strip_nul(raw)
-                } else {
-                    strip_nul(raw)
-                };
+                let filename = strip_nul(raw);
                 bounded_insert(
                     &mut self.create_names,
                     (u64::from(h.uid), u64::from(h.mid)),
@@ -1911,12 +1908,20 @@ impl SmbState {
                     }
                     let times =
                         [11, 19, 27, 35].map(|o| filetime_unix(u64le(b.words, o).unwrap_or(0)));
-                    Some((fid.unwrap_or_default(), times, u64le(b.words, 55).unwrap_or(0)))
+                    Some((
+                        fid.unwrap_or_default(),
+                        times,
+                        u64le(b.words, 55).unwrap_or(0),
+                    ))
                 } else {
                     None
                 };
                 let svc = if b.cmd == 0x75 {
-                    let e = b.bytes.iter().position(|&x| x == 0).unwrap_or(b.bytes.len());
+                    let e = b
+                        .bytes
+                        .iter()
+                        .position(|&x| x == 0)
+                        .unwrap_or(b.bytes.len());
                     Some(b.bytes[..e].to_vec())
                 } else {
                     None
@@ -1933,8 +1938,12 @@ impl SmbState {
                             t.hosts[1] = smb1_strings(b, blob_len, h.unicode);
                         }
                     }
-                    if let (TxData::Create { times, size, guid, .. }, Some((f, ts, eof))) =
-                        (&mut t.data, created)
+                    if let (
+                        TxData::Create {
+                            times, size, guid, ..
+                        },
+                        Some((f, ts, eof)),
+                    ) = (&mut t.data, created)
                     {
                         *times = ts;
                         *size = eof;
@@ -2155,7 +2164,10 @@ fn setup_iface(v: Option<&str>) -> Result<Box<dyn TxMatch>, String> {
             Some(c @ (b'<' | b'>' | b'=' | b'!')) => (*c, &p[1..]),
             _ => (b'=', p),
         };
-        let n: u16 = n.trim().parse().map_err(|_| format!("invalid version {p:?}"))?;
+        let n: u16 = n
+            .trim()
+            .parse()
+            .map_err(|_| format!("invalid version {p:?}"))?;
         ver = Some((op, n));
     }
     Ok(Box::new(IfaceMatch { uuid, ver }))
@@ -2352,14 +2364,20 @@ impl AppParser for SmbState {
             (TxData::File { share, .. }, BUF_SHARE) if !share.is_empty() => f(share),
             (TxData::SessionSetup { ntlmssp: Some(n) }, BUF_USER) => f(&n.user),
             (TxData::SessionSetup { ntlmssp: Some(n) }, BUF_DOMAIN) => f(&n.domain),
-            (TxData::File { head, dir: fd, .. }, BUF_FILE_DATA) if !head.is_empty() && *fd == dir => {
+            (TxData::File { head, dir: fd, .. }, BUF_FILE_DATA)
+                if !head.is_empty() && *fd == dir =>
+            {
                 f(head)
             }
             (TxData::File { name, .. }, BUF_FILE_NAME) if !name.is_empty() => f(name),
-            (TxData::Dcerpc { stub_req, .. }, BUF_STUB) if dir == Dir::ToServer && !stub_req.is_empty() => {
+            (TxData::Dcerpc { stub_req, .. }, BUF_STUB)
+                if dir == Dir::ToServer && !stub_req.is_empty() =>
+            {
                 f(stub_req)
             }
-            (TxData::Dcerpc { stub_res, .. }, BUF_STUB) if dir == Dir::ToClient && !stub_res.is_empty() => {
+            (TxData::Dcerpc { stub_res, .. }, BUF_STUB)
+                if dir == Dir::ToClient && !stub_res.is_empty() =>
+            {
                 f(stub_res)
             }
             _ => false,

@@ -65,7 +65,8 @@ fn tree_connect_share_and_pipe_split_anywhere() {
         }));
         assert_eq!(got, b"\\\\10.0.0.12\\smb2");
         assert!(!s.buffer(0, BUF_PIPE, Dir::ToServer, &mut |_| true));
-        assert!(s.buffer(1, BUF_PIPE, Dir::ToServer, &mut |b| b == b"\\\\10.0.0.12\\IPC$"));
+        assert!(s.buffer(1, BUF_PIPE, Dir::ToServer, &mut |b| b
+            == b"\\\\10.0.0.12\\IPC$"));
         let t = s.tx(1).unwrap();
         assert_eq!((t.tree_id, t.status, t.response_done), (5, Some(0), true));
         let mut w = JsonWriter::new();
@@ -73,9 +74,15 @@ fn tree_connect_share_and_pipe_split_anywhere() {
         s.alert_members(1, &mut w);
         w.close();
         let j = String::from_utf8(w.as_bytes().to_vec()).unwrap();
-        assert!(j.contains("\"named_pipe\":\"\\\\\\\\10.0.0.12\\\\IPC$\""), "{j}");
+        assert!(
+            j.contains("\"named_pipe\":\"\\\\\\\\10.0.0.12\\\\IPC$\""),
+            "{j}"
+        );
         assert!(j.contains("\"share_type\":\"PIPE\""), "{j}");
-        assert!(j.contains("\"command\":\"SMB2_COMMAND_TREE_CONNECT\""), "{j}");
+        assert!(
+            j.contains("\"command\":\"SMB2_COMMAND_TREE_CONNECT\""),
+            "{j}"
+        );
     }
 }
 
@@ -129,8 +136,16 @@ fn write_then_close_makes_a_closed_file() {
     }
     assert!(t.request_done && t.response_done);
     match &s.tx(0).unwrap().data {
-        TxData::Create { filename, guid: g, disposition, .. } => {
-            assert_eq!((filename.as_slice(), g, *disposition), (&b"a.txt"[..], &guid, 2));
+        TxData::Create {
+            filename,
+            guid: g,
+            disposition,
+            ..
+        } => {
+            assert_eq!(
+                (filename.as_slice(), g, *disposition),
+                (&b"a.txt"[..], &guid, 2)
+            );
         }
         d => panic!("{d:?}"),
     }
@@ -226,4 +241,224 @@ fn random_input_never_panics() {
             assert!(std::str::from_utf8(w.as_bytes()).is_ok());
         }
     }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn smb1(
+    cmd: u8,
+    resp: bool,
+    status: u32,
+    uid: u16,
+    tid: u16,
+    mid: u16,
+    words: &[u8],
+    bytes: &[u8],
+) -> Vec<u8> {
+    let mut h = vec![0u8; 32];
+    h[..4].copy_from_slice(b"\xffSMB");
+    h[4] = cmd;
+    h[5..9].copy_from_slice(&status.to_le_bytes());
+    h[9] = if resp { 0x80 } else { 0 };
+    h[10..12].copy_from_slice(&0x4000u16.to_le_bytes()); // NT status, ASCII
+    h[24..26].copy_from_slice(&tid.to_le_bytes());
+    h[28..30].copy_from_slice(&uid.to_le_bytes());
+    h[30..32].copy_from_slice(&mid.to_le_bytes());
+    h.push((words.len() / 2) as u8);
+    h.extend_from_slice(words);
+    h.extend_from_slice(&(bytes.len() as u16).to_le_bytes());
+    h.extend_from_slice(bytes);
+    h
+}
+
+fn json_of(s: &SmbState, tx: u64) -> String {
+    let mut w = JsonWriter::new();
+    w.start_object();
+    s.alert_members(tx, &mut w);
+    w.close();
+    String::from_utf8(w.as_bytes().to_vec()).unwrap()
+}
+
+#[test]
+fn smb1_negotiate_and_ascii_tree_connect() {
+    let mut s = SmbState::new(FileConfig::default());
+    let req = smb1(
+        0x72,
+        false,
+        0,
+        0,
+        0,
+        1,
+        &[],
+        b"\x02PC NETWORK PROGRAM 1.0\x00\x02NT LM 0.12\x00",
+    );
+    feed(&mut s, Dir::ToServer, &nbss(&req), 3);
+    let mut words = vec![0u8; 34];
+    words[0..2].copy_from_slice(&1u16.to_le_bytes());
+    let resp = smb1(0x72, true, 0, 0, 0, 1, &words, &[]);
+    feed(&mut s, Dir::ToClient, &nbss(&resp), 1000);
+    let j = json_of(&s, 0);
+    assert!(j.contains("\"dialect\":\"NT LM 0.12\""), "{j}");
+    assert!(
+        j.contains("\"command\":\"SMB1_COMMAND_NEGOTIATE_PROTOCOL\""),
+        "{j}"
+    );
+    assert!(
+        j.contains("\"client_dialects\":[\"PC NETWORK PROGRAM 1.0\",\"NT LM 0.12\"]"),
+        "{j}"
+    );
+    // TREE_CONNECT_ANDX, no AndX follow-up, password of 1 byte, ASCII path, service.
+    let w = [0xff, 0, 0, 0, 0, 0, 1, 0];
+    let req = smb1(
+        0x75,
+        false,
+        0,
+        100,
+        0,
+        2,
+        &w,
+        b"\x00\\\\127.0.0.1\\IPC$\x00?????\x00",
+    );
+    feed(&mut s, Dir::ToServer, &nbss(&req), 5);
+    let resp = smb1(
+        0x75,
+        true,
+        0,
+        100,
+        2049,
+        2,
+        &[0xff, 0, 0, 0, 0, 0],
+        b"IPC\x00",
+    );
+    feed(&mut s, Dir::ToClient, &nbss(&resp), 5);
+    assert!(s.buffer(1, BUF_PIPE, Dir::ToServer, &mut |b| b
+        == b"\\\\127.0.0.1\\IPC$"));
+    let j = json_of(&s, 1);
+    assert!(
+        j.contains("\"service\":{\"request\":\"?????\",\"response\":\"IPC\"}"),
+        "{j}"
+    );
+    assert!(j.contains("\"tree_id\":2049"), "{j}");
+}
+
+fn dce_hdr(ptype: u8, flags: u8, call_id: u32, body: &[u8]) -> Vec<u8> {
+    let mut v = vec![5, 0, ptype, flags, 0x10, 0, 0, 0];
+    v.extend_from_slice(&((16 + body.len()) as u16).to_le_bytes());
+    v.extend_from_slice(&[0, 0]);
+    v.extend_from_slice(&call_id.to_le_bytes());
+    v.extend_from_slice(body);
+    v
+}
+
+#[test]
+fn dcerpc_bind_and_request_over_a_pipe() {
+    let mut s = SmbState::new(FileConfig::default());
+    feed(
+        &mut s,
+        Dir::ToServer,
+        &nbss(&tree_connect(6, "\\\\h\\IPC$")),
+        100,
+    );
+    feed(
+        &mut s,
+        Dir::ToClient,
+        &nbss(&tree_connect_resp(6, 5, 2)),
+        100,
+    );
+    // WRITE of a BIND with one context: uuid 12345678-1234-abcd-ef00-0123456789ab v1.0.
+    let mut bind = vec![0xb8, 0x10, 0xb8, 0x10, 0, 0, 0, 0, 1, 0, 0, 0];
+    bind.extend_from_slice(&[0, 0, 1, 0]);
+    bind.extend_from_slice(&[0x78, 0x56, 0x34, 0x12, 0x34, 0x12, 0xcd, 0xab]);
+    bind.extend_from_slice(&[0xef, 0x00, 0x01, 0x23, 0x45, 0x67, 0x89, 0xab]);
+    bind.extend_from_slice(&[1, 0, 0, 0]);
+    bind.extend_from_slice(&[0u8; 20]);
+    let pdu = dce_hdr(dcerpc::BIND, 3, 2, &bind);
+    let guid: Vec<u8> = (1..=16).collect();
+    let write = |msg: u64, data: &[u8]| {
+        let mut w = hdr(9, false, 0, msg, 5, 7);
+        let mut wb = vec![0u8; 48];
+        wb[0] = 49;
+        wb[2..4].copy_from_slice(&112u16.to_le_bytes());
+        wb[4..8].copy_from_slice(&(data.len() as u32).to_le_bytes());
+        wb[16..32].copy_from_slice(&guid);
+        w.extend_from_slice(&wb);
+        w.extend_from_slice(data);
+        nbss(&w)
+    };
+    feed(&mut s, Dir::ToServer, &write(7, &pdu), 7);
+    // READ request and a BINDACK in the response.
+    let mut r = hdr(8, false, 0, 8, 5, 7);
+    let mut rb = vec![0u8; 48];
+    rb[0] = 49;
+    rb[16..32].copy_from_slice(&guid);
+    r.extend_from_slice(&rb);
+    feed(&mut s, Dir::ToServer, &nbss(&r), 100);
+    let mut ack = vec![0xb8, 0x10, 0xb8, 0x10, 0, 0, 0, 0, 0, 0];
+    ack.extend_from_slice(&[0, 0]); // pad to 4
+    ack.extend_from_slice(&[1, 0, 0, 0]);
+    ack.extend_from_slice(&[0u8; 24]);
+    let ackpdu = dce_hdr(dcerpc::BINDACK, 3, 2, &ack);
+    let mut rr = hdr(8, true, 0, 8, 5, 7);
+    let mut rrb = vec![0u8; 16];
+    rrb[0] = 17;
+    rrb[2] = 80;
+    rrb[4..8].copy_from_slice(&(ackpdu.len() as u32).to_le_bytes());
+    rr.extend_from_slice(&rrb);
+    rr.extend_from_slice(&ackpdu);
+    feed(&mut s, Dir::ToClient, &nbss(&rr), 9);
+    let bind_tx = s
+        .txs
+        .iter()
+        .find(|t| {
+            matches!(
+                t.data,
+                TxData::Dcerpc {
+                    req_cmd: Some(dcerpc::BIND),
+                    ..
+                }
+            )
+        })
+        .unwrap();
+    assert!(bind_tx.response_done);
+    let j = json_of(&s, bind_tx.id);
+    assert!(
+        j.contains("\"request\":\"BIND\",\"response\":\"BINDACK\""),
+        "{j}"
+    );
+    assert!(j.contains("\"uuid\":\"12345678-1234-abcd-ef00-0123456789ab\",\"version\":\"1.0\",\"ack_result\":0"), "{j}");
+    // A REQUEST, opnum 15, 4 bytes of stub.
+    let req = dce_hdr(
+        dcerpc::REQUEST,
+        3,
+        3,
+        &[4, 0, 0, 0, 0, 0, 15, 0, 1, 2, 3, 4],
+    );
+    feed(&mut s, Dir::ToServer, &write(9, &req), 11);
+    let id = s.tx_count() - 1;
+    let (iface, op) = (
+        setup_iface(Some("12345678-1234-abcd-ef00-0123456789ab,=1")).unwrap(),
+        setup_opnum(Some("1,10-20")).unwrap(),
+    );
+    assert_eq!(iface.matches(&s, id, Dir::ToServer), Some(true));
+    assert_eq!(op.matches(&s, id, Dir::ToServer), Some(true));
+    assert_eq!(
+        setup_opnum(Some("16"))
+            .unwrap()
+            .matches(&s, id, Dir::ToServer),
+        Some(false)
+    );
+    assert_eq!(
+        setup_iface(Some("12345678-1234-abcd-ef00-0123456789ab,>1"))
+            .unwrap()
+            .matches(&s, id, Dir::ToServer),
+        Some(false)
+    );
+    assert!(s.buffer(id, BUF_STUB, Dir::ToServer, &mut |b| b == [1, 2, 3, 4]));
+    assert!(setup_iface(Some("nope")).is_err());
+    assert!(setup_version(Some("3")).is_err());
+    assert_eq!(
+        setup_version(Some("2"))
+            .unwrap()
+            .matches(&s, id, Dir::ToServer),
+        Some(true)
+    );
 }
