@@ -105,7 +105,7 @@ pub struct Pdu<'a> {
     pub le: bool,
     /// Call id.
     pub call_id: u32,
-    /// The body after the 16-byte header, without the auth trailer.
+    /// The body after the 16-byte header (an auth trailer included).
     pub body: &'a [u8],
 }
 
@@ -201,22 +201,23 @@ pub fn pdus(mut d: &[u8]) -> Vec<Pdu<'_>> {
             }
         };
         let frag_len = usize::from(rd16(8)).max(16);
-        let auth_len = usize::from(rd16(10));
+        let auth_len = rd16(10);
         let cid = [d[12], d[13], d[14], d[15]];
         let call_id = if le {
             u32::from_le_bytes(cid)
         } else {
             u32::from_be_bytes(cid)
         };
+        // Suricata counts an auth trailer in the stub data: the body runs to the end of
+        // the fragment.
+        let _ = auth_len;
         let end = frag_len.min(d.len());
-        let trailer = if auth_len > 0 { auth_len + 8 } else { 0 };
-        let body_end = end.saturating_sub(trailer).max(16);
         out.push(Pdu {
             ptype: d[2],
             flags: d[3],
             le,
             call_id,
-            body: &d[16..body_end.min(end)],
+            body: &d[16..end],
         });
         d = &d[end..];
     }

@@ -22,7 +22,7 @@
 pub mod dcerpc;
 
 use std::any::Any;
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, VecDeque};
 
 use dcerpc::Iface;
 
@@ -580,8 +580,6 @@ pub struct SmbState {
     pending_events: u32,
     /// Interfaces of the last BIND on a pipe (`None`: no BIND seen).
     ifaces: Option<Vec<Iface>>,
-    /// File ids opened on named pipes.
-    pipe_fids: HashSet<Vec<u8>>,
 }
 
 fn dir_idx(d: Dir) -> usize {
@@ -616,7 +614,6 @@ impl SmbState {
             files,
             pending_events: 0,
             ifaces: None,
-            pipe_fids: HashSet::new(),
         }
     }
 
@@ -970,11 +967,12 @@ impl SmbState {
         data: &[u8],
         ver: u8,
     ) {
-        let pipe = self.pipe_fids.contains(g)
-            || self
-                .trees
-                .get(&(h.session_id, h.tree_id))
-                .is_some_and(|t| t.1);
+        // As Suricata: a pipe when the message's tree is one (an async response has no
+        // tree: its data is taken as a file's).
+        let pipe = self
+            .trees
+            .get(&(h.session_id, h.tree_id))
+            .is_some_and(|t| t.1);
         if pipe {
             // Named pipes carry DCERPC, not files.
             match dir {
@@ -985,9 +983,16 @@ impl SmbState {
         }
         if self.file_tx(g, dir).is_none() {
             let name = self.guid_names.get(g).cloned().unwrap_or_default();
-            // Suricata logs the share of a file transaction empty (it looks the share up
-            // under a key it never fills for SMB2).
-            let share = Vec::new();
+            // Suricata names the share of SMB2 files read and SMB1 files, not of SMB2
+            // files written.
+            let share = if ver == 2 && dir == Dir::ToServer {
+                Vec::new()
+            } else {
+                self.trees
+                    .get(&(h.session_id, h.tree_id))
+                    .map(|t| t.0.clone())
+                    .unwrap_or_default()
+            };
             let file = TrackedFile::open(&name, &self.files);
             // SMB1 file transactions carry no session or tree (as Suricata's).
             let zero = Smb2Hdr {
@@ -1116,14 +1121,7 @@ impl SmbState {
                         if let Some(n) = name {
                             bounded_insert(&mut self.guid_names, g.to_vec(), n);
                         }
-                        if self
-                            .trees
-                            .get(&(h.session_id, h.tree_id))
-                            .is_some_and(|t| t.1)
-                            && self.pipe_fids.len() < MAX_MAP
-                        {
-                            self.pipe_fids.insert(g.to_vec());
-                        }
+
                         let times =
                             [8, 16, 24, 32].map(|o| filetime_unix(u64le(b, o).unwrap_or(0)));
                         let eof = u64le(b, 48).unwrap_or(0);
@@ -1277,10 +1275,9 @@ impl SmbState {
         true
     }
 
+    /// Data written to a pipe: DCERPC, or skipped (no transaction, as Suricata).
     fn dcerpc_request(&mut self, h: &Smb2Hdr, ver: u8, cmd: u16, data: &[u8]) {
-        if !self.dcerpc_pdus(h, ver, cmd, data) {
-            self.new_tx(ver, cmd, h, TxData::Generic);
-        }
+        self.dcerpc_pdus(h, ver, cmd, data);
     }
 
     fn dcerpc_response(&mut self, status: u32, data: &[u8]) {
@@ -1896,16 +1893,7 @@ impl SmbState {
                     if let (Some(f), Some(n)) = (&fid, name) {
                         bounded_insert(&mut self.guid_names, f.clone(), n);
                     }
-                    if let Some(f) = &fid {
-                        if self
-                            .trees
-                            .get(&(u64::from(h.uid), u32::from(h.tid)))
-                            .is_some_and(|t| t.1)
-                            && self.pipe_fids.len() < MAX_MAP
-                        {
-                            self.pipe_fids.insert(f.clone());
-                        }
-                    }
+
                     let times =
                         [11, 19, 27, 35].map(|o| filetime_unix(u64le(b.words, o).unwrap_or(0)));
                     Some((
@@ -2361,7 +2349,6 @@ impl AppParser for SmbState {
         match (&t.data, buf) {
             (TxData::TreeConnect { share, is_pipe, .. }, BUF_SHARE) if !is_pipe => f(share),
             (TxData::TreeConnect { share, is_pipe, .. }, BUF_PIPE) if *is_pipe => f(share),
-            (TxData::File { share, .. }, BUF_SHARE) if !share.is_empty() => f(share),
             (TxData::SessionSetup { ntlmssp: Some(n) }, BUF_USER) => f(&n.user),
             (TxData::SessionSetup { ntlmssp: Some(n) }, BUF_DOMAIN) => f(&n.domain),
             (TxData::File { head, dir: fd, .. }, BUF_FILE_DATA)
