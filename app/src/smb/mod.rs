@@ -2423,14 +2423,13 @@ impl AppParser for SmbState {
         for t in self.txs.iter_mut().filter(|t| t.logged) {
             t.seen |= bit;
         }
-        let closed = c.closed;
         let mut next = *c.next;
         while next < self.next_id && self.tx(next).is_none_or(|t| t.logged) {
             next += 1;
         }
         *c.next = next;
         self.txs
-            .retain(|t| !(t.logged && t.id < next && (t.seen == 3 || closed)));
+            .retain(|t| !(t.logged && t.id < next && t.seen == 3));
     }
 
     fn alert_members(&self, tx: u64, w: &mut JsonWriter) -> bool {
