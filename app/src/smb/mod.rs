@@ -133,6 +133,7 @@ pub static PROTOCOL: Protocol = Protocol {
 
 const EV_MALFORMED: u8 = 1;
 const EV_RECORD_OVERFLOW: u8 = 2;
+const EV_FILE_OVERLAP: u8 = 7;
 
 /// An NBSS session message carrying an SMB header (`ff`, `fe` or `fd` `SMB`), after any
 /// other NBSS records (session request and response, keep-alive); midstream, the first
@@ -200,6 +201,11 @@ fn u64le(d: &[u8], o: usize) -> Option<u64> {
 /// Suricata's way with SMB2 UTF-16 names: the NUL bytes dropped.
 fn strip_nul(d: &[u8]) -> Vec<u8> {
     d.iter().copied().filter(|&b| b != 0).collect()
+}
+
+/// SMB1 UTF-16 strings as Suricata reads them: the low byte of each unit.
+fn low_bytes(d: &[u8]) -> Vec<u8> {
+    d.chunks_exact(2).map(|c| c[0]).collect()
 }
 
 /// UTF-16LE to UTF-8 (lossy).
@@ -1028,6 +1034,9 @@ impl SmbState {
                 ..
             } = &mut t.data
             {
+                if off < *next_off {
+                    t.events |= 1 << EV_FILE_OVERLAP;
+                }
                 if off > *next_off {
                     file.gap(off - *next_off);
                     *next_off = off;
@@ -1710,11 +1719,17 @@ impl SmbState {
                         .chunks_exact(2)
                         .position(|c| c == [0, 0])
                         .map_or(d.len() & !1, |i| 2 * i);
-                    (utf16le(&d[..end]), d.get(end + 2..).unwrap_or_default())
+                    (low_bytes(&d[..end]), d.get(end + 2..).unwrap_or_default())
                 } else {
                     let d = b.bytes.get(o..).unwrap_or_default();
                     let end = d.iter().position(|&x| x == 0).unwrap_or(d.len());
                     (d[..end].to_vec(), d.get(end + 1..).unwrap_or_default())
+                };
+                // As Suricata: the path's first character is dropped.
+                let path = if path.len() > 1 {
+                    path[1..].to_vec()
+                } else {
+                    path
                 };
                 let svc_end = rest.iter().position(|&x| x == 0).unwrap_or(rest.len());
                 let svc = rest[..svc_end].to_vec();
@@ -1971,7 +1986,7 @@ fn smb1_strings(b: &Smb1Block<'_>, blob_len: usize, unicode: bool) -> Option<(Ve
                 .chunks_exact(2)
                 .position(|c| c == [0, 0])
                 .map_or(d.len() & !1, |i| 2 * i);
-            let v = utf16le(&d[..end]);
+            let v = low_bytes(&d[..end]);
             d = d.get(end + 2..).unwrap_or_default();
             v
         } else {
@@ -2436,6 +2451,14 @@ impl AppParser for SmbState {
         match self.tx(tx) {
             Some(t) => {
                 self.write_smb(t, w);
+                // Suricata adds the transaction's files to the alert.
+                if let TxData::File { file, .. } = &t.data {
+                    w.open_array("files");
+                    w.start_object();
+                    file.write_eve(w, t.id, None);
+                    w.close();
+                    w.close();
+                }
                 true
             }
             None => false,

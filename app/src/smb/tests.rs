@@ -331,7 +331,7 @@ fn smb1_negotiate_and_ascii_tree_connect() {
     );
     feed(&mut s, Dir::ToClient, &nbss(&resp), 5);
     assert!(s.buffer(1, BUF_PIPE, Dir::ToServer, &mut |b| b
-        == b"\\\\127.0.0.1\\IPC$"));
+        == b"\\127.0.0.1\\IPC$"));
     let j = json_of(&s, 1);
     assert!(
         j.contains("\"service\":{\"request\":\"?????\",\"response\":\"IPC\"}"),
