@@ -1822,7 +1822,20 @@ impl SmbState {
                 }
                 self.new_tx(1, cmd, &hdr, TxData::Generic);
             }
-            0x25 | 0x32 => {}
+            0x25 => {
+                // TRANS on a named pipe: TransactNmPipe (0x26) carries DCERPC.
+                let setup = usize::from(b.words.get(26).copied().unwrap_or(0));
+                if setup >= 1 && u16le(b.words, 28) == Some(0x26) {
+                    let cnt = usize::from(u16le(b.words, 22).unwrap_or(0));
+                    let off = usize::from(u16le(b.words, 24).unwrap_or(0));
+                    let data =
+                        b.r.get(off..off.saturating_add(cnt).min(b.r.len()))
+                            .unwrap_or_default()
+                            .to_vec();
+                    self.dcerpc_pdus(&hdr, 1, cmd, &data);
+                }
+            }
+            0x32 => {}
             _ => {
                 self.new_tx(1, cmd, &hdr, TxData::Generic);
             }
@@ -1860,11 +1873,10 @@ impl SmbState {
             0x72 => {
                 let idx = u16le(b.words, 0).map(usize::from);
                 let caps = u32le(b.words, 19).unwrap_or(0);
-                let sg = if caps & 0x8000_0000 != 0 {
-                    b.bytes.get(..16).map(<[u8]>::to_vec).unwrap_or_default()
-                } else {
-                    Vec::new()
-                };
+                // As Suricata: the first 16 bytes of the byte block (the GUID with extended
+                // security, else the challenge and domain).
+                let _ = caps;
+                let sg = b.bytes.get(..16).map(<[u8]>::to_vec).unwrap_or_default();
                 let pos = self.txs.iter().position(|t| {
                     t.ver == 1 && matches!(t.data, TxData::Negotiate { .. }) && !t.response_done
                 });
@@ -1898,7 +1910,16 @@ impl SmbState {
                     }
                 }
             }
-            0x2f | 0x25 | 0x32 => {}
+            0x25 => {
+                let cnt = usize::from(u16le(b.words, 12).unwrap_or(0));
+                let off = usize::from(u16le(b.words, 14).unwrap_or(0));
+                let data =
+                    b.r.get(off..off.saturating_add(cnt).min(b.r.len()))
+                        .unwrap_or_default()
+                        .to_vec();
+                self.dcerpc_response(st, &data);
+            }
+            0x2f | 0x32 => {}
             _ => {
                 let created = if b.cmd == 0xa2 && st == 0 {
                     let name = self
@@ -1911,10 +1932,11 @@ impl SmbState {
 
                     let times =
                         [11, 19, 27, 35].map(|o| filetime_unix(u64le(b.words, o).unwrap_or(0)));
+                    // Suricata logs the allocation size as `size`.
                     Some((
                         fid.unwrap_or_default(),
                         times,
-                        u64le(b.words, 55).unwrap_or(0),
+                        u64le(b.words, 47).unwrap_or(0),
                     ))
                 } else {
                     None
@@ -1936,8 +1958,12 @@ impl SmbState {
                     t.response_done = true;
                     if b.cmd == 0x73 {
                         t.session_id = u64::from(h.uid);
-                        if b.words.len() == 8 {
-                            let blob_len = usize::from(u16le(b.words, 6).unwrap_or(0));
+                        if b.words.len() == 8 || b.words.len() == 6 {
+                            let blob_len = if b.words.len() == 8 {
+                                usize::from(u16le(b.words, 6).unwrap_or(0))
+                            } else {
+                                0
+                            };
                             t.hosts[1] = smb1_strings(b, blob_len, h.unicode);
                         }
                     }
@@ -2046,13 +2072,8 @@ impl Smb1Hdr {
         let (status, dos) = if nt {
             (u32le(r, 5)?, None)
         } else {
-            let class = r[5];
-            let code = u16le(r, 7)?;
-            if class == 0 && code == 0 {
-                (0, None)
-            } else {
-                (u32::from(code), Some(class))
-            }
+            // DOS error codes, success included (`UNKNOWN_00_0000` as Suricata).
+            (u32::from(u16le(r, 7)?), Some(r[5]))
         };
         Some(Smb1Hdr {
             command: r[4],
