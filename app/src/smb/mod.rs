@@ -20,6 +20,7 @@
 //!   `smb.ntlmssp_domain` sticky buffers.
 
 pub mod dcerpc;
+pub mod krb;
 
 use std::any::Any;
 use std::collections::{HashMap, VecDeque};
@@ -426,6 +427,8 @@ pub enum TxData {
     SessionSetup {
         /// The NTLMSSP authentication, if seen.
         ntlmssp: Option<Ntlmssp>,
+        /// The Kerberos ticket, if seen.
+        krb: Option<krb::Ticket>,
     },
     /// TREE_CONNECT.
     TreeConnect {
@@ -820,8 +823,12 @@ impl SmbState {
                 );
             }
             1 => {
-                let ntlmssp = sec_blob(m, b, 12).and_then(parse_ntlmssp_auth);
-                self.new_tx(2, 1, h, TxData::SessionSetup { ntlmssp });
+                let blob = sec_blob(m, b, 12);
+                let ntlmssp = blob.and_then(parse_ntlmssp_auth);
+                let krb = blob
+                    .filter(|_| ntlmssp.is_none())
+                    .and_then(krb::find_ticket);
+                self.new_tx(2, 1, h, TxData::SessionSetup { ntlmssp, krb });
             }
             3 => {
                 let share = match (u16le(b, 4), u16le(b, 6)) {
@@ -1439,7 +1446,7 @@ impl SmbState {
         w.set_u64("tree_id", u64::from(t.tree_id));
         match &t.data {
             TxData::Generic => {}
-            TxData::SessionSetup { ntlmssp } => {
+            TxData::SessionSetup { ntlmssp, krb } => {
                 if let Some(n) = ntlmssp {
                     w.open_object("ntlmssp");
                     w.set_str("domain", &String::from_utf8_lossy(&n.domain));
@@ -1448,6 +1455,16 @@ impl SmbState {
                     if let Some(v) = &n.version {
                         w.set_str("version", v);
                     }
+                    w.close();
+                }
+                if let Some(k) = krb {
+                    w.open_object("kerberos");
+                    w.set_str("realm", &k.realm);
+                    w.open_array("snames");
+                    for n in &k.snames {
+                        w.str(n);
+                    }
+                    w.close();
                     w.close();
                 }
                 for (k, hst) in ["request", "response"].iter().zip(&t.hosts) {
@@ -1696,13 +1713,17 @@ impl SmbState {
             }
             0x73 => {
                 let blob_len = usize::from(u16le(b.words, 14).unwrap_or(0));
-                let ntlmssp = if b.words.len() == 24 {
-                    b.bytes.get(..blob_len).and_then(parse_ntlmssp_auth)
+                let blob = if b.words.len() == 24 {
+                    b.bytes.get(..blob_len)
                 } else {
                     None
                 };
+                let ntlmssp = blob.and_then(parse_ntlmssp_auth);
+                let krb = blob
+                    .filter(|_| ntlmssp.is_none())
+                    .and_then(krb::find_ticket);
                 let host = smb1_strings(b, blob_len, h.unicode);
-                self.new_tx(1, cmd, &hdr, TxData::SessionSetup { ntlmssp });
+                self.new_tx(1, cmd, &hdr, TxData::SessionSetup { ntlmssp, krb });
                 if let Some(t) = self.txs.back_mut() {
                     t.hosts[0] = host;
                 }
@@ -2385,8 +2406,18 @@ impl AppParser for SmbState {
         match (&t.data, buf) {
             (TxData::TreeConnect { share, is_pipe, .. }, BUF_SHARE) if !is_pipe => f(share),
             (TxData::TreeConnect { share, is_pipe, .. }, BUF_PIPE) if *is_pipe => f(share),
-            (TxData::SessionSetup { ntlmssp: Some(n) }, BUF_USER) => f(&n.user),
-            (TxData::SessionSetup { ntlmssp: Some(n) }, BUF_DOMAIN) => f(&n.domain),
+            (
+                TxData::SessionSetup {
+                    ntlmssp: Some(n), ..
+                },
+                BUF_USER,
+            ) => f(&n.user),
+            (
+                TxData::SessionSetup {
+                    ntlmssp: Some(n), ..
+                },
+                BUF_DOMAIN,
+            ) => f(&n.domain),
             (TxData::File { head, dir: fd, .. }, BUF_FILE_DATA)
                 if !head.is_empty() && *fd == dir =>
             {
