@@ -462,3 +462,57 @@ fn dcerpc_bind_and_request_over_a_pipe() {
         Some(true)
     );
 }
+
+fn der(tag: u8, c: &[u8]) -> Vec<u8> {
+    let mut v = vec![tag];
+    if c.len() < 0x80 {
+        v.push(c.len() as u8);
+    } else {
+        v.extend_from_slice(&[0x82, (c.len() >> 8) as u8, c.len() as u8]);
+    }
+    v.extend_from_slice(c);
+    v
+}
+
+#[test]
+fn kerberos_ticket_in_a_blob() {
+    let names = [der(0x1b, b"cifs"), der(0x1b, b"dc1.contoso.local")].concat();
+    let pn = der(
+        0x30,
+        &[der(0xa0, &der(0x02, &[2])), der(0xa1, &der(0x30, &names))].concat(),
+    );
+    let tkt = der(
+        0x61,
+        &der(
+            0x30,
+            &[
+                der(0xa0, &der(0x02, &[5])),
+                der(0xa1, &der(0x1b, b"CONTOSO.LOCAL")),
+                der(0xa2, &pn),
+                der(0xa3, &der(0x30, &[0; 200])),
+            ]
+            .concat(),
+        ),
+    );
+    let ap = der(
+        0x6e,
+        &der(
+            0x30,
+            &[
+                der(0xa0, &der(0x02, &[5])),
+                der(0xa1, &der(0x02, &[14])),
+                der(0xa2, &der(0x03, &[0, 0, 0, 0, 0])),
+                der(0xa3, &tkt),
+            ]
+            .concat(),
+        ),
+    );
+    let mut blob = vec![
+        0x60, 0x82, 0x01, 0x00, 0x06, 0x09, 1, 2, 3, 4, 5, 6, 7, 8, 9, 1, 0,
+    ];
+    blob.extend_from_slice(&ap);
+    let t = krb::find_ticket(&blob).unwrap();
+    assert_eq!(t.realm, "CONTOSO.LOCAL");
+    assert_eq!(t.snames, ["cifs", "dc1.contoso.local"]);
+    assert!(krb::find_ticket(&blob[..blob.len() - 10]).is_none());
+}
