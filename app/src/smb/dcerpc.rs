@@ -94,6 +94,20 @@ pub fn parse_uuid(s: &str) -> Option<[u8; 16]> {
     Some(out)
 }
 
+/// Whether `d` starts like a connection-oriented DCERPC PDU (version 5.0, a known type, a
+/// fragment length that covers the header).
+pub fn probe(d: &[u8]) -> bool {
+    if d.len() < 16 || d[0] != 5 || d[1] != 0 || d[2] > 20 {
+        return false;
+    }
+    let fl = if d[4] & 0x10 != 0 {
+        u16::from_le_bytes([d[8], d[9]])
+    } else {
+        u16::from_be_bytes([d[8], d[9]])
+    };
+    fl >= 16
+}
+
 /// One PDU's header and body.
 #[derive(Debug)]
 pub struct Pdu<'a> {

@@ -124,6 +124,16 @@ pub static PROTOCOL: Protocol = Protocol {
             setup: setup_opnum,
         },
         KeywordDesc {
+            name: "dce_iface",
+            dir: None,
+            setup: setup_iface,
+        },
+        KeywordDesc {
+            name: "dce_opnum",
+            dir: None,
+            setup: setup_opnum,
+        },
+        KeywordDesc {
             name: "smb.version",
             dir: None,
             setup: setup_version,
@@ -982,10 +992,14 @@ impl SmbState {
     ) {
         // As Suricata: a pipe when the message's tree is one (an async response has no
         // tree: its data is taken as a file's).
-        let pipe = self
-            .trees
-            .get(&(h.session_id, h.tree_id))
-            .is_some_and(|t| t.1);
+        let key = (h.session_id, h.tree_id);
+        let mut pipe = self.trees.get(&key).is_some_and(|t| t.1);
+        // The tree connect was missed: DCERPC-looking data makes the tree a pipe (as
+        // Suricata's `smb_dcerpc_probe`).
+        if !self.trees.contains_key(&key) && dcerpc::probe(data) {
+            bounded_insert(&mut self.trees, key, (b"suricata::dcerpc".to_vec(), true));
+            pipe = true;
+        }
         if pipe {
             // Named pipes carry DCERPC, not files.
             match dir {

@@ -28,6 +28,8 @@ pub static SURICATA_KEYWORDS: &[&str] = &[
     "content",
     "datarep",
     "dataset",
+    "dce_iface",
+    "dce_opnum",
     "dcerpc.iface",
     "dcerpc.opnum",
     "dcerpc.stub_data",
