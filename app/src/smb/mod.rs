@@ -149,14 +149,14 @@ const EV_FILE_OVERLAP: u8 = 7;
 /// An NBSS session message carrying an SMB header (`ff`, `fe` or `fd` `SMB`), after any
 /// other NBSS records (session request and response, keep-alive); midstream, the first
 /// such header in the data.
-pub fn probe(_dir: Dir, data: &[u8]) -> Probe {
+pub fn probe(dir: Dir, data: &[u8]) -> Probe {
     let mut d = data;
     loop {
         if d.len() < 4 {
             return if d.is_empty() || matches!(d[0], 0 | 0x81 | 0x82 | 0x83 | 0x85) {
                 Probe::NeedMore
             } else {
-                midstream(data)
+                midstream(dir, data)
             };
         }
         match d[0] {
@@ -165,9 +165,9 @@ pub fn probe(_dir: Dir, data: &[u8]) -> Probe {
                     return Probe::NeedMore;
                 }
                 return if is_smb_magic(&d[4..8]) {
-                    Probe::Yes
+                    fits_dir(dir, &d[4..])
                 } else {
-                    midstream(data)
+                    midstream(dir, data)
                 };
             }
             0x81 | 0x82 | 0x83 | 0x85 => {
@@ -178,16 +178,39 @@ pub fn probe(_dir: Dir, data: &[u8]) -> Probe {
                 }
                 d = &d[4 + len..];
             }
-            _ => return midstream(data),
+            _ => return midstream(dir, data),
         }
     }
 }
 
 /// Midstream: an NBSS session message header followed by an SMB2 header somewhere.
-fn midstream(data: &[u8]) -> Probe {
+fn midstream(dir: Dir, data: &[u8]) -> Probe {
     match find_sync(data) {
-        Some(i) if data.get(i + 4) == Some(&0xfe) && u16le(data, i + 8) == Some(64) => Probe::Yes,
+        Some(i) if data.get(i + 4) == Some(&0xfe) && u16le(data, i + 8) == Some(64) => {
+            fits_dir(dir, &data[i + 4..])
+        }
         _ => Probe::No,
+    }
+}
+
+/// A request to the server or a response to the client (a response seen first going to
+/// the server makes detection reverse a midstream flow, as Suricata's SMB probe does).
+fn fits_dir(dir: Dir, smb: &[u8]) -> Probe {
+    let response = match smb.first() {
+        Some(0xfe) => match smb.get(16) {
+            Some(f) => f & 1 != 0,
+            None => return Probe::NeedMore,
+        },
+        Some(0xff) => match smb.get(9) {
+            Some(f) => f & 0x80 != 0,
+            None => return Probe::NeedMore,
+        },
+        _ => return Probe::Yes,
+    };
+    if response == (dir == Dir::ToClient) {
+        Probe::Yes
+    } else {
+        Probe::No
     }
 }
 

@@ -182,7 +182,17 @@ fn ntlmssp_auth_fields() {
 
 #[test]
 fn probe_and_guid() {
-    assert_eq!(probe(Dir::ToServer, b"\x00\x00\x00\x40\xfeSMB"), Probe::Yes);
+    let req = nbss(&hdr(0, false, 0, 0, 0, 0));
+    let resp = nbss(&hdr(0, true, 0, 0, 0, 0));
+    assert_eq!(probe(Dir::ToServer, &req), Probe::Yes);
+    assert_eq!(probe(Dir::ToClient, &resp), Probe::Yes);
+    // A response going to the server: detection reverses a midstream flow.
+    assert_eq!(probe(Dir::ToServer, &resp), Probe::No);
+    assert_eq!(probe(Dir::ToServer, &req[..10]), Probe::NeedMore);
+    // Midstream: garbage, then a record.
+    let mut mid = b"garbage!".to_vec();
+    mid.extend_from_slice(&req);
+    assert_eq!(probe(Dir::ToServer, &mid), Probe::Yes);
     assert_eq!(probe(Dir::ToServer, b"\x00\x00\x00"), Probe::NeedMore);
     assert_eq!(probe(Dir::ToServer, b"GET / HTTP"), Probe::No);
     let g: Vec<u8> = (0..16).collect();
