@@ -326,7 +326,7 @@ fn decoder_event_alert_without_flow() {
 fn skipped_rules_have_reasons() {
     let l = shrike_detect::setup::engine_from_str(
         "alert smtp any any -> any any (content:\"x\"; sid:1;)\n\
-         alert tcp any any -> any any (smb.share; content:\"x\"; sid:2;)\n\
+         alert tcp any any -> any any (http2.header_name; content:\"x\"; sid:2;)\n\
          alert tcp any any -> any any (flow:only_stream; content:\"x\"; sid:3;)\n\
          alert tcp any any -> any any (stream_size:server,>,5; sid:4;)\n\
          alert tcp-stream any any -> any any (content:\"x\"; sid:5;)\n\
@@ -347,7 +347,7 @@ fn skipped_rules_have_reasons() {
         .map(|s| (s.sid, s.reason.to_string()))
         .collect();
     assert_eq!(reasons[&1], "needs app-layer parser: `smtp` rule header");
-    assert_eq!(reasons[&2], "needs app-layer parser: smb.share");
+    assert_eq!(reasons[&2], "needs app-layer parser: http2.header_name");
     assert!(!reasons.contains_key(&3) && !reasons.contains_key(&4) && !reasons.contains_key(&5));
     assert_eq!(reasons[&6], "keyword not supported yet: xbits");
     assert_eq!(
