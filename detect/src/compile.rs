@@ -616,12 +616,13 @@ pub(crate) fn compile(
         app.dir = app_dir(&app, &checks);
         // Registered protocols' two-way buffers and keywords decide per direction.
         app.per_dir = app.dir.is_none()
-            && !(app.sections.is_empty() && app.keywords.is_empty())
+            && !(app.sections.is_empty() && app.keywords.is_empty() && app.events.is_empty())
             && app
                 .sections
                 .iter()
                 .all(|s| matches!(s.buf, AppBuf::Reg { dir: None, .. }))
-            && app.keywords.iter().all(|k| k.dir.is_none());
+            && app.keywords.iter().all(|k| k.dir.is_none())
+            && app.events.iter().all(|e| matches!(e, AppEvent::Reg(..)));
         (app.fp, app.pkt_fp) = fast_patterns(rule, &app);
         Some(Box::new(app))
     } else {
