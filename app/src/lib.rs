@@ -33,6 +33,7 @@ pub mod pgsql;
 pub mod registry;
 pub mod rfb;
 pub mod sip;
+pub mod smb;
 pub mod smtp;
 pub mod snmp;
 pub mod ssh;

@@ -313,6 +313,7 @@ pub static PROTOCOLS: &[&Protocol] = &[
     &crate::mqtt::PROTOCOL,
     &crate::pgsql::PROTOCOL,
     &crate::http2::PROTOCOL,
+    &crate::smb::PROTOCOL,
 ];
 
 /// Most protocols the registry can hold (the size of per-protocol counter arrays).

@@ -320,10 +320,23 @@ mod tests {
             AppBuf::of(id("ssh.proto")),
             Some(AppBuf::Reg { dir: None, .. })
         ));
-        assert_eq!(AppBuf::of(id("smb.share")), None);
+        assert!(matches!(
+            AppBuf::of(id("smb.share")),
+            Some(AppBuf::Reg {
+                dir: Some(Dir::ToServer),
+                ..
+            })
+        ));
         assert_eq!(
             AppBuf::of(id("file.data")).map(AppBuf::proto),
             Some(AppProto::HTTP)
+        );
+        // `file.data` in an `alert smb` rule is SMB's own; in an `alert http` rule HTTP's.
+        let smb = AppProto::from_name("smb");
+        assert_eq!(AppBuf::of_in(id("file.data"), smb).map(AppBuf::proto), smb);
+        assert_eq!(
+            AppBuf::of_in(id("file.data"), Some(AppProto::HTTP)),
+            Some(AppBuf::Http(HttpBuffer::FileData))
         );
     }
 }

@@ -128,8 +128,8 @@ buffers! {
     "ftp.reply" [];
     "ftp.completion_code" [];
     "dcerpc.stub_data" ["dce_stub_data"];
-    "smb.named_pipe" [];
-    "smb.share" [];
+    "smb.named_pipe" ["smb_named_pipe"];
+    "smb.share" ["smb_share"];
     "smb.ntlmssp_user" [];
     "smb.ntlmssp_domain" [];
     "file.name" [];

@@ -1,0 +1,2567 @@
+//! SMB2/3 (and the SMB1 header) over NetBIOS session framing, as Suricata 7's SMB parser
+//! (`rust/src/smb`) has it, in part.
+//!
+//! * Detection: the content patterns `|ff|SMB`, `|fe|SMB`, `|fd|SMB` after a 4-byte NBSS
+//!   session message header (TCP 445 and 139).
+//! * NBSS records are reassembled per direction (at most [`MAX_RECORD`] bytes; larger
+//!   records are skipped); a stream picked up midway resynchronises on the next
+//!   `00 xx xx xx fe 'SMB'`.
+//! * SMB2 transactions as Suricata keys them: a generic transaction per request (session,
+//!   tree, message id) closed by its response; negotiate (client dialects, client and server
+//!   GUID, max read/write size), session setup (NTLMSSP `AUTHENTICATE` user, domain, host,
+//!   version), tree connect (share or named pipe, share type), create (file name, disposition,
+//!   times, size, file GUID), ioctl (function). READ and WRITE make one file transaction per
+//!   file GUID and direction, whose data goes into a [`TrackedFile`] (`fileinfo`); CLOSE ends
+//!   them. Encrypted SMB3 records (transform header) are skipped.
+//! * SMB1 records are framed and skipped (no transactions yet).
+//! * EVE `smb` record per transaction (`rust/src/smb/log.rs` field names and order), the
+//!   `smb` object in alerts and in SMB `fileinfo` records.
+//! * Rules: `alert smb`, `smb.share`, `smb.named_pipe`, `smb.ntlmssp_user`,
+//!   `smb.ntlmssp_domain` sticky buffers.
+
+pub mod dcerpc;
+pub mod krb;
+
+use std::any::Any;
+use std::collections::{HashMap, VecDeque};
+
+use dcerpc::Iface;
+
+use shrike_output::eve::header::write_eve_header;
+use shrike_output::{EventKind, JsonWriter};
+
+use crate::files::{FileConfig, TrackedFile};
+use crate::registry::{
+    AppParser, BufferDesc, Detect, KeywordDesc, LogCtx, ParserConfig, Probe, Protocol, TxMatch,
+};
+use crate::Dir;
+
+/// Largest NBSS record kept whole (bigger ones are skipped).
+pub const MAX_RECORD: usize = 16 * 1024 * 1024 + 4096;
+/// Bytes of a file kept for `file.data` inspection.
+pub const MAX_FILE_INSPECT: usize = 256 * 1024;
+/// Most transactions kept per flow (oldest dropped beyond).
+const MAX_TXS: usize = 1024;
+/// Most entries in the GUID / tree / read maps.
+const MAX_MAP: usize = 4096;
+
+const BUF_SHARE: u16 = 0;
+const BUF_PIPE: u16 = 1;
+const BUF_USER: u16 = 2;
+const BUF_DOMAIN: u16 = 3;
+const BUF_FILE_DATA: u16 = 4;
+const BUF_FILE_NAME: u16 = 5;
+const BUF_STUB: u16 = 6;
+
+/// SMB in the protocol registry.
+pub static PROTOCOL: Protocol = Protocol {
+    name: "smb",
+    aliases: &[],
+    ip_protos: &[6],
+    ports: &[445, 139],
+    tcp: Detect::Pattern(probe),
+    udp: Detect::None,
+    new_parser,
+    buffers: &[
+        BufferDesc {
+            name: "smb.share",
+            dir: Some(Dir::ToServer),
+        },
+        BufferDesc {
+            name: "smb.named_pipe",
+            dir: Some(Dir::ToServer),
+        },
+        BufferDesc {
+            name: "smb.ntlmssp_user",
+            dir: Some(Dir::ToServer),
+        },
+        BufferDesc {
+            name: "smb.ntlmssp_domain",
+            dir: Some(Dir::ToServer),
+        },
+        BufferDesc {
+            name: "file.data",
+            dir: None,
+        },
+        BufferDesc {
+            name: "file.name",
+            dir: None,
+        },
+        BufferDesc {
+            name: "dcerpc.stub_data",
+            dir: None,
+        },
+    ],
+    events: &[
+        "internal_error",
+        "malformed_data",
+        "record_overflow",
+        "malformed_ntlmssp_request",
+        "malformed_ntlmssp_response",
+        "duplicate_negotiate",
+        "negotiate_malformed_dialects",
+        "file_overlap",
+        "request_to_client",
+        "response_to_server",
+        "read_response_too_large",
+        "read_queue_size_exceeded",
+        "read_queue_cnt_exceeded",
+        "write_request_too_large",
+        "write_queue_size_exceeded",
+        "write_queue_cnt_exceeded",
+        "negotiate_max_read_size_too_large",
+        "negotiate_max_write_size_too_large",
+    ],
+    keywords: &[
+        KeywordDesc {
+            name: "dcerpc.iface",
+            dir: None,
+            setup: setup_iface,
+        },
+        KeywordDesc {
+            name: "dcerpc.opnum",
+            dir: None,
+            setup: setup_opnum,
+        },
+        KeywordDesc {
+            name: "dce_iface",
+            dir: None,
+            setup: setup_iface,
+        },
+        KeywordDesc {
+            name: "dce_opnum",
+            dir: None,
+            setup: setup_opnum,
+        },
+        KeywordDesc {
+            name: "smb.version",
+            dir: None,
+            setup: setup_version,
+        },
+    ],
+    generic_stats: true,
+};
+
+const EV_MALFORMED: u8 = 1;
+const EV_RECORD_OVERFLOW: u8 = 2;
+const EV_FILE_OVERLAP: u8 = 7;
+
+/// An NBSS session message carrying an SMB header (`ff`, `fe` or `fd` `SMB`), after any
+/// other NBSS records (session request and response, keep-alive); midstream, the first
+/// such header in the data.
+pub fn probe(dir: Dir, data: &[u8]) -> Probe {
+    let mut d = data;
+    loop {
+        if d.len() < 4 {
+            return if d.is_empty() || matches!(d[0], 0 | 0x81 | 0x82 | 0x83 | 0x85) {
+                Probe::NeedMore
+            } else {
+                midstream(dir, data)
+            };
+        }
+        match d[0] {
+            0 => {
+                if d.len() < 8 {
+                    return Probe::NeedMore;
+                }
+                return if is_smb_magic(&d[4..8]) {
+                    fits_dir(dir, &d[4..])
+                } else {
+                    midstream(dir, data)
+                };
+            }
+            0x81 | 0x82 | 0x83 | 0x85 => {
+                let len =
+                    ((usize::from(d[1]) & 1) << 16) | usize::from(u16::from_be_bytes([d[2], d[3]]));
+                if d.len() < 4 + len {
+                    return Probe::NeedMore;
+                }
+                d = &d[4 + len..];
+            }
+            _ => return midstream(dir, data),
+        }
+    }
+}
+
+/// Midstream: an NBSS session message header followed by an SMB2 header somewhere.
+fn midstream(dir: Dir, data: &[u8]) -> Probe {
+    match find_sync(data) {
+        Some(i) if data.get(i + 4) == Some(&0xfe) && u16le(data, i + 8) == Some(64) => {
+            fits_dir(dir, &data[i + 4..])
+        }
+        _ => Probe::No,
+    }
+}
+
+/// A request to the server or a response to the client (a response seen first going to
+/// the server makes detection reverse a midstream flow, as Suricata's SMB probe does).
+fn fits_dir(dir: Dir, smb: &[u8]) -> Probe {
+    let response = match smb.first() {
+        Some(0xfe) => match smb.get(16) {
+            Some(f) => f & 1 != 0,
+            None => return Probe::NeedMore,
+        },
+        Some(0xff) => match smb.get(9) {
+            Some(f) => f & 0x80 != 0,
+            None => return Probe::NeedMore,
+        },
+        _ => return Probe::Yes,
+    };
+    if response == (dir == Dir::ToClient) {
+        Probe::Yes
+    } else {
+        Probe::No
+    }
+}
+
+fn is_smb_magic(d: &[u8]) -> bool {
+    d.len() >= 4 && (0xfd..=0xff).contains(&d[0]) && &d[1..4] == b"SMB"
+}
+
+fn new_parser(cfg: &ParserConfig, _tcp: bool) -> Box<dyn AppParser> {
+    Box::new(SmbState::new(cfg.http.files))
+}
+
+fn u16le(d: &[u8], o: usize) -> Option<u16> {
+    Some(u16::from_le_bytes(d.get(o..o + 2)?.try_into().ok()?))
+}
+fn u32le(d: &[u8], o: usize) -> Option<u32> {
+    Some(u32::from_le_bytes(d.get(o..o + 4)?.try_into().ok()?))
+}
+fn u64le(d: &[u8], o: usize) -> Option<u64> {
+    Some(u64::from_le_bytes(d.get(o..o + 8)?.try_into().ok()?))
+}
+
+/// Suricata's way with SMB2 UTF-16 names: the NUL bytes dropped.
+fn strip_nul(d: &[u8]) -> Vec<u8> {
+    d.iter().copied().filter(|&b| b != 0).collect()
+}
+
+/// SMB1 UTF-16 strings as Suricata reads them: the low byte of each unit.
+fn low_bytes(d: &[u8]) -> Vec<u8> {
+    d.chunks_exact(2).map(|c| c[0]).collect()
+}
+
+/// UTF-16LE to UTF-8 (lossy).
+fn utf16le(d: &[u8]) -> Vec<u8> {
+    let u: Vec<u16> = d
+        .chunks_exact(2)
+        .map(|c| u16::from_le_bytes([c[0], c[1]]))
+        .collect();
+    String::from_utf16_lossy(&u).into_bytes()
+}
+
+/// Windows FILETIME to Unix seconds (0 stays 0).
+fn filetime_unix(ft: u64) -> u64 {
+    (ft / 10_000_000).saturating_sub(11_644_473_600)
+}
+
+/// SMB2 command names.
+pub fn smb2_command_string(c: u16) -> String {
+    let s = match c {
+        0 => "SMB2_COMMAND_NEGOTIATE_PROTOCOL",
+        1 => "SMB2_COMMAND_SESSION_SETUP",
+        2 => "SMB2_COMMAND_SESSION_LOGOFF",
+        3 => "SMB2_COMMAND_TREE_CONNECT",
+        4 => "SMB2_COMMAND_TREE_DISCONNECT",
+        5 => "SMB2_COMMAND_CREATE",
+        6 => "SMB2_COMMAND_CLOSE",
+        7 => "SMB2_COMMAND_FLUSH",
+        8 => "SMB2_COMMAND_READ",
+        9 => "SMB2_COMMAND_WRITE",
+        10 => "SMB2_COMMAND_LOCK",
+        11 => "SMB2_COMMAND_IOCTL",
+        12 => "SMB2_COMMAND_CANCEL",
+        13 => "SMB2_COMMAND_KEEPALIVE",
+        14 => "SMB2_COMMAND_FIND",
+        15 => "SMB2_COMMAND_CHANGE_NOTIFY",
+        16 => "SMB2_COMMAND_GET_INFO",
+        17 => "SMB2_COMMAND_SET_INFO",
+        18 => "SMB2_COMMAND_OPLOCK_BREAK",
+        _ => return format!("SMB2_COMMAND_UNKNOWN_{c}"),
+    };
+    s.to_string()
+}
+
+/// SMB2 dialect names.
+pub fn smb2_dialect_string(d: u16) -> String {
+    match d {
+        0x0202 => "2.02",
+        0x0210 => "2.10",
+        0x0222 => "2.22",
+        0x0224 => "2.24",
+        0x02ff => "2.??",
+        0x0300 => "3.00",
+        0x0302 => "3.02",
+        0x0310 => "3.10",
+        0x0311 => "3.11",
+        _ => return d.to_string(),
+    }
+    .to_string()
+}
+
+/// NT status names (the common ones; others are written as a number, as Suricata does for
+/// codes it does not know).
+pub fn ntstatus_string(s: u32) -> Option<&'static str> {
+    Some(match s {
+        0x0000_0000 => "STATUS_SUCCESS",
+        0x0000_0103 => "STATUS_PENDING",
+        0x0000_010c => "STATUS_NOTIFY_ENUM_DIR",
+        0x8000_0005 => "STATUS_BUFFER_OVERFLOW",
+        0x8000_0006 => "STATUS_NO_MORE_FILES",
+        0xc000_0001 => "STATUS_UNSUCCESSFUL",
+        0xc000_0002 => "STATUS_NOT_IMPLEMENTED",
+        0xc000_0003 => "STATUS_INVALID_INFO_CLASS",
+        0xc000_0004 => "STATUS_INFO_LENGTH_MISMATCH",
+        0xc000_0008 => "STATUS_INVALID_HANDLE",
+        0xc000_000d => "STATUS_INVALID_PARAMETER",
+        0xc000_000f => "STATUS_NO_SUCH_FILE",
+        0xc000_0010 => "STATUS_INVALID_DEVICE_REQUEST",
+        0xc000_0011 => "STATUS_END_OF_FILE",
+        0xc000_0016 => "STATUS_MORE_PROCESSING_REQUIRED",
+        0xc000_0022 => "STATUS_ACCESS_DENIED",
+        0xc000_0023 => "STATUS_BUFFER_TOO_SMALL",
+        0xc000_0033 => "STATUS_OBJECT_NAME_INVALID",
+        0xc000_0034 => "STATUS_OBJECT_NAME_NOT_FOUND",
+        0xc000_0035 => "STATUS_OBJECT_NAME_COLLISION",
+        0xc000_003a => "STATUS_OBJECT_PATH_NOT_FOUND",
+        0xc000_0043 => "STATUS_SHARING_VIOLATION",
+        0xc000_0056 => "STATUS_DELETE_PENDING",
+        0xc000_006d => "STATUS_LOGON_FAILURE",
+        0xc000_00b0 => "STATUS_PIPE_DISCONNECTED",
+        0xc000_00ba => "STATUS_FILE_IS_A_DIRECTORY",
+        0xc000_00bb => "STATUS_NOT_SUPPORTED",
+        0xc000_00c9 => "STATUS_NETWORK_NAME_DELETED",
+        0xc000_00cc => "STATUS_BAD_NETWORK_NAME",
+        0xc000_0103 => "STATUS_NOT_A_DIRECTORY",
+        0xc000_0120 => "STATUS_CANCELLED",
+        0xc000_0128 => "STATUS_FILE_CLOSED",
+        0xc000_014b => "STATUS_PIPE_BROKEN",
+        0xc000_019c => "STATUS_FS_DRIVER_REQUIRED",
+        0xc000_0203 => "STATUS_USER_SESSION_DELETED",
+        0xc000_0225 => "STATUS_NOT_FOUND",
+        _ => return None,
+    })
+}
+
+/// FSCTL names (common ones; others as a number).
+fn fsctl_string(f: u32) -> String {
+    match f {
+        0x0006_0194 => "FSCTL_DFS_GET_REFERRALS",
+        0x0006_01b0 => "FSCTL_DFS_GET_REFERRALS_EX",
+        0x0009_00a8 => "FSCTL_GET_REPARSE_POINT",
+        0x0009_00c0 => "FSCTL_CREATE_OR_GET_OBJECT_ID",
+        0x0009_00c4 => "FSCTL_SET_SPARSE",
+        0x0011_0018 => "FSCTL_PIPE_WAIT",
+        0x0011_400c => "FSCTL_PIPE_PEEK",
+        0x0011_c017 => "FSCTL_PIPE_TRANSCEIVE",
+        0x0014_0078 => "FSCTL_SRV_REQUEST_RESUME_KEY",
+        0x0014_01d4 => "FSCTL_LMR_REQUEST_RESILIENCY",
+        0x0014_01fc => "FSCTL_QUERY_NETWORK_INTERFACE_INFO",
+        0x0014_0204 => "FSCTL_VALIDATE_NEGOTIATE_INFO",
+        0x0014_4064 => "FSCTL_SRV_ENUMERATE_SNAPSHOTS",
+        0x0014_40f2 => "FSCTL_SRV_COPYCHUNK",
+        0x0014_41bb => "FSCTL_SRV_READ_HASH",
+        0x0014_80f2 => "FSCTL_SRV_COPYCHUNK_WRITE",
+        _ => return f.to_string(),
+    }
+    .to_string()
+}
+
+/// A 16-byte GUID as Suricata writes it (first three groups little-endian, then the last
+/// eight bytes in Suricata's order).
+pub fn guid_to_string(g: &[u8]) -> String {
+    if g.len() != 16 {
+        return String::new();
+    }
+    format!(
+        "{:02x}{:02x}{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}{:02x}{:02x}{:02x}{:02x}",
+        g[3], g[2], g[1], g[0], g[5], g[4], g[7], g[6], g[9], g[8], g[11], g[10], g[15], g[14],
+        g[13], g[12]
+    )
+}
+
+/// A file id as Suricata writes it: a GUID, or an SMB1 FID as 4 hex digits.
+pub fn fuid_to_string(f: &[u8]) -> String {
+    match f.len() {
+        16 => guid_to_string(f),
+        2 | 6 => format!("{:02x}{:02x}", f[1], f[0]),
+        _ => String::new(),
+    }
+}
+
+/// NTLMSSP `AUTHENTICATE` fields.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Ntlmssp {
+    /// Domain.
+    pub domain: Vec<u8>,
+    /// User.
+    pub user: Vec<u8>,
+    /// Workstation.
+    pub host: Vec<u8>,
+    /// `major.minor build N rev R`, when the version is present.
+    pub version: Option<String>,
+}
+
+/// Find an NTLMSSP `AUTHENTICATE` message in a security blob (SPNEGO or raw).
+pub fn parse_ntlmssp_auth(blob: &[u8]) -> Option<Ntlmssp> {
+    let pos = blob.windows(8).position(|w| w == b"NTLMSSP\0")?;
+    let m = &blob[pos..];
+    if u32le(m, 8)? != 3 {
+        return None;
+    }
+    let field = |o: usize| -> Option<&[u8]> {
+        let len = usize::from(u16le(m, o)?);
+        let off = u32le(m, o + 4)? as usize;
+        m.get(off..off.checked_add(len)?)
+    };
+    let flags = u32le(m, 60)?;
+    let unicode = flags & 1 != 0;
+    let conv = |d: &[u8]| if unicode { utf16le(d) } else { d.to_vec() };
+    let domain = conv(field(28)?);
+    let user = conv(field(36)?);
+    let host = conv(field(44)?);
+    let version = if flags & 0x0200_0000 != 0 {
+        m.get(64..72).map(|v| {
+            format!(
+                "{}.{} build {} rev {}",
+                v[0],
+                v[1],
+                u16::from_le_bytes([v[2], v[3]]),
+                v[7]
+            )
+        })
+    } else {
+        None
+    };
+    Some(Ntlmssp {
+        domain,
+        user,
+        host,
+        version,
+    })
+}
+
+/// What a transaction is about.
+#[derive(Debug)]
+pub enum TxData {
+    /// A request/response pair with nothing more to log.
+    Generic,
+    /// NEGOTIATE.
+    Negotiate {
+        /// Dialects offered (names as logged).
+        dialects: Vec<String>,
+        /// Client GUID.
+        client_guid: Option<Vec<u8>>,
+        /// Server GUID.
+        server_guid: Vec<u8>,
+    },
+    /// SESSION_SETUP.
+    SessionSetup {
+        /// The NTLMSSP authentication, if seen.
+        ntlmssp: Option<Ntlmssp>,
+        /// The Kerberos ticket, if seen.
+        krb: Option<krb::Ticket>,
+    },
+    /// TREE_CONNECT.
+    TreeConnect {
+        /// `\\server\share`.
+        share: Vec<u8>,
+        /// 1 disk, 2 pipe, 3 print.
+        share_type: u8,
+        /// A named pipe (IPC$).
+        is_pipe: bool,
+    },
+    /// CREATE.
+    Create {
+        /// Name.
+        filename: Vec<u8>,
+        /// A directory was asked for.
+        directory: bool,
+        /// Create disposition.
+        disposition: u32,
+        /// FILE_DELETE_ON_CLOSE.
+        delete_on_close: bool,
+        /// Times (Unix seconds) and size from the response.
+        times: [u64; 4],
+        /// End of file.
+        size: u64,
+        /// File GUID.
+        guid: Vec<u8>,
+    },
+    /// SET_INFO: delete on close.
+    SetInfo {
+        /// File name.
+        filename: Vec<u8>,
+        /// Delete pending.
+        delete: bool,
+        /// File GUID.
+        guid: Vec<u8>,
+    },
+    /// SET_INFO: rename.
+    Rename {
+        /// Old name.
+        from: Vec<u8>,
+        /// New name.
+        to: Vec<u8>,
+        /// File GUID.
+        guid: Vec<u8>,
+    },
+    /// DCERPC over a named pipe.
+    Dcerpc {
+        /// Request PDU type.
+        req_cmd: Option<u8>,
+        /// Response PDU type.
+        res_cmd: Option<u8>,
+        /// Call id.
+        call_id: u32,
+        /// Operation number (REQUEST).
+        opnum: u16,
+        /// Presentation context (REQUEST).
+        context_id: u16,
+        /// Request fragments.
+        frag_req: u32,
+        /// Request stub data.
+        stub_req: Vec<u8>,
+        /// Response fragments.
+        frag_res: u32,
+        /// Response stub data.
+        stub_res: Vec<u8>,
+    },
+    /// IOCTL.
+    Ioctl {
+        /// FSCTL code.
+        func: u32,
+    },
+    /// A file read or written.
+    File {
+        /// Name (from the CREATE of its GUID).
+        name: Vec<u8>,
+        /// Share it is on.
+        share: Vec<u8>,
+        /// File GUID.
+        fuid: Vec<u8>,
+        /// Data direction.
+        dir: Dir,
+        /// The tracked file.
+        file: TrackedFile,
+        /// Next expected offset.
+        next_off: u64,
+        /// The file's first bytes (up to [`MAX_FILE_INSPECT`]), for `file.data`.
+        head: Vec<u8>,
+    },
+}
+
+/// One SMB transaction.
+#[derive(Debug)]
+pub struct SmbTx {
+    /// Transaction id.
+    pub id: u64,
+    /// SMB version (1 or 2).
+    pub ver: u8,
+    /// Command.
+    pub cmd: u16,
+    /// NT status, once answered.
+    pub status: Option<u32>,
+    /// Session id.
+    pub session_id: u64,
+    /// Tree id.
+    pub tree_id: u32,
+    /// Message id (the key with session and tree).
+    pub msg_id: u64,
+    /// Request seen.
+    pub request_done: bool,
+    /// Response seen.
+    pub response_done: bool,
+    /// Details.
+    pub data: TxData,
+    events: u32,
+    logged: bool,
+    /// SMB1 SESSION_SETUP_ANDX native OS and LAN manager (request, response).
+    hosts: [Option<(Vec<u8>, Vec<u8>)>; 2],
+    /// Directions (bit 0 to server, bit 1 to client) that saw a packet once logged.
+    seen: u8,
+    /// SMB1 TREE_CONNECT_ANDX service (request, response).
+    service: Option<(Vec<u8>, Option<Vec<u8>>)>,
+    /// `Some(class)`: the status is an SMB1 DOS error code.
+    dos: Option<u8>,
+}
+
+/// Per-direction NBSS reassembly.
+#[derive(Debug, Default)]
+struct Framer {
+    buf: Vec<u8>,
+    /// Bytes of an oversized record still to skip.
+    skip: u64,
+    /// Lost sync (gap or midstream garbage): look for the next header.
+    resync: bool,
+    /// Data came in this direction.
+    started: bool,
+}
+
+/// Per-flow SMB state.
+#[derive(Debug)]
+pub struct SmbState {
+    txs: VecDeque<SmbTx>,
+    next_id: u64,
+    dialect: u16,
+    /// The SMB1 dialect the server chose.
+    dialect1: Option<Vec<u8>>,
+    max_read_size: u32,
+    max_write_size: u32,
+    framers: [Framer; 2],
+    /// (session, message id) of a CREATE request -> its name.
+    create_names: HashMap<(u64, u64), Vec<u8>>,
+    /// File GUID -> name.
+    guid_names: HashMap<Vec<u8>, Vec<u8>>,
+    /// (session, tree) -> (share, is_pipe).
+    trees: HashMap<(u64, u32), (Vec<u8>, bool)>,
+    /// (session, message id) of a READ request -> (guid, offset).
+    reads: HashMap<(u64, u64), (Vec<u8>, u64)>,
+    files: FileConfig,
+    pending_events: u32,
+    /// Interfaces of the last BIND on a pipe (`None`: no BIND seen).
+    ifaces: Option<Vec<Iface>>,
+}
+
+fn dir_idx(d: Dir) -> usize {
+    match d {
+        Dir::ToServer => 0,
+        Dir::ToClient => 1,
+    }
+}
+
+fn bounded_insert<K: std::hash::Hash + Eq, V>(m: &mut HashMap<K, V>, k: K, v: V) {
+    if m.len() >= MAX_MAP {
+        m.clear();
+    }
+    m.insert(k, v);
+}
+
+impl SmbState {
+    /// A new state computing what `files` asks for files.
+    pub fn new(files: FileConfig) -> SmbState {
+        SmbState {
+            txs: VecDeque::new(),
+            next_id: 0,
+            dialect: 0,
+            dialect1: None,
+            max_read_size: 0,
+            max_write_size: 0,
+            framers: Default::default(),
+            create_names: HashMap::new(),
+            guid_names: HashMap::new(),
+            trees: HashMap::new(),
+            reads: HashMap::new(),
+            files,
+            pending_events: 0,
+            ifaces: None,
+        }
+    }
+
+    /// Transaction `id`, while kept.
+    pub fn tx(&self, id: u64) -> Option<&SmbTx> {
+        self.txs.iter().find(|t| t.id == id)
+    }
+
+    fn new_tx(&mut self, ver: u8, cmd: u16, h: &Smb2Hdr, data: TxData) -> &mut SmbTx {
+        if self.txs.len() >= MAX_TXS {
+            self.txs.pop_front();
+        }
+        let id = self.next_id;
+        self.next_id += 1;
+        self.txs.push_back(SmbTx {
+            id,
+            ver,
+            cmd,
+            status: None,
+            session_id: h.session_id,
+            tree_id: h.tree_id,
+            msg_id: h.message_id,
+            request_done: true,
+            response_done: false,
+            data,
+            events: std::mem::take(&mut self.pending_events),
+            logged: false,
+            hosts: [None, None],
+            seen: 0,
+            service: None,
+            dos: None,
+        });
+        self.txs.back_mut().expect("just pushed")
+    }
+
+    fn generic_tx(&mut self, cmd: u16, h: &Smb2Hdr) -> Option<&mut SmbTx> {
+        self.txs.iter_mut().find(|t| {
+            t.ver == 2
+                && t.cmd == cmd
+                && !t.response_done
+                && !matches!(t.data, TxData::File { .. })
+                && t.session_id == h.session_id
+                && (t.tree_id == h.tree_id || h.is_async())
+                && t.msg_id == h.message_id
+        })
+    }
+
+    fn file_tx(&mut self, guid: &[u8], dir: Dir) -> Option<&mut SmbTx> {
+        self.txs.iter_mut().find(|t| {
+            matches!(&t.data, TxData::File { fuid, dir: d, .. } if fuid == guid && *d == dir)
+                && !t.response_done
+        })
+    }
+
+    fn event(&mut self, ev: u8) {
+        self.pending_events |= 1 << ev;
+    }
+
+    fn parse_dir(&mut self, dir: Dir, mut data: &[u8]) -> bool {
+        let mut err = false;
+        let i = dir_idx(dir);
+        if !self.framers[i].started && !data.is_empty() {
+            self.framers[i].started = true;
+            // Picked up midway: the stream does not start on a record.
+            if data.len() >= 8 && data[0] == 0 && !is_smb_magic(&data[4..8]) {
+                self.framers[i].resync = true;
+            }
+        }
+        loop {
+            if self.framers[i].skip > 0 {
+                let n = (self.framers[i].skip).min(data.len() as u64) as usize;
+                self.framers[i].skip -= n as u64;
+                data = &data[n..];
+            }
+            if data.is_empty() {
+                return err;
+            }
+            let mut buf = std::mem::take(&mut self.framers[i].buf);
+            buf.extend_from_slice(data);
+            data = &[];
+            let mut pos = 0;
+            loop {
+                let rest = &buf[pos..];
+                if self.framers[i].resync {
+                    match find_sync(rest) {
+                        Some(o) => {
+                            pos += o;
+                            self.framers[i].resync = false;
+                            continue;
+                        }
+                        None => {
+                            // Keep a tail that may start a header.
+                            let keep = rest.len().min(7);
+                            pos = buf.len() - keep;
+                            break;
+                        }
+                    }
+                }
+                if rest.len() < 4 {
+                    break;
+                }
+                let kind = rest[0];
+                // Direct TCP (445) session messages have a 24-bit length (SMB2/3 large
+                // MTU); other NBSS records 17 bits.
+                let hi = if kind == 0 {
+                    usize::from(rest[1])
+                } else {
+                    usize::from(rest[1]) & 1
+                };
+                let len = (hi << 16) | (usize::from(rest[2]) << 8) | usize::from(rest[3]);
+                if !matches!(kind, 0x00 | 0x81 | 0x82 | 0x83 | 0x84 | 0x85) {
+                    self.framers[i].resync = true;
+                    err = true;
+                    continue;
+                }
+                if kind == 0 && len > MAX_RECORD {
+                    self.event(EV_RECORD_OVERFLOW);
+                    let have = rest.len() - 4;
+                    self.framers[i].skip = (len - have) as u64;
+                    pos = buf.len();
+                    break;
+                }
+                if rest.len() < 4 + len {
+                    break;
+                }
+                let rec = &buf[pos + 4..pos + 4 + len];
+                pos += 4 + len;
+                if kind == 0 && !rec.is_empty() {
+                    if rec.len() >= 4 && is_smb_magic(rec) {
+                        let rec = rec.to_vec();
+                        self.smb_record(dir, &rec);
+                    } else {
+                        self.framers[i].resync = true;
+                        err = true;
+                    }
+                }
+            }
+            buf.drain(..pos.min(buf.len()));
+            self.framers[i].buf = buf;
+            if self.framers[i].skip == 0 {
+                return err;
+            }
+        }
+    }
+
+    fn smb_record(&mut self, dir: Dir, rec: &[u8]) {
+        match rec[0] {
+            0xfe => {
+                let mut off = 0usize;
+                while let Some(r) = rec.get(off..) {
+                    let Some(h) = Smb2Hdr::parse(r) else {
+                        self.event(EV_MALFORMED);
+                        break;
+                    };
+                    let end = if h.next_command > 0 {
+                        (h.next_command as usize).min(r.len())
+                    } else {
+                        r.len()
+                    };
+                    let msg = &r[..end];
+                    if h.is_response() {
+                        self.smb2_response(&h, msg);
+                    } else {
+                        self.smb2_request(&h, msg);
+                    }
+                    let _ = dir;
+                    if h.next_command == 0 || (h.next_command as usize) < 64 {
+                        break;
+                    }
+                    off += h.next_command as usize;
+                }
+            }
+            0xff => self.smb1_record(rec),
+            // Encrypted SMB3 records: not parsed.
+            _ => {}
+        }
+    }
+
+    fn smb2_request(&mut self, h: &Smb2Hdr, m: &[u8]) {
+        let b = &m[64..];
+        match h.command {
+            0 => {
+                let cnt = usize::from(u16le(b, 2).unwrap_or(0));
+                let dialects: Vec<String> = (0..cnt)
+                    .filter_map(|k| u16le(b, 36 + 2 * k))
+                    .map(smb2_dialect_string)
+                    .collect();
+                let client_guid = b.get(12..28).map(|g| g.to_vec());
+                self.new_tx(
+                    2,
+                    0,
+                    h,
+                    TxData::Negotiate {
+                        dialects,
+                        client_guid,
+                        server_guid: Vec::new(),
+                    },
+                );
+            }
+            1 => {
+                let blob = sec_blob(m, b, 12);
+                let ntlmssp = blob.and_then(parse_ntlmssp_auth);
+                let krb = blob
+                    .filter(|_| ntlmssp.is_none())
+                    .and_then(krb::find_ticket);
+                self.new_tx(2, 1, h, TxData::SessionSetup { ntlmssp, krb });
+            }
+            3 => {
+                let share = match (u16le(b, 4), u16le(b, 6)) {
+                    (Some(o), Some(l)) => m
+                        .get(usize::from(o)..usize::from(o) + usize::from(l))
+                        .map(strip_nul)
+                        .unwrap_or_default(),
+                    _ => Vec::new(),
+                };
+                let mut hh = *h;
+                hh.tree_id = 0;
+                self.new_tx(
+                    2,
+                    3,
+                    &hh,
+                    TxData::TreeConnect {
+                        share,
+                        share_type: 0,
+                        is_pipe: false,
+                    },
+                );
+            }
+            5 => {
+                let opts = u32le(b, 40).unwrap_or(0);
+                let disposition = u32le(b, 36).unwrap_or(0);
+                let name = match (u16le(b, 44), u16le(b, 46)) {
+                    (Some(o), Some(l)) if l > 0 => m
+                        .get(usize::from(o)..usize::from(o) + usize::from(l))
+                        .unwrap_or_default()
+                        .to_vec(),
+                    _ => Vec::new(),
+                };
+                let filename = strip_nul(&name);
+                bounded_insert(
+                    &mut self.create_names,
+                    (h.session_id, h.message_id),
+                    filename.clone(),
+                );
+                self.new_tx(
+                    2,
+                    5,
+                    h,
+                    TxData::Create {
+                        filename,
+                        directory: opts & 1 != 0,
+                        disposition,
+                        delete_on_close: opts & 0x1000 != 0,
+                        times: [0; 4],
+                        size: 0,
+                        guid: Vec::new(),
+                    },
+                );
+            }
+            6 => {
+                if let Some(g) = b.get(8..24) {
+                    let g = g.to_vec();
+                    self.close_files(&g);
+                }
+                self.new_tx(2, 6, h, TxData::Generic);
+            }
+            8 => {
+                if let (Some(off), Some(g)) = (u64le(b, 8), b.get(16..32)) {
+                    bounded_insert(
+                        &mut self.reads,
+                        (h.session_id, h.message_id),
+                        (g.to_vec(), off),
+                    );
+                }
+            }
+            9 => {
+                let (Some(doff), Some(len), Some(off), Some(g)) =
+                    (u16le(b, 2), u32le(b, 4), u64le(b, 8), b.get(16..32))
+                else {
+                    self.event(EV_MALFORMED);
+                    return;
+                };
+                let g = g.to_vec();
+                let start = usize::from(doff);
+                let end = start.saturating_add(len as usize).min(m.len());
+                let data = m.get(start..end).unwrap_or_default().to_vec();
+                self.file_data(h, &g, Dir::ToServer, 9, off, &data, 2);
+            }
+            11 => {
+                let func = u32le(b, 4).unwrap_or(0);
+                if func == FSCTL_PIPE_TRANSCEIVE {
+                    let off = u32le(b, 24).unwrap_or(0) as usize;
+                    let len = u32le(b, 28).unwrap_or(0) as usize;
+                    let data = m
+                        .get(off..off.saturating_add(len).min(m.len()))
+                        .unwrap_or_default()
+                        .to_vec();
+                    if !self.dcerpc_pdus(h, 2, 11, &data) {
+                        self.new_tx(2, 11, h, TxData::Ioctl { func });
+                    }
+                } else {
+                    self.new_tx(2, 11, h, TxData::Ioctl { func });
+                }
+            }
+            17 => {
+                let (Some(&ty), Some(&class), Some(boff), Some(g)) =
+                    (b.get(2), b.get(3), u16le(b, 8), b.get(16..32))
+                else {
+                    self.event(EV_MALFORMED);
+                    return;
+                };
+                let g = g.to_vec();
+                let buf = m.get(usize::from(boff)..).unwrap_or_default();
+                let known = self.guid_names.get(&g).cloned();
+                if ty == 1 && class == 10 {
+                    let nl = u32le(buf, 16).unwrap_or(0) as usize;
+                    let to = strip_nul(buf.get(20..20 + nl).unwrap_or_default());
+                    let from = known.unwrap_or_else(|| b"<unknown>".to_vec());
+                    self.new_tx(2, 17, h, TxData::Rename { from, to, guid: g });
+                } else if ty == 1 && class == 13 {
+                    let filename = known
+                        .or_else(|| {
+                            let prev = h.message_id.checked_sub(1)?;
+                            self.create_names.get(&(h.session_id, prev)).cloned()
+                        })
+                        .unwrap_or_else(|| b"<unknown>".to_vec());
+                    let delete = buf.first().is_some_and(|&d| d != 0);
+                    self.new_tx(
+                        2,
+                        17,
+                        h,
+                        TxData::SetInfo {
+                            filename,
+                            delete,
+                            guid: g,
+                        },
+                    );
+                }
+            }
+            16 => {}
+            c => {
+                self.new_tx(2, c, h, TxData::Generic);
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn file_data(
+        &mut self,
+        h: &Smb2Hdr,
+        g: &[u8],
+        dir: Dir,
+        cmd: u16,
+        off: u64,
+        data: &[u8],
+        ver: u8,
+    ) {
+        // As Suricata: a pipe when the message's tree is one (an async response has no
+        // tree: its data is taken as a file's).
+        let key = (h.session_id, h.tree_id);
+        let mut pipe = self.trees.get(&key).is_some_and(|t| t.1);
+        // The tree connect was missed: DCERPC-looking data makes the tree a pipe (as
+        // Suricata's `smb_dcerpc_probe`).
+        if !self.trees.contains_key(&key) && dcerpc::probe(data) {
+            bounded_insert(&mut self.trees, key, (b"suricata::dcerpc".to_vec(), true));
+            pipe = true;
+        }
+        if pipe {
+            // Named pipes carry DCERPC, not files.
+            match dir {
+                Dir::ToServer => self.dcerpc_request(h, ver, cmd, data),
+                Dir::ToClient => self.dcerpc_response(h.status, data),
+            }
+            return;
+        }
+        if self.file_tx(g, dir).is_none() {
+            let name = self.guid_names.get(g).cloned().unwrap_or_default();
+            // Suricata names the share of SMB2 files read and SMB1 files, not of SMB2
+            // files written.
+            let share = if ver == 2 && dir == Dir::ToServer {
+                Vec::new()
+            } else {
+                self.trees
+                    .get(&(h.session_id, h.tree_id))
+                    .map(|t| t.0.clone())
+                    .unwrap_or_default()
+            };
+            let file = TrackedFile::open(&name, &self.files);
+            // SMB1 file transactions carry no session or tree (as Suricata's).
+            let zero = Smb2Hdr {
+                status: 0,
+                command: cmd,
+                flags: 0,
+                next_command: 0,
+                message_id: 0,
+                tree_id: 0,
+                session_id: 0,
+            };
+            let t = self.new_tx(
+                ver,
+                cmd,
+                if ver == 1 { &zero } else { h },
+                TxData::File {
+                    name,
+                    share,
+                    fuid: g.to_vec(),
+                    dir,
+                    file,
+                    next_off: off,
+                    head: Vec::new(),
+                },
+            );
+            t.request_done = false;
+        }
+        if let Some(t) = self.file_tx(g, dir) {
+            if let TxData::File {
+                file,
+                next_off,
+                head,
+                ..
+            } = &mut t.data
+            {
+                if off < *next_off {
+                    t.events |= 1 << EV_FILE_OVERLAP;
+                }
+                if off > *next_off {
+                    file.gap(off - *next_off);
+                    *next_off = off;
+                }
+                if off + data.len() as u64 > *next_off {
+                    let skip = (*next_off - off) as usize;
+                    file.append(&data[skip..]);
+                    if !file.has_gaps() && head.len() < MAX_FILE_INSPECT {
+                        let n = (MAX_FILE_INSPECT - head.len()).min(data.len() - skip);
+                        head.extend_from_slice(&data[skip..skip + n]);
+                    }
+                    *next_off = off + data.len() as u64;
+                }
+            }
+        }
+    }
+
+    fn smb2_response(&mut self, h: &Smb2Hdr, m: &[u8]) {
+        let b = &m[64..];
+        let st = h.status;
+        let mut have = false;
+        match h.command {
+            0 => {
+                let dialect = u16le(b, 4);
+                if let Some(d) = dialect {
+                    if st == 0 {
+                        self.dialect = d;
+                        self.max_read_size = u32le(b, 32).unwrap_or(0);
+                        self.max_write_size = u32le(b, 36).unwrap_or(0);
+                    }
+                }
+                let sg = b.get(8..24).map(|g| g.to_vec()).unwrap_or_default();
+                let pending = |t: &&mut SmbTx, v: u8| {
+                    t.ver == v && matches!(t.data, TxData::Negotiate { .. }) && !t.response_done
+                };
+                let i = self
+                    .txs
+                    .iter_mut()
+                    .position(|t| pending(&t, 2))
+                    .or_else(|| self.txs.iter_mut().position(|t| pending(&t, 1)));
+                if let Some(t) = i.and_then(|i| self.txs.get_mut(i)) {
+                    if let TxData::Negotiate { server_guid, .. } = &mut t.data {
+                        *server_guid = sg;
+                    }
+                    t.status = Some(st);
+                    t.response_done = true;
+                }
+                have = true;
+            }
+            1 => {
+                if let Some(t) = self.txs.iter_mut().find(|t| {
+                    t.cmd == 1 && t.ver == 2 && !t.response_done && t.msg_id == h.message_id
+                }) {
+                    t.status = Some(st);
+                    t.response_done = true;
+                    t.session_id = h.session_id;
+                }
+                have = true;
+            }
+            3 => {
+                if let Some(t) = self.txs.iter_mut().find(|t| {
+                    t.cmd == 3
+                        && t.ver == 2
+                        && !t.response_done
+                        && t.msg_id == h.message_id
+                        && t.session_id == h.session_id
+                }) {
+                    t.status = Some(st);
+                    t.response_done = true;
+                    t.tree_id = h.tree_id;
+                    if let TxData::TreeConnect {
+                        share,
+                        share_type,
+                        is_pipe,
+                    } = &mut t.data
+                    {
+                        if st == 0 {
+                            *share_type = b.get(2).copied().unwrap_or(0);
+                            *is_pipe = *share_type == 2;
+                            let v = (share.clone(), *is_pipe);
+                            bounded_insert(&mut self.trees, (h.session_id, h.tree_id), v);
+                        }
+                    }
+                }
+                have = true;
+            }
+            5 => {
+                let name = self.create_names.remove(&(h.session_id, h.message_id));
+                if st == 0 {
+                    if let Some(g) = b.get(64..80) {
+                        if let Some(n) = name {
+                            bounded_insert(&mut self.guid_names, g.to_vec(), n);
+                        }
+
+                        let times =
+                            [8, 16, 24, 32].map(|o| filetime_unix(u64le(b, o).unwrap_or(0)));
+                        let eof = u64le(b, 48).unwrap_or(0);
+                        let g = g.to_vec();
+                        if let Some(t) = self.generic_tx(5, h) {
+                            t.status = Some(st);
+                            t.response_done = true;
+                            if let TxData::Create {
+                                times: tt,
+                                size,
+                                guid,
+                                ..
+                            } = &mut t.data
+                            {
+                                *tt = times;
+                                *size = eof;
+                                *guid = g;
+                            }
+                        }
+                        have = true;
+                    } else {
+                        self.event(EV_MALFORMED);
+                    }
+                }
+            }
+            8 => {
+                let key = (h.session_id, h.message_id);
+                if st == 0 || st == 0x8000_0005 {
+                    if let (Some(doff), Some(len)) = (b.get(2), u32le(b, 4)) {
+                        if let Some((g, off)) = self.reads.remove(&key) {
+                            let start = usize::from(*doff);
+                            let end = start.saturating_add(len as usize).min(m.len());
+                            let data = m.get(start..end).unwrap_or_default().to_vec();
+                            self.file_data(h, &g, Dir::ToClient, 8, off, &data, 2);
+                        }
+                    }
+                } else if st == 0xc000_0011 {
+                    if let Some((g, _)) = self.reads.remove(&key) {
+                        if let Some(t) = self.file_tx(&g, Dir::ToClient) {
+                            if let TxData::File { file, .. } = &mut t.data {
+                                if !file.is_done() {
+                                    file.close(false);
+                                }
+                            }
+                            t.status = Some(st);
+                            t.request_done = true;
+                        }
+                    }
+                } else if st != 0x103 {
+                    self.reads.remove(&key);
+                }
+                have = true;
+            }
+            16 => have = true,
+            11 if u32le(b, 4) == Some(FSCTL_PIPE_TRANSCEIVE) => {
+                let off = u32le(b, 32).unwrap_or(0) as usize;
+                let len = u32le(b, 36).unwrap_or(0) as usize;
+                let data = m
+                    .get(off..off.saturating_add(len).min(m.len()))
+                    .unwrap_or_default()
+                    .to_vec();
+                self.dcerpc_response(st, &data);
+            }
+            _ => {}
+        }
+        if !have {
+            let ev = std::mem::take(&mut self.pending_events);
+            if let Some(t) = self.generic_tx(h.command, h) {
+                // A DCERPC transaction ends with its DCERPC response, not the SMB one.
+                let dce_pending =
+                    matches!(t.data, TxData::Dcerpc { res_cmd: None, .. }) && h.command == 9;
+                if st != 0x103 && !dce_pending {
+                    t.response_done = true;
+                }
+                t.status = Some(st);
+                t.events |= ev;
+            }
+        }
+    }
+
+    /// DCERPC PDUs written to a pipe; false (and no transaction) when there are none.
+    fn dcerpc_pdus(&mut self, h: &Smb2Hdr, ver: u8, cmd: u16, data: &[u8]) -> bool {
+        let pdus = dcerpc::pdus(data);
+        if pdus.is_empty() {
+            return false;
+        }
+        for p in pdus {
+            match p.ptype {
+                dcerpc::BIND | dcerpc::ALTER_CONTEXT => {
+                    self.ifaces = Some(p.bind_ifaces());
+                }
+                dcerpc::REQUEST => {
+                    let Some((ctx, op, stub)) = p.request() else {
+                        self.event(EV_MALFORMED);
+                        continue;
+                    };
+                    // A later fragment of a request in progress.
+                    if p.flags & 1 == 0 {
+                        if let Some(t) = self.txs.iter_mut().rev().find(|t| {
+                            matches!(&t.data, TxData::Dcerpc { call_id, req_cmd: Some(dcerpc::REQUEST), res_cmd: None, .. } if *call_id == p.call_id)
+                        }) {
+                            if let TxData::Dcerpc {
+                                frag_req, stub_req, ..
+                            } = &mut t.data
+                            {
+                                *frag_req += 1;
+                                let n = stub.len().min(dcerpc::MAX_STUB - stub_req.len().min(dcerpc::MAX_STUB));
+                                stub_req.extend_from_slice(&stub[..n]);
+                            }
+                            continue;
+                        }
+                    }
+                    let n = stub.len().min(dcerpc::MAX_STUB);
+                    self.new_tx(
+                        ver,
+                        cmd,
+                        h,
+                        TxData::Dcerpc {
+                            req_cmd: Some(dcerpc::REQUEST),
+                            res_cmd: None,
+                            call_id: p.call_id,
+                            opnum: op,
+                            context_id: ctx,
+                            frag_req: 1,
+                            stub_req: stub[..n].to_vec(),
+                            frag_res: 0,
+                            stub_res: Vec::new(),
+                        },
+                    );
+                    continue;
+                }
+                _ => {}
+            }
+            self.new_tx(
+                ver,
+                cmd,
+                h,
+                TxData::Dcerpc {
+                    req_cmd: Some(p.ptype),
+                    res_cmd: None,
+                    call_id: p.call_id,
+                    opnum: 0,
+                    context_id: 0,
+                    frag_req: 0,
+                    stub_req: Vec::new(),
+                    frag_res: 0,
+                    stub_res: Vec::new(),
+                },
+            );
+        }
+        true
+    }
+
+    /// Data written to a pipe: DCERPC, or skipped (no transaction, as Suricata).
+    fn dcerpc_request(&mut self, h: &Smb2Hdr, ver: u8, cmd: u16, data: &[u8]) {
+        self.dcerpc_pdus(h, ver, cmd, data);
+    }
+
+    fn dcerpc_response(&mut self, status: u32, data: &[u8]) {
+        for p in dcerpc::pdus(data) {
+            if matches!(p.ptype, dcerpc::BINDACK | dcerpc::ALTER_CONTEXT_RESP) {
+                let res = p.bindack_results();
+                if let Some(ifs) = &mut self.ifaces {
+                    for (i, (r, why)) in ifs.iter_mut().zip(res) {
+                        i.acked = true;
+                        i.ack_result = r;
+                        i.ack_reason = why;
+                    }
+                }
+            }
+            let Some(t) = self.txs.iter_mut().find(|t| {
+                matches!(&t.data, TxData::Dcerpc { call_id, .. } if *call_id == p.call_id)
+                    && !t.response_done
+            }) else {
+                continue;
+            };
+            t.status = Some(status);
+            if let TxData::Dcerpc {
+                res_cmd,
+                frag_res,
+                stub_res,
+                ..
+            } = &mut t.data
+            {
+                *res_cmd = Some(p.ptype);
+                if p.ptype == dcerpc::RESPONSE {
+                    *frag_res += 1;
+                    let stub = p.response();
+                    let n = stub
+                        .len()
+                        .min(dcerpc::MAX_STUB - stub_res.len().min(dcerpc::MAX_STUB));
+                    stub_res.extend_from_slice(&stub[..n]);
+                    if p.flags & 2 != 0 {
+                        t.response_done = true;
+                    }
+                } else {
+                    t.response_done = true;
+                }
+            }
+        }
+    }
+
+    fn write_dcerpc(&self, t: &SmbTx, w: &mut JsonWriter) {
+        let TxData::Dcerpc {
+            req_cmd,
+            res_cmd,
+            call_id,
+            opnum,
+            context_id,
+            frag_req,
+            stub_req,
+            frag_res,
+            stub_res,
+        } = &t.data
+        else {
+            return;
+        };
+        w.open_object("dcerpc");
+        match req_cmd {
+            Some(c) => w.set_str("request", &dcerpc::type_string(*c)),
+            None => w.set_str("request", "REQUEST_LOST"),
+        };
+        match res_cmd {
+            Some(c) => w.set_str("response", &dcerpc::type_string(*c)),
+            None => w.set_str("response", "UNREPLIED"),
+        };
+        let iface = |w: &mut JsonWriter, i: &Iface, ack: bool| {
+            w.start_object();
+            w.set_str("uuid", &dcerpc::uuid_string(&i.uuid));
+            w.set_str("version", &format!("{}.{}", i.ver, i.ver_min));
+            if ack && i.acked {
+                w.set_u64("ack_result", u64::from(i.ack_result));
+                w.set_u64("ack_reason", u64::from(i.ack_reason));
+            }
+            w.close();
+        };
+        match req_cmd {
+            Some(dcerpc::REQUEST) => {
+                w.set_u64("opnum", u64::from(*opnum));
+                w.open_object("req");
+                w.set_u64("frag_cnt", u64::from(*frag_req));
+                w.set_u64("stub_data_size", stub_req.len() as u64);
+                w.close();
+                if let Some(ifs) = &self.ifaces {
+                    let mut it = ifs
+                        .iter()
+                        .filter(|i| i.context_id == *context_id)
+                        .peekable();
+                    if it.peek().is_some() {
+                        w.open_array("interfaces");
+                        for i in it {
+                            iface(w, i, false);
+                        }
+                        w.close();
+                    }
+                }
+            }
+            Some(dcerpc::BIND) => {
+                if let Some(ifs) = &self.ifaces {
+                    w.open_array("interfaces");
+                    for i in ifs {
+                        iface(w, i, true);
+                    }
+                    w.close();
+                }
+            }
+            _ => {}
+        }
+        if *res_cmd == Some(dcerpc::RESPONSE) {
+            w.open_object("res");
+            w.set_u64("frag_cnt", u64::from(*frag_res));
+            w.set_u64("stub_data_size", stub_res.len() as u64);
+            w.close();
+        }
+        w.set_u64("call_id", u64::from(*call_id));
+        w.close();
+    }
+
+    fn write_smb(&self, t: &SmbTx, w: &mut JsonWriter) {
+        w.open_object("smb");
+        // Suricata numbers SMB transactions from 1 in the record.
+        w.set_u64("id", t.id + 1);
+        if self.dialect != 0 {
+            w.set_str("dialect", &smb2_dialect_string(self.dialect));
+        } else if let Some(d) = &self.dialect1 {
+            w.set_str("dialect", &String::from_utf8_lossy(d));
+        } else {
+            w.set_str("dialect", "unknown");
+        }
+        if t.ver == 2 {
+            w.set_str("command", &smb2_command_string(t.cmd));
+        } else if t.ver == 1 {
+            w.set_str("command", &smb1_command_string(t.cmd as u8));
+        }
+        if let (Some(s), Some(class)) = (t.status, t.dos) {
+            w.set_str("status", &dos_error_string(class, s));
+            w.set_str("status_code", &format!("0x{s:04x}"));
+        } else if let Some(s) = t.status {
+            match ntstatus_string(s) {
+                Some(n) => w.set_str("status", n),
+                None => w.set_str("status", &s.to_string()),
+            };
+            w.set_str("status_code", &format!("0x{s:x}"));
+        }
+        w.set_u64("session_id", t.session_id);
+        w.set_u64("tree_id", u64::from(t.tree_id));
+        match &t.data {
+            TxData::Generic => {}
+            TxData::SessionSetup { ntlmssp, krb } => {
+                if let Some(n) = ntlmssp {
+                    w.open_object("ntlmssp");
+                    w.set_str("domain", &String::from_utf8_lossy(&n.domain));
+                    w.set_str("user", &String::from_utf8_lossy(&n.user));
+                    w.set_str("host", &String::from_utf8_lossy(&n.host));
+                    if let Some(v) = &n.version {
+                        w.set_str("version", v);
+                    }
+                    w.close();
+                }
+                if let Some(k) = krb {
+                    w.open_object("kerberos");
+                    w.set_str("realm", &k.realm);
+                    w.open_array("snames");
+                    for n in &k.snames {
+                        w.str(n);
+                    }
+                    w.close();
+                    w.close();
+                }
+                for (k, hst) in ["request", "response"].iter().zip(&t.hosts) {
+                    if let Some((os, lm)) = hst {
+                        w.open_object(k);
+                        w.set_str("native_os", &String::from_utf8_lossy(os));
+                        w.set_str("native_lm", &String::from_utf8_lossy(lm));
+                        w.close();
+                    }
+                }
+            }
+            TxData::Create {
+                filename,
+                directory,
+                disposition,
+                delete_on_close,
+                times,
+                size,
+                guid,
+            } => {
+                if filename.is_empty() {
+                    w.set_str("filename", "<share_root>");
+                } else {
+                    let n = String::from_utf8_lossy(filename);
+                    w.set_str(if *directory { "directory" } else { "filename" }, &n);
+                }
+                w.set_str(
+                    "disposition",
+                    match disposition {
+                        0 => "FILE_SUPERSEDE",
+                        1 => "FILE_OPEN",
+                        2 => "FILE_CREATE",
+                        3 => "FILE_OPEN_IF",
+                        4 => "FILE_OVERWRITE",
+                        5 => "FILE_OVERWRITE_IF",
+                        _ => "UNKNOWN",
+                    },
+                );
+                w.set_str(
+                    "access",
+                    if *delete_on_close {
+                        "delete on close"
+                    } else {
+                        "normal"
+                    },
+                );
+                w.set_u64("created", times[0]);
+                w.set_u64("accessed", times[1]);
+                w.set_u64("modified", times[2]);
+                w.set_u64("changed", times[3]);
+                w.set_u64("size", *size);
+                w.set_str("fuid", &fuid_to_string(guid));
+            }
+            TxData::Negotiate {
+                dialects,
+                client_guid,
+                server_guid,
+            } => {
+                w.open_array("client_dialects");
+                for d in dialects {
+                    w.str(d);
+                }
+                w.close();
+                if let Some(g) = client_guid {
+                    w.set_str("client_guid", &guid_to_string(g));
+                }
+                w.set_str("server_guid", &guid_to_string(server_guid));
+                if self.max_read_size > 0 {
+                    w.set_u64("max_read_size", u64::from(self.max_read_size));
+                }
+                if self.max_write_size > 0 {
+                    w.set_u64("max_write_size", u64::from(self.max_write_size));
+                }
+            }
+            TxData::TreeConnect {
+                share,
+                share_type,
+                is_pipe,
+            } => {
+                let s = String::from_utf8_lossy(share);
+                w.set_str(if *is_pipe { "named_pipe" } else { "share" }, &s);
+                if t.ver == 1 {
+                    w.open_object("service");
+                    if let Some((req, res)) = &t.service {
+                        w.set_str("request", &String::from_utf8_lossy(req));
+                        if let Some(r) = res {
+                            w.set_str("response", &String::from_utf8_lossy(r));
+                        }
+                    }
+                    w.close();
+                } else {
+                    w.set_str(
+                        "share_type",
+                        match share_type {
+                            1 => "FILE",
+                            2 => "PIPE",
+                            3 => "PRINT",
+                            _ => "UNKNOWN",
+                        },
+                    );
+                }
+            }
+            TxData::File {
+                name, share, fuid, ..
+            } => {
+                w.set_str("filename", &String::from_utf8_lossy(name));
+                w.set_str("share", &String::from_utf8_lossy(share));
+                w.set_str("fuid", &fuid_to_string(fuid));
+            }
+            TxData::SetInfo {
+                filename,
+                delete,
+                guid,
+            } => {
+                if filename.is_empty() {
+                    w.set_str("filename", "<share_root>");
+                } else {
+                    w.set_str("filename", &String::from_utf8_lossy(filename));
+                }
+                w.set_str("access", if *delete { "delete on close" } else { "normal" });
+                w.set_str("fuid", &fuid_to_string(guid));
+            }
+            TxData::Rename { from, to, guid } => {
+                if t.ver == 2 {
+                    w.open_object("set_info");
+                    w.set_str("class", "FILE_INFO");
+                    w.set_str("info_level", "SMB2_FILE_RENAME_INFO");
+                    w.close();
+                }
+                w.open_object("rename");
+                w.set_str("from", &String::from_utf8_lossy(from));
+                w.set_str("to", &String::from_utf8_lossy(to));
+                w.close();
+                w.set_str("fuid", &fuid_to_string(guid));
+            }
+            TxData::Ioctl { func } => {
+                w.set_str("function", &fsctl_string(*func));
+            }
+            TxData::Dcerpc { .. } => self.write_dcerpc(t, w),
+        }
+        w.close();
+    }
+
+    fn write_fileinfo(&self, c: &mut LogCtx<'_>, t: &SmbTx) {
+        let TxData::File { file, dir, .. } = &t.data else {
+            return;
+        };
+        if !c.out.wants_type("files") {
+            return;
+        }
+        let Some(mut rec) = c.out.record(EventKind::Other) else {
+            return;
+        };
+        write_eve_header(&mut rec, &c.rec.header("fileinfo", *dir == Dir::ToServer));
+        self.write_smb(t, &mut rec);
+        rec.set_str("app_proto", "smb");
+        rec.open_object("fileinfo");
+        file.write_eve(&mut rec, t.id, None);
+        rec.close();
+        rec.close();
+        let _ = rec.commit();
+    }
+}
+
+impl SmbState {
+    /// SMB1: one record, its AndX chain walked.
+    fn smb1_record(&mut self, r: &[u8]) {
+        let Some(h) = Smb1Hdr::parse(r) else {
+            self.event(EV_MALFORMED);
+            return;
+        };
+        let mut cmd = h.command;
+        let mut at = 32usize;
+        let mut seen = 0;
+        while let Some(&wc) = r.get(at) {
+            let wc = usize::from(wc);
+            let words = r.get(at + 1..at + 1 + 2 * wc).unwrap_or_default();
+            let bc_at = at + 1 + 2 * wc;
+            let bc = usize::from(u16le(r, bc_at).unwrap_or(0));
+            let bytes_at = bc_at + 2;
+            let bytes = r
+                .get(bytes_at..)
+                .map(|b| &b[..bc.min(b.len())])
+                .unwrap_or_default();
+            let blk = Smb1Block {
+                r,
+                cmd,
+                words,
+                bytes,
+                bytes_at,
+            };
+            if h.response {
+                self.smb1_response(&h, &blk);
+            } else {
+                self.smb1_request(&h, &blk);
+            }
+            seen += 1;
+            if !is_andx(cmd) || words.len() < 4 || words[0] == 0xff || seen > 8 {
+                break;
+            }
+            let next = usize::from(u16le(words, 2).unwrap_or(0));
+            if next <= at || next >= r.len() {
+                break;
+            }
+            cmd = words[0];
+            at = next;
+        }
+    }
+
+    fn smb1_hdr2(h: &Smb1Hdr, cmd: u8) -> Smb2Hdr {
+        Smb2Hdr {
+            status: h.status,
+            command: u16::from(cmd),
+            flags: 0,
+            next_command: 0,
+            message_id: u64::from(h.mid),
+            tree_id: u32::from(h.tid),
+            session_id: u64::from(h.uid),
+        }
+    }
+
+    fn smb1_request(&mut self, h: &Smb1Hdr, b: &Smb1Block<'_>) {
+        let hdr = Self::smb1_hdr2(h, b.cmd);
+        let cmd = u16::from(b.cmd);
+        match b.cmd {
+            0x72 => {
+                let dialects: Vec<String> = b
+                    .bytes
+                    .split(|&x| x == 0)
+                    .filter(|d| d.first() == Some(&2))
+                    .map(|d| String::from_utf8_lossy(&d[1..]).into_owned())
+                    .collect();
+                let mut zero = hdr;
+                zero.session_id = 0;
+                zero.tree_id = 0;
+                self.new_tx(
+                    1,
+                    cmd,
+                    &zero,
+                    TxData::Negotiate {
+                        dialects,
+                        client_guid: None,
+                        server_guid: Vec::new(),
+                    },
+                );
+            }
+            0x73 => {
+                let blob_len = usize::from(u16le(b.words, 14).unwrap_or(0));
+                let blob = if b.words.len() == 24 {
+                    b.bytes.get(..blob_len)
+                } else {
+                    None
+                };
+                let ntlmssp = blob.and_then(parse_ntlmssp_auth);
+                let krb = blob
+                    .filter(|_| ntlmssp.is_none())
+                    .and_then(krb::find_ticket);
+                let host = smb1_strings(b, blob_len, h.unicode);
+                self.new_tx(1, cmd, &hdr, TxData::SessionSetup { ntlmssp, krb });
+                if let Some(t) = self.txs.back_mut() {
+                    t.hosts[0] = host;
+                }
+            }
+            0x75 => {
+                let pwlen = usize::from(u16le(b.words, 6).unwrap_or(0));
+                let mut o = pwlen;
+                let (path, rest) = if h.unicode {
+                    if (b.bytes_at + o) % 2 == 1 {
+                        o += 1;
+                    }
+                    let d = b.bytes.get(o..).unwrap_or_default();
+                    let end = d
+                        .chunks_exact(2)
+                        .position(|c| c == [0, 0])
+                        .map_or(d.len() & !1, |i| 2 * i);
+                    (low_bytes(&d[..end]), d.get(end + 2..).unwrap_or_default())
+                } else {
+                    let d = b.bytes.get(o..).unwrap_or_default();
+                    let end = d.iter().position(|&x| x == 0).unwrap_or(d.len());
+                    (d[..end].to_vec(), d.get(end + 1..).unwrap_or_default())
+                };
+                // As Suricata: the path's first character is dropped.
+                let path = if path.len() > 1 {
+                    path[1..].to_vec()
+                } else {
+                    path
+                };
+                let svc_end = rest.iter().position(|&x| x == 0).unwrap_or(rest.len());
+                let svc = rest[..svc_end].to_vec();
+                let mut hh = hdr;
+                hh.tree_id = 0;
+                self.new_tx(
+                    1,
+                    cmd,
+                    &hh,
+                    TxData::TreeConnect {
+                        share: path,
+                        share_type: 0,
+                        is_pipe: false,
+                    },
+                );
+                if let Some(t) = self.txs.back_mut() {
+                    t.service = Some((svc, None));
+                }
+            }
+            0xa2 => {
+                let name_len = usize::from(u16le(b.words, 5).unwrap_or(0));
+                let disposition = u32le(b.words, 35).unwrap_or(0);
+                let opts = u32le(b.words, 39).unwrap_or(0);
+                let mut o = 0;
+                if h.unicode && b.bytes_at % 2 == 1 {
+                    o = 1;
+                }
+                let raw = b
+                    .bytes
+                    .get(o..(o + name_len).min(b.bytes.len()))
+                    .unwrap_or_default();
+                let filename = strip_nul(raw);
+                bounded_insert(
+                    &mut self.create_names,
+                    (u64::from(h.uid), u64::from(h.mid)),
+                    filename.clone(),
+                );
+                self.new_tx(
+                    1,
+                    cmd,
+                    &hdr,
+                    TxData::Create {
+                        filename,
+                        directory: opts & 1 != 0,
+                        disposition,
+                        delete_on_close: opts & 0x1000 != 0,
+                        times: [0; 4],
+                        size: 0,
+                        guid: Vec::new(),
+                    },
+                );
+            }
+            0x2f => {
+                let (Some(fid), Some(off_lo), Some(len_hi), Some(len_lo), Some(doff)) = (
+                    b.words.get(4..6),
+                    u32le(b.words, 6),
+                    u16le(b.words, 18),
+                    u16le(b.words, 20),
+                    u16le(b.words, 22),
+                ) else {
+                    self.event(EV_MALFORMED);
+                    return;
+                };
+                let off_hi = if b.words.len() >= 28 {
+                    u32le(b.words, 24).unwrap_or(0)
+                } else {
+                    0
+                };
+                let off = (u64::from(off_hi) << 32) | u64::from(off_lo);
+                let len = ((usize::from(len_hi) & 1) << 16) | usize::from(len_lo);
+                let start = usize::from(doff);
+                let end = start.saturating_add(len).min(b.r.len());
+                let data = b.r.get(start..end).unwrap_or_default().to_vec();
+                let fid = fid.to_vec();
+                self.file_data(&hdr, &fid, Dir::ToServer, cmd, off, &data, 1);
+            }
+            0x2e => {
+                if let (Some(fid), Some(off)) = (b.words.get(4..6), u32le(b.words, 6)) {
+                    bounded_insert(
+                        &mut self.reads,
+                        (u64::from(h.uid), u64::from(h.mid) | 1 << 63),
+                        (fid.to_vec(), u64::from(off)),
+                    );
+                }
+            }
+            0x04 => {
+                if let Some(fid) = b.words.get(0..2) {
+                    let fid = fid.to_vec();
+                    self.close_files(&fid);
+                }
+                self.new_tx(1, cmd, &hdr, TxData::Generic);
+            }
+            0x25 => {
+                // TRANS on a named pipe: TransactNmPipe (0x26) carries DCERPC.
+                let setup = usize::from(b.words.get(26).copied().unwrap_or(0));
+                if setup >= 1 && u16le(b.words, 28) == Some(0x26) {
+                    let cnt = usize::from(u16le(b.words, 22).unwrap_or(0));
+                    let off = usize::from(u16le(b.words, 24).unwrap_or(0));
+                    let data =
+                        b.r.get(off..off.saturating_add(cnt).min(b.r.len()))
+                            .unwrap_or_default()
+                            .to_vec();
+                    self.dcerpc_pdus(&hdr, 1, cmd, &data);
+                }
+            }
+            0x32 => {}
+            _ => {
+                self.new_tx(1, cmd, &hdr, TxData::Generic);
+            }
+        }
+    }
+
+    fn close_files(&mut self, fid: &[u8]) {
+        for d in [Dir::ToServer, Dir::ToClient] {
+            if let Some(t) = self.file_tx(fid, d) {
+                if let TxData::File { file, .. } = &mut t.data {
+                    if !file.is_done() {
+                        file.close(false);
+                    }
+                }
+                t.request_done = true;
+                t.response_done = true;
+                if t.ver == 2 {
+                    t.status = Some(0);
+                }
+            }
+        }
+    }
+
+    fn smb1_response(&mut self, h: &Smb1Hdr, b: &Smb1Block<'_>) {
+        let cmd = u16::from(b.cmd);
+        let st = h.status;
+        let find = |t: &SmbTx| {
+            t.ver == 1
+                && t.cmd == cmd
+                && !t.response_done
+                && !matches!(t.data, TxData::File { .. })
+                && t.msg_id == u64::from(h.mid)
+        };
+        match b.cmd {
+            0x72 => {
+                let idx = u16le(b.words, 0).map(usize::from);
+                let caps = u32le(b.words, 19).unwrap_or(0);
+                // As Suricata: the first 16 bytes of the byte block (the GUID with extended
+                // security, else the challenge and domain).
+                let _ = caps;
+                let sg = b.bytes.get(..16).map(<[u8]>::to_vec).unwrap_or_default();
+                let pos = self.txs.iter().position(|t| {
+                    t.ver == 1 && matches!(t.data, TxData::Negotiate { .. }) && !t.response_done
+                });
+                if let Some(t) = pos.and_then(|i| self.txs.get_mut(i)) {
+                    if let TxData::Negotiate {
+                        dialects,
+                        server_guid,
+                        ..
+                    } = &mut t.data
+                    {
+                        if let Some(d) = idx.and_then(|i| dialects.get(i)) {
+                            self.dialect1 = Some(d.as_bytes().to_vec());
+                        }
+                        *server_guid = sg;
+                    }
+                    t.status = Some(st);
+                    t.dos = h.dos;
+                    t.response_done = true;
+                }
+            }
+            0x2e => {
+                let key = (u64::from(h.uid), u64::from(h.mid) | 1 << 63);
+                if let Some((fid, off)) = self.reads.remove(&key) {
+                    if st == 0 {
+                        let len = usize::from(u16le(b.words, 10).unwrap_or(0));
+                        let doff = usize::from(u16le(b.words, 12).unwrap_or(0));
+                        let end = doff.saturating_add(len).min(b.r.len());
+                        let data = b.r.get(doff..end).unwrap_or_default().to_vec();
+                        let hdr = Self::smb1_hdr2(h, b.cmd);
+                        self.file_data(&hdr, &fid, Dir::ToClient, cmd, off, &data, 1);
+                    }
+                }
+            }
+            0x25 => {
+                let cnt = usize::from(u16le(b.words, 12).unwrap_or(0));
+                let off = usize::from(u16le(b.words, 14).unwrap_or(0));
+                let data =
+                    b.r.get(off..off.saturating_add(cnt).min(b.r.len()))
+                        .unwrap_or_default()
+                        .to_vec();
+                self.dcerpc_response(st, &data);
+            }
+            0x2f | 0x32 => {}
+            _ => {
+                let created = if b.cmd == 0xa2 && st == 0 {
+                    let name = self
+                        .create_names
+                        .remove(&(u64::from(h.uid), u64::from(h.mid)));
+                    let fid = b.words.get(5..7).map(<[u8]>::to_vec);
+                    if let (Some(f), Some(n)) = (&fid, name) {
+                        bounded_insert(&mut self.guid_names, f.clone(), n);
+                    }
+
+                    let times =
+                        [11, 19, 27, 35].map(|o| filetime_unix(u64le(b.words, o).unwrap_or(0)));
+                    // Suricata logs the allocation size as `size`.
+                    Some((
+                        fid.unwrap_or_default(),
+                        times,
+                        u64le(b.words, 47).unwrap_or(0),
+                    ))
+                } else {
+                    None
+                };
+                let svc = if b.cmd == 0x75 {
+                    let e = b
+                        .bytes
+                        .iter()
+                        .position(|&x| x == 0)
+                        .unwrap_or(b.bytes.len());
+                    Some(b.bytes[..e].to_vec())
+                } else {
+                    None
+                };
+                let mut tree_entry = None;
+                if let Some(t) = self.txs.iter_mut().find(|t| find(t)) {
+                    t.status = Some(st);
+                    t.dos = h.dos;
+                    t.response_done = true;
+                    if b.cmd == 0x73 {
+                        t.session_id = u64::from(h.uid);
+                        if b.words.len() == 8 || b.words.len() == 6 {
+                            let blob_len = if b.words.len() == 8 {
+                                usize::from(u16le(b.words, 6).unwrap_or(0))
+                            } else {
+                                0
+                            };
+                            t.hosts[1] = smb1_strings(b, blob_len, h.unicode);
+                        }
+                    }
+                    if let (
+                        TxData::Create {
+                            times, size, guid, ..
+                        },
+                        Some((f, ts, eof)),
+                    ) = (&mut t.data, created)
+                    {
+                        *times = ts;
+                        *size = eof;
+                        *guid = f;
+                    }
+                    if let (TxData::TreeConnect { share, is_pipe, .. }, Some(sv)) =
+                        (&mut t.data, &svc)
+                    {
+                        t.tree_id = u32::from(h.tid);
+                        if st == 0 {
+                            *is_pipe = sv.as_slice() == b"IPC";
+                            tree_entry = Some((share.clone(), *is_pipe));
+                        }
+                        if let Some(s) = &mut t.service {
+                            s.1 = Some(sv.clone());
+                        }
+                    }
+                }
+                if let Some(v) = tree_entry {
+                    bounded_insert(&mut self.trees, (u64::from(h.uid), u32::from(h.tid)), v);
+                }
+            }
+        }
+    }
+}
+
+/// The native OS and LAN manager strings after a SESSION_SETUP_ANDX security blob.
+fn smb1_strings(b: &Smb1Block<'_>, blob_len: usize, unicode: bool) -> Option<(Vec<u8>, Vec<u8>)> {
+    let mut o = blob_len;
+    if unicode && (b.bytes_at + o) % 2 == 1 {
+        o += 1;
+    }
+    let mut d = b.bytes.get(o..)?;
+    let mut take = || -> Vec<u8> {
+        if unicode {
+            let end = d
+                .chunks_exact(2)
+                .position(|c| c == [0, 0])
+                .map_or(d.len() & !1, |i| 2 * i);
+            let v = low_bytes(&d[..end]);
+            d = d.get(end + 2..).unwrap_or_default();
+            v
+        } else {
+            let end = d.iter().position(|&x| x == 0).unwrap_or(d.len());
+            let v = d[..end].to_vec();
+            d = d.get(end + 1..).unwrap_or_default();
+            v
+        }
+    };
+    let os = take();
+    let lm = take();
+    Some((os, lm))
+}
+
+/// One block of an SMB1 AndX chain.
+struct Smb1Block<'a> {
+    r: &'a [u8],
+    cmd: u8,
+    words: &'a [u8],
+    bytes: &'a [u8],
+    bytes_at: usize,
+}
+
+fn is_andx(cmd: u8) -> bool {
+    matches!(cmd, 0x24 | 0x2d | 0x2e | 0x2f | 0x73 | 0x74 | 0x75 | 0xa2)
+}
+
+/// The SMB1 header fields shrike uses.
+#[derive(Clone, Copy, Debug)]
+pub struct Smb1Hdr {
+    /// Command.
+    pub command: u8,
+    /// NT status (or the DOS error code).
+    pub status: u32,
+    /// `Some(class)` when the status is a DOS error.
+    pub dos: Option<u8>,
+    /// A response.
+    pub response: bool,
+    /// Strings are UTF-16.
+    pub unicode: bool,
+    /// Tree id.
+    pub tid: u16,
+    /// User id.
+    pub uid: u16,
+    /// Multiplex id.
+    pub mid: u16,
+}
+
+impl Smb1Hdr {
+    /// Parse the 32-byte header.
+    pub fn parse(r: &[u8]) -> Option<Smb1Hdr> {
+        if r.len() < 33 || &r[..4] != b"\xffSMB" {
+            return None;
+        }
+        let flags2 = u16le(r, 10)?;
+        let nt = flags2 & 0x4000 != 0;
+        let (status, dos) = if nt {
+            (u32le(r, 5)?, None)
+        } else {
+            // DOS error codes, success included (`UNKNOWN_00_0000` as Suricata).
+            (u32::from(u16le(r, 7)?), Some(r[5]))
+        };
+        Some(Smb1Hdr {
+            command: r[4],
+            status,
+            dos,
+            response: r[9] & 0x80 != 0,
+            unicode: flags2 & 0x8000 != 0,
+            tid: u16le(r, 24)?,
+            uid: u16le(r, 28)?,
+            mid: u16le(r, 30)?,
+        })
+    }
+}
+
+/// SMB1 command names.
+pub fn smb1_command_string(c: u8) -> String {
+    let n = match c {
+        0x00 => "CREATE_DIRECTORY",
+        0x01 => "DELETE_DIRECTORY",
+        0x02 => "OPEN",
+        0x03 => "CREATE",
+        0x04 => "CLOSE",
+        0x05 => "FLUSH",
+        0x06 => "DELETE",
+        0x07 => "RENAME",
+        0x08 => "QUERY_INFORMATION",
+        0x09 => "SET_INFORMATION",
+        0x0a => "READ",
+        0x0b => "WRITE",
+        0x0c => "LOCK_BYTE_RANGE",
+        0x0d => "UNLOCK_BYTE_RANGE",
+        0x0e => "CREATE_TEMPORARY",
+        0x0f => "CREATE_NEW",
+        0x10 => "CHECK_DIRECTORY",
+        0x11 => "PROCESS_EXIT",
+        0x12 => "SEEK",
+        0x13 => "LOCK_AND_READ",
+        0x14 => "WRITE_AND_UNLOCK",
+        0x1a => "READ_RAW",
+        0x1d => "WRITE_RAW",
+        0x22 => "SET_INFORMATION2",
+        0x23 => "QUERY_INFORMATION2",
+        0x24 => "LOCKING_ANDX",
+        0x25 => "TRANS",
+        0x26 => "TRANS_SECONDARY",
+        0x27 => "IOCTL",
+        0x2b => "ECHO",
+        0x2d => "OPEN_ANDX",
+        0x2e => "READ_ANDX",
+        0x2f => "WRITE_ANDX",
+        0x31 => "CLOSE_AND_TREE_DISC",
+        0x32 => "TRANS2",
+        0x33 => "TRANS2_SECONDARY",
+        0x34 => "FIND_CLOSE2",
+        0x70 => "TREE_CONNECT",
+        0x71 => "TREE_DISCONNECT",
+        0x72 => "NEGOTIATE_PROTOCOL",
+        0x73 => "SESSION_SETUP_ANDX",
+        0x74 => "LOGOFF_ANDX",
+        0x75 => "TREE_CONNECT_ANDX",
+        0x80 => "QUERY_INFO_DISK",
+        0x81 => "SEARCH",
+        0xa0 => "NT_TRANS",
+        0xa1 => "NT_TRANS_SECONDARY",
+        0xa2 => "NT_CREATE_ANDX",
+        0xa4 => "NT_CANCEL",
+        0xa5 => "NT_RENAME",
+        _ => return c.to_string(),
+    };
+    format!("SMB1_COMMAND_{n}")
+}
+
+/// SMB1 DOS error names (the common ones).
+fn dos_error_string(class: u8, code: u32) -> String {
+    let n = match (class, code) {
+        (1, 1) => "ERRbadfunc",
+        (1, 2) => "ERRbadfile",
+        (1, 3) => "ERRbadpath",
+        (1, 5) => "ERRnoaccess",
+        (1, 6) => "ERRbadfid",
+        (2, 1) => "SRV_ERROR",
+        (2, 2) => "SRV_BADPW",
+        (2, 5) => "SRV_BADTYPE",
+        (2, 6) => "SRV_ACCESS",
+        (2, 7) => "SRV_INVALID_TID",
+        (2, 91) => "SRV_BADUID",
+        _ => return format!("UNKNOWN_{class:02x}_{code:04x}"),
+    };
+    n.to_string()
+}
+
+const FSCTL_PIPE_TRANSCEIVE: u32 = 0x0011_c017;
+
+/// `dcerpc.iface`: `uuid[,<|>|=|!version][,any_frag]`.
+#[derive(Debug)]
+struct IfaceMatch {
+    uuid: [u8; 16],
+    ver: Option<(u8, u16)>,
+}
+
+fn setup_iface(v: Option<&str>) -> Result<Box<dyn TxMatch>, String> {
+    let v = v.ok_or("needs a value")?;
+    let mut parts = v.split(',').map(str::trim);
+    let uuid = dcerpc::parse_uuid(parts.next().unwrap_or_default())
+        .ok_or_else(|| format!("invalid uuid {v:?}"))?;
+    let mut ver = None;
+    for p in parts {
+        if p == "any_frag" {
+            continue;
+        }
+        let (op, n) = match p.as_bytes().first() {
+            Some(c @ (b'<' | b'>' | b'=' | b'!')) => (*c, &p[1..]),
+            _ => (b'=', p),
+        };
+        let n: u16 = n
+            .trim()
+            .parse()
+            .map_err(|_| format!("invalid version {p:?}"))?;
+        ver = Some((op, n));
+    }
+    Ok(Box::new(IfaceMatch { uuid, ver }))
+}
+
+impl TxMatch for IfaceMatch {
+    fn matches(&self, parser: &dyn AppParser, tx: u64, _dir: Dir) -> Option<bool> {
+        let s = parser.as_any().downcast_ref::<SmbState>()?;
+        let t = s.tx(tx)?;
+        let TxData::Dcerpc { req_cmd, .. } = &t.data else {
+            return Some(false);
+        };
+        if *req_cmd != Some(dcerpc::REQUEST) {
+            return Some(false);
+        }
+        let ifs = s.ifaces.as_deref().unwrap_or_default();
+        Some(ifs.iter().any(|i| {
+            i.acked
+                && i.ack_result == 0
+                && i.uuid == self.uuid
+                && self.ver.is_none_or(|(op, n)| match op {
+                    b'<' => i.ver < n,
+                    b'>' => i.ver > n,
+                    b'!' => i.ver != n,
+                    _ => i.ver == n,
+                })
+        }))
+    }
+}
+
+/// `smb.version` (Suricata 8): 1 or 2, the transaction's SMB header version.
+#[derive(Debug)]
+struct VersionMatch(u8);
+
+fn setup_version(v: Option<&str>) -> Result<Box<dyn TxMatch>, String> {
+    match v.map(str::trim) {
+        Some("1") => Ok(Box::new(VersionMatch(1))),
+        Some("2") => Ok(Box::new(VersionMatch(2))),
+        other => Err(format!("invalid version {other:?}: 1 or 2")),
+    }
+}
+
+impl TxMatch for VersionMatch {
+    fn matches(&self, parser: &dyn AppParser, tx: u64, _dir: Dir) -> Option<bool> {
+        let s = parser.as_any().downcast_ref::<SmbState>()?;
+        Some(s.tx(tx)?.ver == self.0)
+    }
+}
+
+/// `dcerpc.opnum`: a list of numbers and `N-M` ranges.
+#[derive(Debug)]
+struct OpnumMatch(Vec<(u16, u16)>);
+
+fn setup_opnum(v: Option<&str>) -> Result<Box<dyn TxMatch>, String> {
+    let v = v.ok_or("needs a value")?;
+    let mut out = Vec::new();
+    for p in v.split(',').map(str::trim) {
+        let r = match p.split_once('-') {
+            Some((a, b)) => (a.trim().parse(), b.trim().parse()),
+            None => (p.parse(), p.parse()),
+        };
+        match r {
+            (Ok(a), Ok(b)) if a <= b => out.push((a, b)),
+            _ => return Err(format!("invalid opnum {p:?}")),
+        }
+    }
+    Ok(Box::new(OpnumMatch(out)))
+}
+
+impl TxMatch for OpnumMatch {
+    fn matches(&self, parser: &dyn AppParser, tx: u64, _dir: Dir) -> Option<bool> {
+        let s = parser.as_any().downcast_ref::<SmbState>()?;
+        let t = s.tx(tx)?;
+        Some(match &t.data {
+            TxData::Dcerpc {
+                req_cmd: Some(dcerpc::REQUEST),
+                opnum,
+                ..
+            } => self.0.iter().any(|(a, b)| (*a..=*b).contains(opnum)),
+            _ => false,
+        })
+    }
+}
+
+/// The security buffer of a SESSION_SETUP (offset/length at `at` in the body, offset from
+/// the header).
+fn sec_blob<'a>(m: &'a [u8], b: &[u8], at: usize) -> Option<&'a [u8]> {
+    let o = usize::from(u16le(b, at)?);
+    let l = usize::from(u16le(b, at + 2)?);
+    m.get(o..o + l)
+}
+
+/// The next `00 xx xx xx fe|ff 'SMB'` in `d`.
+fn find_sync(d: &[u8]) -> Option<usize> {
+    (0..d.len().saturating_sub(7))
+        .find(|&i| d[i] == 0 && matches!(d[i + 4], 0xfe | 0xff) && &d[i + 5..i + 8] == b"SMB")
+}
+
+/// The SMB2 header fields shrike uses.
+#[derive(Clone, Copy, Debug)]
+pub struct Smb2Hdr {
+    /// NT status.
+    pub status: u32,
+    /// Command.
+    pub command: u16,
+    /// Flags.
+    pub flags: u32,
+    /// Offset of the next compounded command.
+    pub next_command: u32,
+    /// Message id.
+    pub message_id: u64,
+    /// Tree id (0 in async messages).
+    pub tree_id: u32,
+    /// Session id.
+    pub session_id: u64,
+}
+
+impl Smb2Hdr {
+    /// Parse the 64-byte header.
+    pub fn parse(d: &[u8]) -> Option<Smb2Hdr> {
+        if d.len() < 64 || &d[..4] != b"\xfeSMB" {
+            return None;
+        }
+        let flags = u32le(d, 16)?;
+        Some(Smb2Hdr {
+            status: u32le(d, 8)?,
+            command: u16le(d, 12)?,
+            flags,
+            next_command: u32le(d, 20)?,
+            message_id: u64le(d, 24)?,
+            tree_id: if flags & 2 != 0 { 0 } else { u32le(d, 36)? },
+            session_id: u64le(d, 40)?,
+        })
+    }
+    fn is_response(&self) -> bool {
+        self.flags & 1 != 0
+    }
+    fn is_async(&self) -> bool {
+        self.flags & 2 != 0
+    }
+}
+
+impl AppParser for SmbState {
+    fn parse(&mut self, dir: Dir, data: &[u8]) -> bool {
+        self.parse_dir(dir, data)
+    }
+
+    fn gap(&mut self, dir: Dir, len: u64) {
+        let f = &mut self.framers[dir_idx(dir)];
+        if f.skip >= len {
+            f.skip -= len;
+            return;
+        }
+        f.skip = 0;
+        f.buf.clear();
+        f.resync = true;
+    }
+
+    fn close(&mut self) {
+        for t in self.txs.iter_mut() {
+            if let TxData::File { file, .. } = &mut t.data {
+                if !file.is_done() {
+                    file.close(true);
+                }
+            }
+        }
+    }
+
+    fn tx_count(&self) -> u64 {
+        self.next_id
+    }
+
+    fn complete_in(&self, dir: Dir) -> u64 {
+        self.txs
+            .iter()
+            .filter(|t| match dir {
+                Dir::ToServer => t.request_done,
+                Dir::ToClient => t.response_done,
+            })
+            .count() as u64
+    }
+
+    fn live_txs(&self, _dir: Dir, out: &mut Vec<u64>) {
+        out.extend(self.txs.iter().map(|t| t.id));
+    }
+
+    fn buffer(&self, tx: u64, buf: u16, dir: Dir, f: &mut dyn FnMut(&[u8]) -> bool) -> bool {
+        let Some(t) = self.tx(tx) else {
+            return false;
+        };
+        match (&t.data, buf) {
+            (TxData::TreeConnect { share, is_pipe, .. }, BUF_SHARE) if !is_pipe => f(share),
+            (TxData::TreeConnect { share, is_pipe, .. }, BUF_PIPE) if *is_pipe => f(share),
+            (
+                TxData::SessionSetup {
+                    ntlmssp: Some(n), ..
+                },
+                BUF_USER,
+            ) => f(&n.user),
+            (
+                TxData::SessionSetup {
+                    ntlmssp: Some(n), ..
+                },
+                BUF_DOMAIN,
+            ) => f(&n.domain),
+            (TxData::File { head, dir: fd, .. }, BUF_FILE_DATA)
+                if !head.is_empty() && *fd == dir =>
+            {
+                f(head)
+            }
+            (TxData::File { name, .. }, BUF_FILE_NAME) if !name.is_empty() => f(name),
+            (TxData::Dcerpc { stub_req, .. }, BUF_STUB)
+                if dir == Dir::ToServer && !stub_req.is_empty() =>
+            {
+                f(stub_req)
+            }
+            (TxData::Dcerpc { stub_res, .. }, BUF_STUB)
+                if dir == Dir::ToClient && !stub_res.is_empty() =>
+            {
+                f(stub_res)
+            }
+            _ => false,
+        }
+    }
+
+    fn buffer_ready(&self, tx: u64, buf: u16, _dir: Dir, closed: bool) -> Option<bool> {
+        let t = self.tx(tx)?;
+        match (&t.data, buf) {
+            (TxData::File { file, head, .. }, BUF_FILE_DATA) => {
+                let done = closed || file.is_done() || head.len() >= MAX_FILE_INSPECT;
+                done.then_some(true)
+            }
+            _ => Some(closed || t.response_done),
+        }
+    }
+
+    fn has_event(&self, tx: u64, ev: u16) -> bool {
+        self.tx(tx)
+            .is_some_and(|t| ev < 32 && t.events & (1 << ev) != 0)
+    }
+
+    fn log(&mut self, c: &mut LogCtx<'_>) {
+        let to_server = c.rec.info.to_server;
+        let ready: Vec<u64> = self
+            .txs
+            .iter()
+            .filter(|t| {
+                t.id >= *c.next && !t.logged && (c.closed || (t.request_done && t.response_done))
+            })
+            .map(|t| t.id)
+            .collect();
+        for id in ready {
+            if let Some(t) = self.tx(id) {
+                if c.write {
+                    if c.out.wants_type("smb") {
+                        if let Some(mut rec) = c.out.record(EventKind::Protocol) {
+                            write_eve_header(&mut rec, &c.rec.header("smb", to_server));
+                            self.write_smb(t, &mut rec);
+                            rec.close();
+                            let _ = rec.commit();
+                        }
+                    }
+                    self.write_fileinfo(c, t);
+                }
+                c.logged += 1;
+            }
+            if let Some(t) = self.txs.iter_mut().find(|t| t.id == id) {
+                t.logged = true;
+            }
+        }
+        // A logged transaction is kept until a packet went each way after it, so that
+        // detection saw it in both directions (one-sided data completes on the other
+        // side's acknowledgement).
+        let bit = if to_server { 1 } else { 2 };
+        for t in self.txs.iter_mut().filter(|t| t.logged) {
+            t.seen |= bit;
+        }
+        let mut next = *c.next;
+        while next < self.next_id && self.tx(next).is_none_or(|t| t.logged) {
+            next += 1;
+        }
+        *c.next = next;
+        self.txs
+            .retain(|t| !(t.logged && t.id < next && t.seen == 3));
+    }
+
+    fn alert_members(&self, tx: u64, w: &mut JsonWriter) -> bool {
+        match self.tx(tx) {
+            Some(t) => {
+                self.write_smb(t, w);
+                // Suricata adds the transaction's files to the alert.
+                if let TxData::File { file, .. } = &t.data {
+                    w.open_array("files");
+                    w.start_object();
+                    file.write_eve(w, t.id, None);
+                    w.close();
+                    w.close();
+                }
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests;

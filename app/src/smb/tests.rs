@@ -1,0 +1,528 @@
+use super::*;
+
+fn hdr(cmd: u16, resp: bool, status: u32, msg: u64, tree: u32, ssn: u64) -> Vec<u8> {
+    let mut h = vec![0u8; 64];
+    h[..4].copy_from_slice(b"\xfeSMB");
+    h[4] = 64;
+    h[8..12].copy_from_slice(&status.to_le_bytes());
+    h[12..14].copy_from_slice(&cmd.to_le_bytes());
+    h[16..20].copy_from_slice(&(u32::from(resp)).to_le_bytes());
+    h[24..32].copy_from_slice(&msg.to_le_bytes());
+    h[36..40].copy_from_slice(&tree.to_le_bytes());
+    h[40..48].copy_from_slice(&ssn.to_le_bytes());
+    h
+}
+
+fn nbss(m: &[u8]) -> Vec<u8> {
+    let mut v = vec![0, 0, (m.len() >> 8) as u8, m.len() as u8];
+    v.extend_from_slice(m);
+    v
+}
+
+fn utf16(s: &str) -> Vec<u8> {
+    s.encode_utf16().flat_map(|c| c.to_le_bytes()).collect()
+}
+
+fn tree_connect(msg: u64, share: &str) -> Vec<u8> {
+    let mut m = hdr(3, false, 0, msg, 0, 7);
+    let name = utf16(share);
+    let mut b = vec![9, 0, 0, 0];
+    b.extend_from_slice(&72u16.to_le_bytes());
+    b.extend_from_slice(&(name.len() as u16).to_le_bytes());
+    m.extend_from_slice(&b);
+    m.extend_from_slice(&name);
+    m
+}
+
+fn tree_connect_resp(msg: u64, tree: u32, share_type: u8) -> Vec<u8> {
+    let mut m = hdr(3, true, 0, msg, tree, 7);
+    m.extend_from_slice(&[16, 0, share_type, 0]);
+    m.extend_from_slice(&[0; 12]);
+    m
+}
+
+fn feed(s: &mut SmbState, dir: Dir, d: &[u8], step: usize) {
+    for c in d.chunks(step.max(1)) {
+        AppParser::parse(s, dir, c);
+    }
+}
+
+#[test]
+fn tree_connect_share_and_pipe_split_anywhere() {
+    for step in [1, 3, 7, 1000] {
+        let mut s = SmbState::new(FileConfig::default());
+        let mut ts = nbss(&tree_connect(4, "\\\\10.0.0.12\\smb2"));
+        ts.extend(nbss(&tree_connect(6, "\\\\10.0.0.12\\IPC$")));
+        feed(&mut s, Dir::ToServer, &ts, step);
+        let mut tc = nbss(&tree_connect_resp(4, 1, 1));
+        tc.extend(nbss(&tree_connect_resp(6, 5, 2)));
+        feed(&mut s, Dir::ToClient, &tc, step);
+        assert_eq!(s.tx_count(), 2);
+        let mut got = Vec::new();
+        assert!(s.buffer(0, BUF_SHARE, Dir::ToServer, &mut |b| {
+            got = b.to_vec();
+            true
+        }));
+        assert_eq!(got, b"\\\\10.0.0.12\\smb2");
+        assert!(!s.buffer(0, BUF_PIPE, Dir::ToServer, &mut |_| true));
+        assert!(s.buffer(1, BUF_PIPE, Dir::ToServer, &mut |b| b
+            == b"\\\\10.0.0.12\\IPC$"));
+        let t = s.tx(1).unwrap();
+        assert_eq!((t.tree_id, t.status, t.response_done), (5, Some(0), true));
+        let mut w = JsonWriter::new();
+        w.start_object();
+        s.alert_members(1, &mut w);
+        w.close();
+        let j = String::from_utf8(w.as_bytes().to_vec()).unwrap();
+        assert!(
+            j.contains("\"named_pipe\":\"\\\\\\\\10.0.0.12\\\\IPC$\""),
+            "{j}"
+        );
+        assert!(j.contains("\"share_type\":\"PIPE\""), "{j}");
+        assert!(
+            j.contains("\"command\":\"SMB2_COMMAND_TREE_CONNECT\""),
+            "{j}"
+        );
+    }
+}
+
+#[test]
+fn write_then_close_makes_a_closed_file() {
+    let mut s = SmbState::new(FileConfig::default());
+    // CREATE request with a name, response with a GUID.
+    let name = utf16("a.txt");
+    let mut c = hdr(5, false, 0, 10, 1, 7);
+    let mut b = vec![0u8; 56];
+    b[0] = 57;
+    b[36..40].copy_from_slice(&2u32.to_le_bytes());
+    b[44..46].copy_from_slice(&120u16.to_le_bytes());
+    b[46..48].copy_from_slice(&(name.len() as u16).to_le_bytes());
+    c.extend_from_slice(&b);
+    c.extend_from_slice(&name);
+    feed(&mut s, Dir::ToServer, &nbss(&c), 5);
+    let guid: Vec<u8> = (1..=16).collect();
+    let mut r = hdr(5, true, 0, 10, 1, 7);
+    let mut rb = vec![0u8; 88];
+    rb[0] = 89;
+    rb[64..80].copy_from_slice(&guid);
+    r.extend_from_slice(&rb);
+    feed(&mut s, Dir::ToClient, &nbss(&r), 5);
+    // WRITE request "hello" at offset 0.
+    let mut w = hdr(9, false, 0, 11, 1, 7);
+    let mut wb = vec![0u8; 48];
+    wb[0] = 49;
+    wb[2..4].copy_from_slice(&112u16.to_le_bytes());
+    wb[4..8].copy_from_slice(&5u32.to_le_bytes());
+    wb[16..32].copy_from_slice(&guid);
+    w.extend_from_slice(&wb);
+    w.extend_from_slice(b"hello");
+    feed(&mut s, Dir::ToServer, &nbss(&w), 2);
+    // CLOSE request.
+    let mut cl = hdr(6, false, 0, 12, 1, 7);
+    let mut cb = vec![0u8; 24];
+    cb[0] = 24;
+    cb[8..24].copy_from_slice(&guid);
+    cl.extend_from_slice(&cb);
+    feed(&mut s, Dir::ToServer, &nbss(&cl), 100);
+    let t = s.tx(1).unwrap();
+    assert_eq!(t.cmd, 9);
+    match &t.data {
+        TxData::File { file, name, .. } => {
+            assert_eq!(name, b"a.txt");
+            assert_eq!(file.size(), 5);
+            assert_eq!(file.state(), crate::files::FileState::Closed);
+        }
+        d => panic!("{d:?}"),
+    }
+    assert!(t.request_done && t.response_done);
+    match &s.tx(0).unwrap().data {
+        TxData::Create {
+            filename,
+            guid: g,
+            disposition,
+            ..
+        } => {
+            assert_eq!(
+                (filename.as_slice(), g, *disposition),
+                (&b"a.txt"[..], &guid, 2)
+            );
+        }
+        d => panic!("{d:?}"),
+    }
+}
+
+#[test]
+fn ntlmssp_auth_fields() {
+    let mut m = b"NTLMSSP\0".to_vec();
+    m.extend_from_slice(&3u32.to_le_bytes());
+    m.resize(72, 0);
+    let dom = utf16("CONTOSO");
+    let user = utf16("Administrator");
+    let host = utf16("SERVER01");
+    let mut off = 72u32;
+    for (at, f) in [(28, &dom), (36, &user), (44, &host)] {
+        m[at..at + 2].copy_from_slice(&(f.len() as u16).to_le_bytes());
+        m[at + 4..at + 8].copy_from_slice(&off.to_le_bytes());
+        off += f.len() as u32;
+    }
+    m[60..64].copy_from_slice(&(0x0200_0001u32).to_le_bytes());
+    m[64..72].copy_from_slice(&[6, 1, 0xb1, 0x1d, 0, 0, 0, 15]);
+    for f in [&dom, &user, &host] {
+        m.extend_from_slice(f);
+    }
+    let mut blob = vec![0xa1, 0x30];
+    blob.extend_from_slice(&m);
+    let n = parse_ntlmssp_auth(&blob).unwrap();
+    assert_eq!(n.user, b"Administrator");
+    assert_eq!(n.domain, b"CONTOSO");
+    assert_eq!(n.host, b"SERVER01");
+    assert_eq!(n.version.as_deref(), Some("6.1 build 7601 rev 15"));
+    assert!(parse_ntlmssp_auth(&blob[..80]).is_none());
+}
+
+#[test]
+fn probe_and_guid() {
+    let req = nbss(&hdr(0, false, 0, 0, 0, 0));
+    let resp = nbss(&hdr(0, true, 0, 0, 0, 0));
+    assert_eq!(probe(Dir::ToServer, &req), Probe::Yes);
+    assert_eq!(probe(Dir::ToClient, &resp), Probe::Yes);
+    // A response going to the server: detection reverses a midstream flow.
+    assert_eq!(probe(Dir::ToServer, &resp), Probe::No);
+    assert_eq!(probe(Dir::ToServer, &req[..10]), Probe::NeedMore);
+    // Midstream: garbage, then a record.
+    let mut mid = b"garbage!".to_vec();
+    mid.extend_from_slice(&req);
+    assert_eq!(probe(Dir::ToServer, &mid), Probe::Yes);
+    assert_eq!(probe(Dir::ToServer, b"\x00\x00\x00"), Probe::NeedMore);
+    assert_eq!(probe(Dir::ToServer, b"GET / HTTP"), Probe::No);
+    let g: Vec<u8> = (0..16).collect();
+    assert_eq!(guid_to_string(&g), "03020100-0504-0706-0908-0b0a0f0e0d0c");
+    assert_eq!(filetime_unix(0), 0);
+    assert_eq!(filetime_unix(116_444_736_000_000_000 + 10_000_000), 1);
+}
+
+#[test]
+fn random_input_never_panics() {
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (x >> 33) as u32
+    };
+    let seeds: Vec<Vec<u8>> = (0..19u16)
+        .map(|c| nbss(&hdr(c, c % 2 == 0, 0, 1, 1, 1)))
+        .collect();
+    for round in 0..300 {
+        let mut st = (PROTOCOL.new_parser)(&ParserConfig::default(), true);
+        for _ in 0..20 {
+            let len = (next() % 300) as usize;
+            let mut d: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+            if round % 2 == 0 {
+                let seed = &seeds[(next() as usize) % seeds.len()];
+                let mut s = seed.clone();
+                let l = s.len() + d.len() - 4;
+                s[2] = (l >> 8) as u8;
+                s[3] = l as u8;
+                s.extend_from_slice(&d);
+                d = s;
+            }
+            let dir = if next() % 2 == 0 {
+                Dir::ToServer
+            } else {
+                Dir::ToClient
+            };
+            let _ = st.parse(dir, &d);
+            if next() % 50 == 0 {
+                st.gap(dir, 10);
+            }
+        }
+        st.close();
+        let mut live = Vec::new();
+        st.live_txs(Dir::ToServer, &mut live);
+        for tx in live {
+            for b in 0..PROTOCOL.buffers.len() as u16 {
+                st.buffer(tx, b, Dir::ToServer, &mut |_| false);
+            }
+            let mut w = JsonWriter::new();
+            w.start_object();
+            st.alert_members(tx, &mut w);
+            w.close();
+            assert!(std::str::from_utf8(w.as_bytes()).is_ok());
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn smb1(
+    cmd: u8,
+    resp: bool,
+    status: u32,
+    uid: u16,
+    tid: u16,
+    mid: u16,
+    words: &[u8],
+    bytes: &[u8],
+) -> Vec<u8> {
+    let mut h = vec![0u8; 32];
+    h[..4].copy_from_slice(b"\xffSMB");
+    h[4] = cmd;
+    h[5..9].copy_from_slice(&status.to_le_bytes());
+    h[9] = if resp { 0x80 } else { 0 };
+    h[10..12].copy_from_slice(&0x4000u16.to_le_bytes()); // NT status, ASCII
+    h[24..26].copy_from_slice(&tid.to_le_bytes());
+    h[28..30].copy_from_slice(&uid.to_le_bytes());
+    h[30..32].copy_from_slice(&mid.to_le_bytes());
+    h.push((words.len() / 2) as u8);
+    h.extend_from_slice(words);
+    h.extend_from_slice(&(bytes.len() as u16).to_le_bytes());
+    h.extend_from_slice(bytes);
+    h
+}
+
+fn json_of(s: &SmbState, tx: u64) -> String {
+    let mut w = JsonWriter::new();
+    w.start_object();
+    s.alert_members(tx, &mut w);
+    w.close();
+    String::from_utf8(w.as_bytes().to_vec()).unwrap()
+}
+
+#[test]
+fn smb1_negotiate_and_ascii_tree_connect() {
+    let mut s = SmbState::new(FileConfig::default());
+    let req = smb1(
+        0x72,
+        false,
+        0,
+        0,
+        0,
+        1,
+        &[],
+        b"\x02PC NETWORK PROGRAM 1.0\x00\x02NT LM 0.12\x00",
+    );
+    feed(&mut s, Dir::ToServer, &nbss(&req), 3);
+    let mut words = vec![0u8; 34];
+    words[0..2].copy_from_slice(&1u16.to_le_bytes());
+    let resp = smb1(0x72, true, 0, 0, 0, 1, &words, &[]);
+    feed(&mut s, Dir::ToClient, &nbss(&resp), 1000);
+    let j = json_of(&s, 0);
+    assert!(j.contains("\"dialect\":\"NT LM 0.12\""), "{j}");
+    assert!(
+        j.contains("\"command\":\"SMB1_COMMAND_NEGOTIATE_PROTOCOL\""),
+        "{j}"
+    );
+    assert!(
+        j.contains("\"client_dialects\":[\"PC NETWORK PROGRAM 1.0\",\"NT LM 0.12\"]"),
+        "{j}"
+    );
+    // TREE_CONNECT_ANDX, no AndX follow-up, password of 1 byte, ASCII path, service.
+    let w = [0xff, 0, 0, 0, 0, 0, 1, 0];
+    let req = smb1(
+        0x75,
+        false,
+        0,
+        100,
+        0,
+        2,
+        &w,
+        b"\x00\\\\127.0.0.1\\IPC$\x00?????\x00",
+    );
+    feed(&mut s, Dir::ToServer, &nbss(&req), 5);
+    let resp = smb1(
+        0x75,
+        true,
+        0,
+        100,
+        2049,
+        2,
+        &[0xff, 0, 0, 0, 0, 0],
+        b"IPC\x00",
+    );
+    feed(&mut s, Dir::ToClient, &nbss(&resp), 5);
+    assert!(s.buffer(1, BUF_PIPE, Dir::ToServer, &mut |b| b
+        == b"\\127.0.0.1\\IPC$"));
+    let j = json_of(&s, 1);
+    assert!(
+        j.contains("\"service\":{\"request\":\"?????\",\"response\":\"IPC\"}"),
+        "{j}"
+    );
+    assert!(j.contains("\"tree_id\":2049"), "{j}");
+}
+
+fn dce_hdr(ptype: u8, flags: u8, call_id: u32, body: &[u8]) -> Vec<u8> {
+    let mut v = vec![5, 0, ptype, flags, 0x10, 0, 0, 0];
+    v.extend_from_slice(&((16 + body.len()) as u16).to_le_bytes());
+    v.extend_from_slice(&[0, 0]);
+    v.extend_from_slice(&call_id.to_le_bytes());
+    v.extend_from_slice(body);
+    v
+}
+
+#[test]
+fn dcerpc_bind_and_request_over_a_pipe() {
+    let mut s = SmbState::new(FileConfig::default());
+    feed(
+        &mut s,
+        Dir::ToServer,
+        &nbss(&tree_connect(6, "\\\\h\\IPC$")),
+        100,
+    );
+    feed(
+        &mut s,
+        Dir::ToClient,
+        &nbss(&tree_connect_resp(6, 5, 2)),
+        100,
+    );
+    // WRITE of a BIND with one context: uuid 12345678-1234-abcd-ef00-0123456789ab v1.0.
+    let mut bind = vec![0xb8, 0x10, 0xb8, 0x10, 0, 0, 0, 0, 1, 0, 0, 0];
+    bind.extend_from_slice(&[0, 0, 1, 0]);
+    bind.extend_from_slice(&[0x78, 0x56, 0x34, 0x12, 0x34, 0x12, 0xcd, 0xab]);
+    bind.extend_from_slice(&[0xef, 0x00, 0x01, 0x23, 0x45, 0x67, 0x89, 0xab]);
+    bind.extend_from_slice(&[1, 0, 0, 0]);
+    bind.extend_from_slice(&[0u8; 20]);
+    let pdu = dce_hdr(dcerpc::BIND, 3, 2, &bind);
+    let guid: Vec<u8> = (1..=16).collect();
+    let write = |msg: u64, data: &[u8]| {
+        let mut w = hdr(9, false, 0, msg, 5, 7);
+        let mut wb = vec![0u8; 48];
+        wb[0] = 49;
+        wb[2..4].copy_from_slice(&112u16.to_le_bytes());
+        wb[4..8].copy_from_slice(&(data.len() as u32).to_le_bytes());
+        wb[16..32].copy_from_slice(&guid);
+        w.extend_from_slice(&wb);
+        w.extend_from_slice(data);
+        nbss(&w)
+    };
+    feed(&mut s, Dir::ToServer, &write(7, &pdu), 7);
+    // READ request and a BINDACK in the response.
+    let mut r = hdr(8, false, 0, 8, 5, 7);
+    let mut rb = vec![0u8; 48];
+    rb[0] = 49;
+    rb[16..32].copy_from_slice(&guid);
+    r.extend_from_slice(&rb);
+    feed(&mut s, Dir::ToServer, &nbss(&r), 100);
+    let mut ack = vec![0xb8, 0x10, 0xb8, 0x10, 0, 0, 0, 0, 0, 0];
+    ack.extend_from_slice(&[0, 0]); // pad to 4
+    ack.extend_from_slice(&[1, 0, 0, 0]);
+    ack.extend_from_slice(&[0u8; 24]);
+    let ackpdu = dce_hdr(dcerpc::BINDACK, 3, 2, &ack);
+    let mut rr = hdr(8, true, 0, 8, 5, 7);
+    let mut rrb = vec![0u8; 16];
+    rrb[0] = 17;
+    rrb[2] = 80;
+    rrb[4..8].copy_from_slice(&(ackpdu.len() as u32).to_le_bytes());
+    rr.extend_from_slice(&rrb);
+    rr.extend_from_slice(&ackpdu);
+    feed(&mut s, Dir::ToClient, &nbss(&rr), 9);
+    let bind_tx = s
+        .txs
+        .iter()
+        .find(|t| {
+            matches!(
+                t.data,
+                TxData::Dcerpc {
+                    req_cmd: Some(dcerpc::BIND),
+                    ..
+                }
+            )
+        })
+        .unwrap();
+    assert!(bind_tx.response_done);
+    let j = json_of(&s, bind_tx.id);
+    assert!(
+        j.contains("\"request\":\"BIND\",\"response\":\"BINDACK\""),
+        "{j}"
+    );
+    assert!(j.contains("\"uuid\":\"12345678-1234-abcd-ef00-0123456789ab\",\"version\":\"1.0\",\"ack_result\":0"), "{j}");
+    // A REQUEST, opnum 15, 4 bytes of stub.
+    let req = dce_hdr(
+        dcerpc::REQUEST,
+        3,
+        3,
+        &[4, 0, 0, 0, 0, 0, 15, 0, 1, 2, 3, 4],
+    );
+    feed(&mut s, Dir::ToServer, &write(9, &req), 11);
+    let id = s.tx_count() - 1;
+    let (iface, op) = (
+        setup_iface(Some("12345678-1234-abcd-ef00-0123456789ab,=1")).unwrap(),
+        setup_opnum(Some("1,10-20")).unwrap(),
+    );
+    assert_eq!(iface.matches(&s, id, Dir::ToServer), Some(true));
+    assert_eq!(op.matches(&s, id, Dir::ToServer), Some(true));
+    assert_eq!(
+        setup_opnum(Some("16"))
+            .unwrap()
+            .matches(&s, id, Dir::ToServer),
+        Some(false)
+    );
+    assert_eq!(
+        setup_iface(Some("12345678-1234-abcd-ef00-0123456789ab,>1"))
+            .unwrap()
+            .matches(&s, id, Dir::ToServer),
+        Some(false)
+    );
+    assert!(s.buffer(id, BUF_STUB, Dir::ToServer, &mut |b| b == [1, 2, 3, 4]));
+    assert!(setup_iface(Some("nope")).is_err());
+    assert!(setup_version(Some("3")).is_err());
+    assert_eq!(
+        setup_version(Some("2"))
+            .unwrap()
+            .matches(&s, id, Dir::ToServer),
+        Some(true)
+    );
+}
+
+fn der(tag: u8, c: &[u8]) -> Vec<u8> {
+    let mut v = vec![tag];
+    if c.len() < 0x80 {
+        v.push(c.len() as u8);
+    } else {
+        v.extend_from_slice(&[0x82, (c.len() >> 8) as u8, c.len() as u8]);
+    }
+    v.extend_from_slice(c);
+    v
+}
+
+#[test]
+fn kerberos_ticket_in_a_blob() {
+    let names = [der(0x1b, b"cifs"), der(0x1b, b"dc1.contoso.local")].concat();
+    let pn = der(
+        0x30,
+        &[der(0xa0, &der(0x02, &[2])), der(0xa1, &der(0x30, &names))].concat(),
+    );
+    let tkt = der(
+        0x61,
+        &der(
+            0x30,
+            &[
+                der(0xa0, &der(0x02, &[5])),
+                der(0xa1, &der(0x1b, b"CONTOSO.LOCAL")),
+                der(0xa2, &pn),
+                der(0xa3, &der(0x30, &[0; 200])),
+            ]
+            .concat(),
+        ),
+    );
+    let ap = der(
+        0x6e,
+        &der(
+            0x30,
+            &[
+                der(0xa0, &der(0x02, &[5])),
+                der(0xa1, &der(0x02, &[14])),
+                der(0xa2, &der(0x03, &[0, 0, 0, 0, 0])),
+                der(0xa3, &tkt),
+            ]
+            .concat(),
+        ),
+    );
+    let mut blob = vec![
+        0x60, 0x82, 0x01, 0x00, 0x06, 0x09, 1, 2, 3, 4, 5, 6, 7, 8, 9, 1, 0,
+    ];
+    blob.extend_from_slice(&ap);
+    let t = krb::find_ticket(&blob).unwrap();
+    assert_eq!(t.realm, "CONTOSO.LOCAL");
+    assert_eq!(t.snames, ["cifs", "dc1.contoso.local"]);
+    assert!(krb::find_ticket(&blob[..blob.len() - 10]).is_none());
+}
