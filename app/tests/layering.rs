@@ -43,7 +43,14 @@ fn no_protocol_uses_a_sibling_protocol() {
     for (name, files) in &protos {
         for f in files {
             let text = std::fs::read_to_string(f).unwrap();
-            for (other, _) in protos.iter().filter(|(o, _)| o != name) {
+            // HTTP/2 transactions are inspected and logged through HTTP/1's buffer
+            // definitions and decompressor, as Suricata's HTTP/2 mimics HTTP/1: the one
+            // allowed dependency between protocol folders.
+            let allowed = |other: &str| name == "http2" && other == "http";
+            for (other, _) in protos
+                .iter()
+                .filter(|(o, _)| o != name && !allowed(o.as_str()))
+            {
                 for pat in [
                     format!("crate::{other}::"),
                     format!("crate::{other}}}"),

@@ -698,15 +698,15 @@ impl FtpState {
             } else {
                 0
             };
-            if s.len() >= off {
+            // Suricata appends no empty string. Suricata 7.0.10 still opens the array for a
+            // reply with nothing after its code (an empty `reply: []`), which the EVE schema
+            // refuses; shrike leaves the member out then, as the schema (Suricata 8) wants.
+            if s.len() > off {
                 if !any {
                     w.open_array("reply");
                     any = true;
                 }
-                // Suricata appends no empty string.
-                if s.len() > off {
-                    w.bytes(&s[off..]);
-                }
+                w.bytes(&s[off..]);
             }
         }
         if any {
