@@ -615,19 +615,22 @@ pub(crate) fn compile(
         app.http2 = app.proto == Some(AppProto::HTTP) && app_proto_name(rule) != "http1";
         app.sections = app_sections.into_boxed_slice();
         app.dir = app_dir(&app, &checks);
-        // Registered protocols' two-way buffers and events decide per direction (their
-        // keywords too when the rule has such buffers or events); HTTP/2
+        // Registered protocols' two-way buffers, keywords and events decide per direction;
+        // HTTP/2
         // keeps detect state per direction for the HTTP buffers too (an `http2` rule on a
         // two-way buffer alerts once per direction, as Suricata 7).
         let h2 = app.proto.is_some() && app.proto == super::app_inspect::http2_proto();
         app.per_dir = app.dir.is_none()
-            && !(app.sections.is_empty() && app.events.is_empty())
+            && !(app.sections.is_empty() && app.keywords.is_empty() && app.events.is_empty())
             && app.sections.iter().all(|s| match s.buf {
                 AppBuf::Reg { dir: None, .. } => true,
                 AppBuf::Http(h) => h2 && h.direction().is_none(),
                 _ => false,
             })
             && app.keywords.iter().all(|k| k.dir.is_none())
+            // ftp-data's one flow-long transaction alerts once, whichever direction (Suricata
+            // 7.0.10 on suricata-verify's ftp-download-active/passive and ndpi/ftp.pcap).
+            && app.proto != shrike_app::AppProto::from_name("ftp-data")
             && app.events.iter().all(|e| matches!(e, AppEvent::Reg(..)));
         (app.fp, app.pkt_fp) = fast_patterns(rule, &app);
         Some(Box::new(app))
