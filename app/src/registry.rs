@@ -317,7 +317,7 @@ pub static PROTOCOLS: &[&Protocol] = &[
 ];
 
 /// Most protocols the registry can hold (the size of per-protocol counter arrays).
-pub const MAX_PROTOCOLS: usize = 32;
+pub const MAX_PROTOCOLS: usize = 48;
 
 impl AppProto {
     /// No protocol decided yet.
