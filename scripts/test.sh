@@ -11,8 +11,9 @@ export SHRIKE_WITH_DPDK="${SHRIKE_WITH_DPDK:-1}"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 ./scripts/deny.sh
-# Release mode: the end-to-end tests replay the whole corpus and the suricata-verify subset.
-cargo test --workspace --release --locked
+# Optimised (profile `ci`, Cargo.toml): the end-to-end tests replay the whole corpus and the
+# suricata-verify subset.
+cargo test --workspace --profile ci --locked
 if [[ "$SHRIKE_WITH_DPDK" == 1 ]]; then
-  cargo test -p shrike-capture --features dpdk --release --locked --test dpdk_pcap --test dpdk_afpacket
+  cargo test -p shrike-capture --features dpdk --profile ci --locked --test dpdk_pcap --test dpdk_afpacket
 fi
