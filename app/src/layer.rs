@@ -149,7 +149,7 @@ impl AppFlow {
 }
 
 /// App-layer counters of one worker (Suricata's `app_layer.flow.*` and `app_layer.tx.*`).
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AppStats {
     /// Flows detected as HTTP.
     pub flow_http: u64,
@@ -185,6 +185,28 @@ pub struct AppStats {
     /// names those counters `<name>_tcp` and `<name>_udp`, e.g. `krb5_udp`); the arrays
     /// above then hold their TCP flows.
     pub udp: [[u64; 3]; MAX_PROTOCOLS],
+}
+
+impl Default for AppStats {
+    fn default() -> Self {
+        AppStats {
+            flow_http: 0,
+            flow_tls: 0,
+            flow_dns_tcp: 0,
+            flow_dns_udp: 0,
+            flow_failed_tcp: 0,
+            flow_failed_udp: 0,
+            tx_http: 0,
+            tx_tls: 0,
+            error_tls_parser: 0,
+            tx_dns_tcp: 0,
+            tx_dns_udp: 0,
+            flows: [0; MAX_PROTOCOLS],
+            txs: [0; MAX_PROTOCOLS],
+            parser_errors: [0; MAX_PROTOCOLS],
+            udp: [[0; 3]; MAX_PROTOCOLS],
+        }
+    }
 }
 
 /// Whether protocol `p` is counted per transport (`<name>_tcp` / `<name>_udp`): it is

@@ -115,7 +115,7 @@ pub struct ParserConfig {
     pub tls: crate::tls::TlsConfig,
     /// `app-layer.protocols.<name>.enabled` by registry index: [`MODE_FULL`] (yes),
     /// [`MODE_DETECTION_ONLY`] (detected, not parsed), [`MODE_DISABLED`] (no).
-    pub modes: [u8; MAX_PROTOCOLS],
+    pub modes: ProtoModes,
     /// MQTT.
     pub mqtt: crate::mqtt::MqttConfig,
     /// PostgreSQL.
@@ -147,6 +147,29 @@ impl ParserConfig {
             "pgsql" => Some(self.pgsql.stream_depth),
             _ => None,
         }
+    }
+}
+
+/// Per-protocol modes by registry index ([`MODE_FULL`] by default).
+#[derive(Clone, Debug)]
+pub struct ProtoModes(pub [u8; MAX_PROTOCOLS]);
+
+impl Default for ProtoModes {
+    fn default() -> Self {
+        ProtoModes([MODE_FULL; MAX_PROTOCOLS])
+    }
+}
+
+impl std::ops::Deref for ProtoModes {
+    type Target = [u8; MAX_PROTOCOLS];
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for ProtoModes {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
     }
 }
 
