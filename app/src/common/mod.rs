@@ -5,4 +5,6 @@ pub mod filehash;
 pub mod hex;
 pub mod json;
 pub mod kw;
+#[cfg(test)]
+pub mod testing;
 pub mod txlist;

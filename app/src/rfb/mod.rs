@@ -742,7 +742,6 @@ impl AppParser for RfbState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::registry::ParserConfig;
     const RANDOM_SEEDS: &[&[u8]] = &[
         b"RFB 003.008\n",
         b"RFB 003.003\n",
@@ -752,51 +751,7 @@ mod tests {
 
     #[test]
     fn random_input_never_panics() {
-        // A small LCG: deterministic pseudo-random datagrams/segments in both directions,
-        // some starting like real messages, through the registry trait.
-        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = move || {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (x >> 33) as u32
-        };
-        for round in 0..300 {
-            let mut st = (PROTOCOL.new_parser)(&ParserConfig::default(), true);
-            for _ in 0..20 {
-                let len = (next() % 300) as usize;
-                let mut d: Vec<u8> = (0..len).map(|_| next() as u8).collect();
-                if round % 3 == 0 {
-                    let seed: &[u8] = RANDOM_SEEDS[(next() as usize) % RANDOM_SEEDS.len()];
-                    d.splice(0..0, seed.iter().copied());
-                }
-                let dir = if next() % 2 == 0 {
-                    Dir::ToServer
-                } else {
-                    Dir::ToClient
-                };
-                let _ = st.parse(dir, &d);
-                if next() % 50 == 0 {
-                    st.gap(dir, 10);
-                }
-            }
-            let mut live = Vec::new();
-            st.live_txs(Dir::ToServer, &mut live);
-            st.live_txs(Dir::ToClient, &mut live);
-            for tx in live {
-                for b in 0..PROTOCOL.buffers.len() as u16 {
-                    for d in [Dir::ToServer, Dir::ToClient] {
-                        let _ = st.buffer_ready(tx, b, d, true);
-                        st.buffer(tx, b, d, &mut |_| false);
-                    }
-                }
-                let mut w = JsonWriter::new();
-                w.start_object();
-                st.alert_members(tx, &mut w);
-                w.close();
-                assert!(std::str::from_utf8(w.as_bytes()).is_ok());
-            }
-        }
+        crate::common::testing::random_input_never_panics(&PROTOCOL, true, RANDOM_SEEDS);
     }
 
     fn server_init_msg(name: &[u8]) -> Vec<u8> {
