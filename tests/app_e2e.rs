@@ -527,3 +527,100 @@ fn pgsql_records_as_suricata() {
     assert_eq!(pg[5]["pgsql"]["request"]["message"], "termination_message");
     assert_eq!(pg[0]["dest_port"], 5432);
 }
+
+/// Runs shrike with `force-hash: [md5, sha256]` on `pcap` (and `rules`), returning the
+/// `fileinfo` members and the alerts' sids.
+fn files_of(pcap: &std::path::Path, rules: &str, tag: &str) -> (Vec<serde_json::Value>, Vec<u64>) {
+    let dir = TempDir::new(tag);
+    let cfg = dir.path().join("suricata.yaml");
+    std::fs::write(
+        &cfg,
+        "%YAML 1.1\n---\noutputs:\n  - eve-log:\n      enabled: yes\n      filetype: regular\n      filename: eve.json\n      types:\n        - alert\n        - files:\n            force-hash: [md5, sha256]\n",
+    )
+    .unwrap();
+    let rf = dir.path().join("test.rules");
+    std::fs::write(&rf, rules).unwrap();
+    let out = shrike()
+        .args(["-k", "none", "-c"])
+        .arg(&cfg)
+        .arg("-S")
+        .arg(&rf)
+        .arg("-r")
+        .arg(pcap)
+        .arg("-l")
+        .arg(dir.path())
+        .output()
+        .expect("run shrike");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let recs = eve_records(dir.path());
+    assert_valid_eve(&recs);
+    let files = of_type(&recs, "fileinfo")
+        .iter()
+        .map(|r| r["fileinfo"].clone())
+        .collect();
+    (files, sids(&recs))
+}
+
+/// Files of `multipart/form-data` uploads (Suricata 7's `HtpRequestBodyHandleMultipart`),
+/// on the shared corpus (skipped without `../shared`): every field equals Suricata 7.0.10's
+/// fileinfo on the same captures and options, including its quirk on
+/// suricata-verify's `file-match-crossed` capture, where the second file's header ends a
+/// segment and Suricata's parse offset then skips that file's bytes (size 0), and the
+/// `file.data` / `file.name` rules that alert there (sids 1 and 2, as Suricata).
+#[test]
+fn multipart_files_as_suricata() {
+    let Some(shared) = common::shared() else {
+        return;
+    };
+    let zeek = shared.join("corpus/pcaps/zeek/http_multipart-form-data.pcap");
+    if zeek.exists() {
+        let (files, _) = files_of(&zeek, "", "multipart-zeek");
+        assert!(
+            files.contains(&serde_json::json!({
+                "filename": "test.txt",
+                "gaps": false,
+                "state": "CLOSED",
+                "md5": "c91bb64d0cc7146dd191ab9c39434feb",
+                "sha256": "4f61a5b02d09e81bc12eca393f596bd8d04e781d6c71069d426ca8ac8b3463bf",
+                "stored": false,
+                "size": 584,
+                "tx_id": 0
+            })),
+            "{files:?}"
+        );
+    }
+    let crossed = shared.join("suricata-verify/tests/file-match-crossed/http-multipart-post.pcap");
+    if crossed.exists() {
+        let rules = "\
+alert http any any -> any any (file.data; content:\"bateau\"; file.name; content:\"titi.txt\"; sid:1;)
+alert http any any -> any any (file.data; content:\"bateau\"; file.name; content:\"toto.txt\"; sid:2;)
+alert http any any -> any any (file.data; content:\"Titi\"; sid:3;)
+alert http any any -> any any (file.data; content:\"bateau\"; content:\"minet\"; sid:8;)
+";
+        let (files, sids) = files_of(&crossed, rules, "multipart-crossed");
+        assert_eq!(sids, vec![1, 2]);
+        let names: Vec<_> = files
+            .iter()
+            .map(|f| (f["filename"].clone(), f["size"].clone(), f["state"].clone()))
+            .collect();
+        assert_eq!(
+            &names[..2],
+            &[
+                (
+                    serde_json::json!("toto.txt"),
+                    serde_json::json!(24),
+                    serde_json::json!("CLOSED")
+                ),
+                (
+                    serde_json::json!("titi.txt"),
+                    serde_json::json!(0),
+                    serde_json::json!("CLOSED")
+                )
+            ]
+        );
+        assert_eq!(
+            files[0]["sha256"],
+            "0605686b5f3a54d2fe07b3b6ed039779911f43ff079d7ff6fecbf4f75bf5ee10"
+        );
+    }
+}

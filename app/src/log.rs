@@ -130,20 +130,19 @@ impl RecordCtx<'_> {
             return;
         };
         for (to_server, body) in [(true, tx.request_body()), (false, tx.response_body())] {
-            let Some(f) = body.file() else {
-                continue;
-            };
-            let Some(mut rec) = out.record(EventKind::Other) else {
-                return;
-            };
-            write_eve_header(&mut rec, &self.header("fileinfo", to_server));
-            h.write_eve_json(id, opts, &mut rec);
-            rec.set_str("app_proto", "http");
-            rec.open_object("fileinfo");
-            f.write_eve(&mut rec, id, None);
-            rec.close();
-            rec.close();
-            let _ = rec.commit();
+            for f in body.files() {
+                let Some(mut rec) = out.record(EventKind::Other) else {
+                    return;
+                };
+                write_eve_header(&mut rec, &self.header("fileinfo", to_server));
+                h.write_eve_json(id, opts, &mut rec);
+                rec.set_str("app_proto", "http");
+                rec.open_object("fileinfo");
+                f.write_eve(&mut rec, id, None);
+                rec.close();
+                rec.close();
+                let _ = rec.commit();
+            }
         }
     }
 

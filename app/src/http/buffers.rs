@@ -285,6 +285,22 @@ impl HttpState {
                 }
                 false
             }
+            // Each file of a multipart form is its own `file.data` item, the kept bytes
+            // of its part; `file.name` has one item per file.
+            HttpBuffer::FileData if dir == Dir::ToServer && tx.req_body.multipart.is_some() => {
+                let b = &tx.req_body;
+                b.multipart.iter().flat_map(|m| m.parts.iter()).any(|p| {
+                    let d = b.range(p.start, p.end);
+                    !d.is_empty() && f(d)
+                })
+            }
+            HttpBuffer::FileName => {
+                let b = match dir {
+                    Dir::ToServer => &tx.req_body,
+                    Dir::ToClient => &tx.resp_body,
+                };
+                b.files().any(|file| f(file.name()))
+            }
             HttpBuffer::RequestBody | HttpBuffer::ResponseBody | HttpBuffer::FileData => self
                 .inspect_body(tx, which, dir)
                 .map(|(b, min, win)| b.window(min, win))
@@ -306,7 +322,17 @@ impl HttpState {
         let d = match which {
             RequestBody => Dir::ToServer,
             ResponseBody => Dir::ToClient,
-            FileData if dir == Dir::ToServer && tx.method_kind != MethodKind::Put => return None,
+            // To the server, `file.data` is the request's files: the body of a PUT or of a
+            // POST that is a file; a multipart form's readiness follows its body.
+            FileData
+                if dir == Dir::ToServer
+                    && tx.method_kind != MethodKind::Put
+                    && tx.req_body.file.is_none()
+                    && tx.req_body.file_name.is_none()
+                    && tx.req_body.multipart.is_none() =>
+            {
+                return None
+            }
             FileData => dir,
             _ => return None,
         };
@@ -476,8 +502,14 @@ pub fn tx_buffer(tx: &HttpTx, which: HttpBuffer, dir: Dir) -> Option<&[u8]> {
         FileData => match dir {
             Dir::ToClient => nonempty(&tx.resp_body.data),
             Dir::ToServer => {
-                if tx.method_kind == MethodKind::Put {
-                    nonempty(&tx.req_body.data)
+                let b = &tx.req_body;
+                if let Some(p) = b.multipart.as_deref().and_then(|m| m.parts.first()) {
+                    nonempty(b.range(p.start, p.end))
+                } else if tx.method_kind == MethodKind::Put
+                    || b.file.is_some()
+                    || b.file_name.is_some()
+                {
+                    nonempty(&b.data)
                 } else {
                     None
                 }

@@ -30,8 +30,7 @@
 //! the response at a segment end, and the field limit (libhtp checks it only on lines that
 //! span segments). Also: the compression-bomb ratio is computed per fed segment, decoding
 //! stops quietly once the body is full and 4x `compression-bomb-limit` is decoded,
-//! multipart request files are not extracted (`file.data` to server covers PUT bodies
-//! only), LZMA is not decoded, and only the IDS personality is implemented.
+//! LZMA is not decoded, and only the IDS personality is implemented.
 //!
 //! Wiring: create one [`HttpState`] per flow once [`probe`] (or a port hint) says HTTP;
 //! feed reassembled data with [`HttpState::parse`], report gaps and FINs; inspect
@@ -48,6 +47,7 @@ mod eve;
 mod events;
 mod headers;
 mod host;
+mod multipart;
 mod parser;
 mod probe;
 mod proto;

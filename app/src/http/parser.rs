@@ -542,14 +542,23 @@ fn store(body: &mut Body, b: &[u8], limit: u64, files: &crate::files::FileConfig
                 body.file = Some(Box::new(crate::files::TrackedFile::open(&name, files)));
             }
         }
+        // Suricata's `AppLayerHtpCheckDepth`: the chunk reaching the body limit is cut to
+        // it, the next one ends the file as truncated.
+        let within = limit == 0 || body.total < limit;
+        let n = usize::try_from(limit.saturating_sub(body.total)).unwrap_or(usize::MAX);
+        let cut = if limit == 0 { b } else { &b[..n.min(b.len())] };
         if let Some(f) = body.file.as_deref_mut() {
-            // Suricata's `AppLayerHtpCheckDepth`: the chunk reaching the body limit is cut
-            // to it, the next one ends the file as truncated.
-            if limit == 0 || body.total < limit {
-                let n = usize::try_from(limit.saturating_sub(body.total)).unwrap_or(usize::MAX);
-                f.append(if limit == 0 { b } else { &b[..n.min(b.len())] });
+            if within {
+                f.append(cut);
             } else {
                 f.close(true);
+            }
+        }
+        if let Some(m) = body.multipart.as_deref_mut() {
+            if within {
+                m.feed(cut, files);
+            } else {
+                m.truncate();
             }
         }
     }

@@ -89,7 +89,7 @@ impl AppParser for HttpState {
             Dir::ToServer => t.request_body(),
             Dir::ToClient => t.response_body(),
         };
-        if let Some(file) = body.file() {
+        for file in body.files() {
             f(file);
         }
     }

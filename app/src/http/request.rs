@@ -484,6 +484,7 @@ impl HttpState {
         if bomb {
             tx.set_event(HttpEvent::CompressionBomb);
         }
+        tx.take_multipart_events();
     }
 
     fn req_chunk_len(&mut self, data: &[u8]) -> usize {
@@ -728,6 +729,9 @@ impl HttpState {
             tx.req_body.gap = true;
             if let Some(f) = tx.req_body.file.as_deref_mut() {
                 f.gap(n);
+            }
+            if let Some(m) = tx.req_body.multipart.as_deref_mut() {
+                m.gap();
             }
             if let Some(d) = tx.req_decoder.as_mut() {
                 d.stop();

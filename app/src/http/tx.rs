@@ -121,6 +121,10 @@ pub struct Body {
     pub(crate) file: Option<Box<crate::files::TrackedFile>>,
     /// The name the body's file gets, set once the transaction is known to carry one.
     pub(crate) file_name: Option<Vec<u8>>,
+    /// The files of a `multipart/form-data` request body.
+    pub(crate) multipart: Option<Box<super::multipart::Multipart>>,
+    /// Whether the body's files were decided (named, multipart, or none).
+    pub(crate) files_decided: bool,
 }
 
 impl Body {
@@ -166,19 +170,43 @@ impl Body {
     pub fn is_complete(&self) -> bool {
         self.complete
     }
-    /// The body's file, once opened.
+    /// The body's file, once opened (the first of a multipart form's files).
     pub fn file(&self) -> Option<&crate::files::TrackedFile> {
-        self.file.as_deref()
+        self.files().next()
     }
-    /// Ends the body's file: cut short when `truncated`.
+    /// The body's files: the body itself, or each file of a multipart form.
+    pub fn files(&self) -> impl Iterator<Item = &crate::files::TrackedFile> {
+        self.file
+            .as_deref()
+            .into_iter()
+            .chain(self.multipart.iter().flat_map(|m| m.files()))
+    }
+    /// Ends the body's files: cut short when `truncated`.
     pub(crate) fn close_file(&mut self, truncated: bool) {
         if let Some(f) = self.file.as_deref_mut() {
             f.close(truncated);
         }
+        if let Some(m) = self.multipart.as_deref_mut() {
+            if truncated {
+                m.truncate();
+            } else {
+                m.finish();
+            }
+        }
+    }
+    /// The kept bytes at body offsets `start..end` (a multipart file's data).
+    pub(crate) fn range(&self, start: u64, end: u64) -> &[u8] {
+        let a = start.max(self.base).min(self.kept_end());
+        let b = end.max(a).min(self.kept_end());
+        let a = usize::try_from(a - self.base).unwrap_or(usize::MAX);
+        let b = usize::try_from(b - self.base).unwrap_or(usize::MAX);
+        self.data.get(a..b).unwrap_or(&[])
     }
     fn clear(&mut self) {
         self.file = None;
         self.file_name = None;
+        self.multipart = None;
+        self.files_decided = false;
         self.data.clear();
         self.total = 0;
         self.truncated = false;
@@ -465,20 +493,47 @@ impl HttpTx {
         self.uri_override
     }
 
-    /// Names the request body's file before its first byte (Suricata 7: the body of a
-    /// POST that is not multipart, or of a PUT, is a file named by the URI path).
+    /// Decides the request body's files before its first byte (Suricata 7's
+    /// `HTPCallbackRequestBodyData`): a POST whose `Content-Type` names a `boundary=` is a
+    /// multipart form (its parts named by `filename=` are files; a boundary of 200 bytes
+    /// or more makes no file at all); the body of any other POST, or of a PUT, is a file
+    /// named by the URI path.
     pub(crate) fn want_request_file(&mut self) {
-        if self.req_body.file.is_some() || self.req_body.file_name.is_some() {
+        if self.req_body.files_decided {
             return;
         }
+        self.req_body.files_decided = true;
         let m = self.method().unwrap_or(b"");
-        let multipart = self.req_headers.get(b"content-type").is_some_and(|v| {
-            let l = v.to_ascii_lowercase();
-            l.starts_with(b"multipart/form-data") && l.windows(9).any(|w| w == b"boundary=")
-        });
-        let file = (m == b"POST" && !multipart) || m == b"PUT";
-        if file {
+        if m == b"POST" {
+            let form = self
+                .req_headers
+                .get(b"content-type")
+                .and_then(super::multipart::Multipart::from_content_type);
+            match form {
+                Some(Ok(mp)) => self.req_body.multipart = Some(Box::new(mp)),
+                Some(Err(())) => {}
+                None => self.req_body.file_name = self.uri_path().map(<[u8]>::to_vec),
+            }
+        } else if m == b"PUT" {
             self.req_body.file_name = self.uri_path().map(<[u8]>::to_vec);
+        }
+    }
+
+    /// Moves the multipart events raised so far onto the transaction.
+    pub(crate) fn take_multipart_events(&mut self) {
+        use super::multipart::{EV_GENERIC, EV_INVALID_HEADER, EV_NO_FILEDATA};
+        let ev = match self.req_body.multipart.as_deref_mut() {
+            Some(m) => std::mem::take(&mut m.events),
+            None => return,
+        };
+        for (bit, e) in [
+            (EV_GENERIC, HttpEvent::MultipartGenericError),
+            (EV_NO_FILEDATA, HttpEvent::MultipartNoFiledata),
+            (EV_INVALID_HEADER, HttpEvent::MultipartInvalidHeader),
+        ] {
+            if ev & bit != 0 {
+                self.set_event(e);
+            }
         }
     }
 
