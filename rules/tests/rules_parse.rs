@@ -447,9 +447,39 @@ fn sticky_buffers_and_legacy_modifiers() {
     // uricontent.
     let r = ok(r#"uricontent:"/admin";"#);
     assert_eq!(contents(&r, "http.uri")[0].pattern, b"/admin");
-    // http_server_body and http.response_body go to file.data.
+    // http_server_body and http.response_body: the response body (Suricata's file_data,
+    // to the client only).
     let r = ok(r#"content:"x"; http_server_body; http.response_body; content:"y";"#);
-    assert_eq!(contents(&r, "file.data").len(), 2);
+    assert_eq!(contents(&r, "http.response_body").len(), 2);
+    assert!(contents(&r, "file.data").is_empty());
+    // A multi-instance buffer selected again starts a new instance (Suricata 7's
+    // DetectBufferSetActiveList); other buffers take the matches into the same one.
+    let r = ok(r#"file.data; content:"a"; file.data; content:"b";"#);
+    assert_eq!(
+        r.sections
+            .iter()
+            .filter(|s| s.buffer.name() == "file.data")
+            .count(),
+        2
+    );
+    let r = ok(r#"http.uri; content:"a"; http.uri; content:"b";"#);
+    assert_eq!(contents(&r, "http.uri").len(), 2);
+    assert_eq!(
+        r.sections
+            .iter()
+            .filter(|s| s.buffer.name() == "http.uri")
+            .count(),
+        1
+    );
+    // The first sticky selection takes over what a content modifier put there.
+    let r = ok(r#"content:"a"; http_server_body; http.response_body; content:"b";"#);
+    assert_eq!(
+        r.sections
+            .iter()
+            .filter(|s| s.buffer.name() == "http.response_body")
+            .count(),
+        1
+    );
     // Modifiers apply to the last content even inside sticky buffers.
     let r = ok(r#"tls.sni; content:"EVIL.com"; nocase; endswith;"#);
     let c = &contents(&r, "tls.sni")[0];

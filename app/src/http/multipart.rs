@@ -5,9 +5,10 @@
 //! and streams the part's bytes into it until the next boundary. Bytes that could still be
 //! the start of a boundary are held back until the next call. The quirks of that code are
 //! kept on purpose (they decide which bytes end up in a file): a part's data ends before
-//! the `\r\n` that precedes the next boundary, a file the closing boundary never reaches
-//! is closed at the end of the request without its held-back bytes, and the parsed offset
-//! moves as Suricata moves it.
+//! the `\r\n` that precedes the next boundary, and a file the closing boundary never
+//! reaches is closed at the end of the request without its held-back bytes. The parse
+//! offset moves as in Suricata 7.0.12 and later (ticket 7582): 7.0.10 could move it past
+//! bytes it had not parsed when one call found two parts, losing the second file's data.
 
 use crate::files::{FileConfig, TrackedFile};
 
@@ -237,6 +238,10 @@ impl Multipart {
         }
 
         let mut ended = false;
+        // Where the parse offset stands inside this chunk (the fix of Suricata 7.0.12,
+        // ticket 7582: 7.0.10 added each header's end counted from the chunk start, so a
+        // second part in one call moved the offset past bytes never parsed).
+        let mut pos = 0usize;
         'parts: while let (Some(hs), Some(he)) = (header_start, header_end) {
             if Some(he) == form_end || hs >= len || he >= len || hs >= he {
                 break;
@@ -275,13 +280,15 @@ impl Multipart {
                         }
                         self.open(&name, &chunk[fd..fd + n], base + fd as u64, cfg);
                         self.close_open(false);
-                        self.parsed += he as u64;
+                        self.parsed += he.saturating_sub(pos) as u64;
+                        pos = he;
                     } else {
                         let data = &chunk[fd..];
                         match find(data, delim) {
                             None => {
                                 // More of the file to come: keep what could start a boundary.
-                                self.parsed += fd as u64;
+                                self.parsed += fd.saturating_sub(pos) as u64;
+                                pos = fd;
                                 let mut n = data.len();
                                 if n >= bnd_len + 2 {
                                     n -= bnd_len + 1;
@@ -303,7 +310,8 @@ impl Multipart {
                             Some(next) if next > 2 => {
                                 self.open(&name, &data[..next - 2], base + fd as u64, cfg);
                                 self.close_open(false);
-                                self.parsed += he as u64;
+                                self.parsed += he.saturating_sub(pos) as u64;
+                                pos = he;
                             }
                             Some(_) => {}
                         }
@@ -465,6 +473,30 @@ mod tests {
             );
             assert_eq!(p.file.state(), crate::files::FileState::Closed);
         }
+    }
+
+    #[test]
+    fn second_file_whose_header_ends_a_segment_keeps_its_data() {
+        // suricata-verify's file-match-crossed: the first segment ends right after the
+        // second part's header (Suricata 7.0.10 lost that file's bytes; 7.0.12 keeps them).
+        let body = form(&[
+            ("upload1", Some("toto.txt"), "toto est dans un bateau\n"),
+            ("upload2", Some("titi.txt"), "Titi a vu un gros minet.\n"),
+        ]);
+        let cut = memchr::memmem::find(&body, b"Titi a vu").unwrap();
+        let mut m = Multipart::from_content_type(b"multipart/form-data; boundary=XyZ")
+            .unwrap()
+            .unwrap();
+        m.feed(&body[..cut], &FileConfig::default());
+        m.feed(&body[cut..], &FileConfig::default());
+        m.finish();
+        assert_eq!(
+            summary(&m, &body),
+            [
+                ("toto.txt".into(), "toto est dans un bateau\n".into(), 24),
+                ("titi.txt".into(), "Titi a vu un gros minet.\n".into(), 25)
+            ]
+        );
     }
 
     #[test]

@@ -60,7 +60,7 @@ macro_rules! buffers {
 
 buffers! {
     "pkt_data" [];
-    "file.data" ["file_data", "http.response_body"] mod "http_server_body";
+    "file.data" ["file_data"];
     "http.uri" [] mod "http_uri";
     "http.uri.raw" [] mod "http_raw_uri";
     "http.method" [] mod "http_method";
@@ -71,6 +71,9 @@ buffers! {
     "http.cookie" [] mod "http_cookie";
     "http.user_agent" [] mod "http_user_agent";
     "http.request_body" [] mod "http_client_body";
+    // Suricata 7 inspects `file_data` here, but only to the client (the sticky buffer's
+    // setup clears SIG_FLAG_TOSERVER): a buffer of its own keeps it off request files.
+    "http.response_body" [] mod "http_server_body";
     "http.stat_code" [] mod "http_stat_code";
     "http.stat_msg" [] mod "http_stat_msg";
     "http.protocol" ["http_protocol"];

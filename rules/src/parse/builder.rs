@@ -23,7 +23,34 @@ struct Active {
     section: Option<usize>,
     /// Something (match or buffer keyword) used this buffer.
     used: bool,
+    /// A new instance of a multi-instance buffer: its matches go to a section of their own.
+    fresh: bool,
 }
+
+/// Buffers Suricata 7.0.10 registers as multi-instance (`DetectBufferTypeSupportsMultiInstance`):
+/// selecting one again with its sticky keyword starts a new instance, matched on its own
+/// (each instance may match a different item, e.g. a different file).
+const MULTI_INSTANCE: &[&str] = &[
+    "dns.query",
+    "file.magic",
+    "file.name",
+    "file.data",
+    "http.response_body",
+    "http2.header_name",
+    "http.request_header",
+    "http.response_header",
+    "ike.vendor",
+    "krb5.cname",
+    "krb5.sname",
+    "krb5_cname",
+    "krb5_sname",
+    "mqtt.subscribe.topic",
+    "mqtt.unsubscribe.topic",
+    "tls.cert_subject",
+    "tls.certs",
+    "quic.cyu.hash",
+    "quic.cyu.string",
+];
 
 /// What the most recent match-creating option was (for `prefilter`).
 #[derive(Default, Clone, Copy, PartialEq, Eq)]
@@ -44,6 +71,8 @@ pub(super) struct Builder {
     keywords: Vec<Keyword>,
     byte_vars: Vec<String>,
     active: Option<Active>,
+    /// Buffers a sticky keyword selected so far.
+    sticky_seen: Vec<BufferId>,
     /// (section, index) of the most recent content.
     last_content: Option<(usize, usize)>,
     /// Section of the most recent match of any kind.
@@ -112,6 +141,14 @@ impl Builder {
             Some(mut a) => {
                 let i = match a.section {
                     Some(i) => i,
+                    None if a.fresh => {
+                        self.sections.push(BufferSection {
+                            buffer: a.buffer,
+                            transforms: a.transforms.clone(),
+                            matches: Vec::new(),
+                        });
+                        self.sections.len() - 1
+                    }
                     None => self.find_or_create(a.buffer, &a.transforms),
                 };
                 a.section = Some(i);
@@ -185,11 +222,21 @@ impl Builder {
         self.active = if buffer == BufferId::PAYLOAD {
             None
         } else {
+            // Suricata's `DetectBufferSetActiveList`: the first sticky selection of a buffer
+            // takes over what content modifiers put there; a later one of a multi-instance
+            // buffer starts a new instance.
+            let fresh = if self.sticky_seen.contains(&buffer) {
+                MULTI_INSTANCE.contains(&buffer.name())
+            } else {
+                self.sticky_seen.push(buffer);
+                false
+            };
             Some(Active {
                 buffer,
                 transforms: Vec::new(),
                 section: None,
                 used: false,
+                fresh,
             })
         };
         Ok(())
@@ -412,8 +459,13 @@ impl Builder {
             }
             "pcre" => {
                 let spec = parse_pcre(need("pcre", value)?)?;
+                // `/Q` (Suricata's file_data) inside `http.response_body`, which Suricata
+                // also inspects as file_data, is that buffer.
+                let same = |a: BufferId, b: BufferId| {
+                    a == b || (a.name() == "http.response_body" && b.name() == "file.data")
+                };
                 let section = match (spec.buffer, &self.active) {
-                    (Some(b), Some(a)) if a.buffer != b => {
+                    (Some(b), Some(a)) if !same(a.buffer, b) => {
                         return Err(ParseError::semantic(
                             "pcre buffer modifier conflicts with sticky buffer",
                             format!(
