@@ -124,8 +124,9 @@ pub struct ParserConfig {
     pub smtp: std::sync::Arc<crate::smtp::SmtpConfig>,
     /// FTP (`app-layer.protocols.ftp.*`).
     pub ftp: crate::ftp::FtpConfig,
-    /// Hashes computed for files of the registry protocols (eve-log `files: force-hash`).
-    pub file_hashes: crate::common::filehash::FileHashes,
+    /// What the registry protocols' files compute (eve-log `files: force-hash`,
+    /// `force-magic`).
+    pub files: crate::files::FileConfig,
 }
 
 impl ParserConfig {

@@ -68,9 +68,7 @@ impl Sessions {
         );
         app.cfg.smtp = std::sync::Arc::new(cfg.detect.app_layer.smtp.parser_config());
         app.cfg.ftp = cfg.detect.app_layer.ftp;
-        app.cfg.file_hashes = shrike_app::common::filehash::FileHashes::from_names(
-            &cfg.detect.app_log.files.force_hash,
-        );
+        app.cfg.files = cfg.detect.app_log.file_config();
         cfg.detect.app_layer.ssh.apply();
         for (name, mode) in &cfg.detect.app_layer.enabled {
             let Some(i) = shrike_app::AppProto::from_name(name).and_then(|p| p.index()) else {

@@ -1,7 +1,6 @@
 //! Pieces shared by several protocols. A protocol folder may depend on these (and on the
 //! registry), never on a sibling protocol folder.
 
-pub mod filehash;
 pub mod hex;
 pub mod json;
 pub mod kw;

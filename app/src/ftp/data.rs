@@ -82,11 +82,12 @@ pub struct FtpDataState {
     /// The direction the file goes.
     pub dir: Dir,
     data: Vec<u8>,
-    size: u64,
     seen: bool,
     gap: bool,
     closed: bool,
-    hasher: Option<Box<crate::common::filehash::FileHasher>>,
+    files: crate::files::FileConfig,
+    /// The file, opened with the first byte.
+    file: Option<Box<crate::files::TrackedFile>>,
 }
 
 impl FtpDataState {
@@ -98,19 +99,17 @@ impl FtpDataState {
             filename,
             dir,
             data: Vec::new(),
-            size: 0,
             seen: false,
             gap: false,
             closed: false,
-            hasher: None,
+            files: crate::files::FileConfig::default(),
+            file: None,
         }
     }
 
-    /// Hash the file (eve-log `files: force-hash`).
-    pub fn with_hashes(mut self, h: crate::common::filehash::FileHashes) -> Self {
-        self.hasher = h
-            .any()
-            .then(|| Box::new(crate::common::filehash::FileHasher::new(h)));
+    /// What the file computes (eve-log `files: force-hash`, `force-magic`).
+    pub fn with_files(mut self, files: crate::files::FileConfig) -> Self {
+        self.files = files;
         self
     }
 
@@ -140,21 +139,38 @@ impl AppParser for FtpDataState {
         self.seen = true;
         let room = FILE_KEEP.saturating_sub(self.data.len());
         self.data.extend_from_slice(&data[..room.min(data.len())]);
-        self.size += data.len() as u64;
-        if let Some(h) = self.hasher.as_mut() {
-            h.update(data);
-        }
+        let files = self.files;
+        let name = &self.filename;
+        self.file
+            .get_or_insert_with(|| Box::new(crate::files::TrackedFile::open(name, &files)))
+            .append(data);
         false
     }
 
     fn gap(&mut self, dir: Dir, _len: u64) {
         if dir == self.dir {
             self.gap = true;
+            if let Some(f) = self.file.as_deref_mut() {
+                // Marked as having gaps (its size counts the bytes seen).
+                f.gap(0);
+            }
         }
     }
 
     fn close(&mut self) {
         self.closed = true;
+        // A data connection with a gap ends its file `TRUNCATED`.
+        if let Some(f) = self.file.as_deref_mut() {
+            f.close(self.gap);
+        }
+    }
+
+    fn files(&self, _tx: u64, dir: Dir, f: &mut dyn FnMut(&crate::files::TrackedFile)) {
+        if dir == self.dir {
+            if let Some(file) = self.file.as_deref() {
+                f(file);
+            }
+        }
     }
 
     fn tx_count(&self) -> u64 {
@@ -208,7 +224,10 @@ impl AppParser for FtpDataState {
                 let _ = rec.commit();
             }
         }
-        if self.seen && c.out.wants_type("files") {
+        if let Some(f) = self.file.as_deref_mut() {
+            f.close(self.gap);
+        }
+        if let (Some(f), true) = (self.file.as_deref(), c.out.wants_type("files")) {
             if let Some(mut rec) = c.out.record(EventKind::Other) {
                 write_eve_header(
                     &mut rec,
@@ -216,15 +235,7 @@ impl AppParser for FtpDataState {
                 );
                 rec.set_str("app_proto", "ftp-data");
                 rec.open_object("fileinfo");
-                rec.set_bytes("filename", &self.filename);
-                rec.set_bool("gaps", self.gap);
-                rec.set_str("state", if self.gap { "TRUNCATED" } else { "CLOSED" });
-                if let Some(h) = &self.hasher {
-                    h.write(&mut rec);
-                }
-                rec.set_bool("stored", false);
-                rec.set_u64("size", self.size);
-                rec.set_u64("tx_id", 0);
+                f.write_eve(&mut rec, 0, None);
                 rec.close();
                 rec.close();
                 let _ = rec.commit();

@@ -273,7 +273,7 @@ impl Default for FtpConfig {
 fn new_parser(cfg: &ParserConfig, _tcp: bool) -> Box<dyn AppParser> {
     Box::new(FtpState {
         cfg: cfg.ftp,
-        hashes: cfg.file_hashes,
+        files: cfg.files,
         ..FtpState::default()
     })
 }
@@ -311,7 +311,7 @@ pub struct FtpTx {
 #[derive(Debug, Default)]
 pub struct FtpState {
     cfg: FtpConfig,
-    hashes: crate::common::filehash::FileHashes,
+    files: crate::files::FileConfig,
     txs: VecDeque<FtpTx>,
     tx_cnt: u64,
     /// The last command recognised (`None`: the last line was no command).
@@ -560,7 +560,7 @@ impl FtpState {
                             port: self.dyn_port,
                             proto,
                             parser: Box::new(
-                                data::FtpDataState::new(retr, name, dir).with_hashes(self.hashes),
+                                data::FtpDataState::new(retr, name, dir).with_files(self.files),
                             ),
                         });
                     }

@@ -20,8 +20,11 @@
 //!   `email.to`, `email.cc`, `email.date`, `email.message_id`, `email.x_mailer`,
 //!   `email.url`, `email.received`.
 //!
-//! Not yet: `file.data` over SMTP (the buffer belongs to HTTP in the engine), file hashes and
-//! `filestore`, `raw-extraction`, `body-md5`, the eve-log `custom` email fields.
+//! * Files: each attachment is a [`crate::files::TrackedFile`] (hashes as eve-log
+//!   `force-hash` asks, `CLOSED` when its part ends, `TRUNCATED` when the transaction ends
+//!   first), listed to the file keywords and alerts' `files` through `AppParser::files`.
+//!
+//! Not yet: `raw-extraction`, `body-md5`, the eve-log `custom` email fields.
 
 pub mod mime;
 
@@ -36,8 +39,6 @@ use crate::registry::{AppParser, BufferDesc, Detect, LogCtx, ParserConfig, Probe
 use crate::{AppProto, Dir};
 
 use mime::{ChunkInfo, MimeConfig, MimeParser, Status};
-
-use crate::common::filehash::{FileHasher, FileHashes};
 
 /// Longest line (Suricata's `SMTP_LINE_BUFFER_LIMIT`).
 pub const LINE_LIMIT: usize = 4096;
@@ -345,24 +346,26 @@ impl SmtpLogConfig {
 
 fn new_parser(cfg: &ParserConfig, _tcp: bool) -> Box<dyn AppParser> {
     let mut s = SmtpState::new(std::sync::Arc::clone(&cfg.smtp));
-    s.hashes = cfg.file_hashes;
+    s.files = cfg.files;
     Box::new(s)
 }
 
 /// An attachment of a message.
 #[derive(Debug, Default)]
 pub struct SmtpFile {
-    /// File name (`filename` / `name` of the part).
-    pub name: Vec<u8>,
+    /// The tracked file (name from the part's `filename` / `name`, size, hashes, state).
+    pub file: crate::files::TrackedFile,
     /// The first [`FILE_KEEP`] bytes (shared by the transaction's files).
     pub data: Vec<u8>,
-    /// Bytes seen.
-    pub size: u64,
-    /// The part ended.
-    pub closed: bool,
     /// Its `fileinfo` record was written.
     logged: bool,
-    hasher: Option<Box<FileHasher>>,
+}
+
+impl SmtpFile {
+    /// The part ended (or the file was cut short).
+    pub fn closed(&self) -> bool {
+        self.file.is_done()
+    }
 }
 
 /// One SMTP transaction (an envelope and its message).
@@ -400,7 +403,7 @@ impl SmtpTx {
 #[derive(Debug)]
 pub struct SmtpState {
     cfg: std::sync::Arc<SmtpConfig>,
-    hashes: FileHashes,
+    files: crate::files::FileConfig,
     /// `HELO` / `EHLO` parameter (one per flow).
     pub helo: Option<Vec<u8>>,
     txs: VecDeque<SmtpTx>,
@@ -450,7 +453,7 @@ impl SmtpState {
     pub fn new(cfg: std::sync::Arc<SmtpConfig>) -> Self {
         SmtpState {
             cfg,
-            hashes: FileHashes::default(),
+            files: crate::files::FileConfig::default(),
             helo: None,
             txs: VecDeque::new(),
             tx_cnt: 0,
@@ -690,14 +693,14 @@ impl SmtpState {
 
     fn data_line(&mut self, line: &[u8], delim: usize) -> bool {
         let cfg = std::sync::Arc::clone(&self.cfg);
-        let hashes = self.hashes;
+        let files = self.files;
         if line == b"." {
             self.parser_state &= !PS_DATA_MODE;
             self.insert_command(CMD_DATA_MODE);
             let mut failed = false;
             if let Some(t) = self.curr() {
                 if let Some(mut m) = t.mime.take() {
-                    let r = m.complete(&cfg.mime, &mut |c, d| file_chunk(t, hashes, c, d));
+                    let r = m.complete(&cfg.mime, &mut |c, d| file_chunk(t, &files, c, d));
                     failed = r.is_err();
                     t.mime = Some(m);
                 }
@@ -713,7 +716,7 @@ impl SmtpState {
         if let Some(t) = self.curr() {
             if let Some(mut m) = t.mime.take() {
                 let r = m.parse_line(line, delim, &cfg.mime, &mut |c, d| {
-                    file_chunk(t, hashes, c, d)
+                    file_chunk(t, &files, c, d)
                 });
                 err = r.err();
                 t.mime = Some(m);
@@ -883,30 +886,26 @@ fn bdat_len(line: &[u8]) -> Option<u32> {
 }
 
 /// Decoded body data of an attachment goes to the transaction's file.
-fn file_chunk(t: &mut SmtpTx, hashes: FileHashes, c: ChunkInfo<'_>, data: &[u8]) {
+fn file_chunk(t: &mut SmtpTx, files: &crate::files::FileConfig, c: ChunkInfo<'_>, data: &[u8]) {
     if !c.attachment {
         return;
     }
     if c.begin {
         t.files.push(SmtpFile {
-            name: c.filename.to_vec(),
-            hasher: hashes.any().then(|| Box::new(FileHasher::new(hashes))),
+            file: crate::files::TrackedFile::open(c.filename, files),
             ..SmtpFile::default()
         });
     }
     let room = FILE_KEEP.saturating_sub(t.kept);
-    let Some(f) = t.files.last_mut().filter(|f| !f.closed) else {
+    let Some(f) = t.files.last_mut().filter(|f| !f.closed()) else {
         return;
     };
     let n = room.min(data.len());
     f.data.extend_from_slice(&data[..n]);
     t.kept += n;
-    f.size += data.len() as u64;
-    if let Some(h) = f.hasher.as_mut() {
-        h.update(data);
-    }
+    f.file.append(data);
     if c.end {
-        f.closed = true;
+        f.file.close(false);
     }
 }
 
@@ -948,7 +947,8 @@ impl AppParser for SmtpState {
         let t = self.tx(tx)?;
         let fin = closed || self.final_tx(t);
         if buf >= BUF_FILE_DATA {
-            return (!t.files.is_empty() || fin).then_some(fin || t.files.iter().all(|f| f.closed));
+            return (!t.files.is_empty() || fin)
+                .then_some(fin || t.files.iter().all(SmtpFile::closed));
         }
         if buf >= BUF_EMAIL_FROM {
             let headers = t.mime.as_ref().is_some_and(|m| m.headers_done());
@@ -966,7 +966,7 @@ impl AppParser for SmtpState {
             BUF_MAIL_FROM => t.mail_from.as_deref().is_some_and(f),
             BUF_RCPT_TO => t.rcpt_to.iter().any(|r| f(r)),
             BUF_FILE_DATA => t.files.iter().any(|x| f(&x.data)),
-            BUF_FILE_NAME => t.files.iter().any(|x| f(&x.name)),
+            BUF_FILE_NAME => t.files.iter().any(|x| f(x.file.name())),
             _ => {
                 let Some(m) = t.mime.as_ref() else {
                     return false;
@@ -1007,10 +1007,12 @@ impl AppParser for SmtpState {
         for i in 0..self.txs.len() {
             let fin = closed || self.final_tx(&self.txs[i]);
             for j in 0..self.txs[i].files.len() {
-                let f = &self.txs[i].files[j];
-                if f.logged || !(f.closed || fin) || !(files_now || closed) {
+                let f = &mut self.txs[i].files[j];
+                if f.logged || !(f.closed() || fin) || !(files_now || closed) {
                     continue;
                 }
+                // A file its transaction ended before its part did is cut short.
+                f.file.close(true);
                 if want_files {
                     self.write_fileinfo(c, i, j);
                 }
@@ -1075,21 +1077,24 @@ impl AppParser for SmtpState {
         let Some(t) = self.tx(tx) else {
             return false;
         };
+        // The `files` array comes from `files` (the files of the alert's direction).
         self.write_objects(t, w);
-        if !t.files.is_empty() {
-            w.open_array("files");
-            for f in &t.files {
-                w.start_object();
-                write_file(w, f, t.id, false);
-                w.close();
-            }
-            w.close();
-        }
         true
     }
 
     fn switch_to(&self) -> Option<AppProto> {
         self.upgrade.then_some(AppProto::TLS)
+    }
+
+    fn files(&self, tx: u64, dir: Dir, f: &mut dyn FnMut(&crate::files::TrackedFile)) {
+        if dir != Dir::ToServer {
+            return;
+        }
+        if let Some(t) = self.tx(tx) {
+            for x in &t.files {
+                f(&x.file);
+            }
+        }
     }
 
     fn as_any(&self) -> &dyn Any {
@@ -1195,32 +1200,11 @@ impl SmtpState {
         self.write_objects(t, &mut rec);
         rec.set_str("app_proto", "smtp");
         rec.open_object("fileinfo");
-        write_file(&mut rec, f, t.id, true);
+        f.file.write_eve(&mut rec, t.id, None);
         rec.close();
         rec.close();
         let _ = rec.commit();
     }
-}
-
-/// The members of a file object (`fileinfo`, an alert's `files`); `ended`: the file will
-/// not grow any more.
-fn write_file(w: &mut JsonWriter, f: &SmtpFile, tx_id: u64, ended: bool) {
-    w.set_bytes("filename", &f.name);
-    w.set_bool("gaps", false);
-    let state = match (f.closed, ended) {
-        (true, _) => "CLOSED",
-        (false, true) => "TRUNCATED",
-        (false, false) => "UNKNOWN",
-    };
-    w.set_str("state", state);
-    if ended || f.closed {
-        if let Some(h) = &f.hasher {
-            h.write(w);
-        }
-    }
-    w.set_bool("stored", false);
-    w.set_u64("size", f.size);
-    w.set_u64("tx_id", tx_id);
 }
 
 /// The `custom` fields and MD5s of the `email` object in `smtp` records.

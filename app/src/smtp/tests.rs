@@ -147,10 +147,10 @@ Content-Transfer-Encoding: base64\r\n\r\nQUJD\r\nREVG\r\n--zz--\r\n.\r\n";
     );
     let t = s.tx(0).unwrap();
     assert_eq!(t.files.len(), 1);
-    assert_eq!(t.files[0].name, b"a.bin");
+    assert_eq!(t.files[0].file.name(), b"a.bin");
     assert_eq!(t.files[0].data, b"ABCDEF");
-    assert!(t.files[0].closed);
-    assert_eq!(t.files[0].size, 6);
+    assert!(t.files[0].closed());
+    assert_eq!(t.files[0].file.size(), 6);
 }
 
 #[test]
