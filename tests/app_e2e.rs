@@ -629,3 +629,39 @@ alert http any any -> any any (file.data; content:\"bateau\"; content:\"minet\";
         );
     }
 }
+
+/// A gap where a response should start (zeek's `http_1000-requests-one-dropped-response`,
+/// skipped without `../shared`): libhtp skips a gap outside a body and goes on parsing, so
+/// Suricata 7.0.10 logs all 1,000 transactions, 999 with their `200` response, and 1,000
+/// files. shrike logs the same 1,000 transactions and 999 responses (it used to stop the
+/// response side at the gap: 512 transactions without a response, no file); the lost
+/// response's remaining body goes to the next response here, where libhtp ends it at the
+/// segment's end (a segmentation-dependent rule shrike does not follow, `app/src/http/mod.rs`).
+#[test]
+fn http_response_gap_outside_a_body_is_skipped_as_libhtp() {
+    let Some(shared) = common::shared() else {
+        return;
+    };
+    let pcap = shared.join("corpus/pcaps/zeek/http_1000-requests-one-dropped-response.pcap.gz");
+    if !pcap.exists() {
+        return;
+    }
+    let (files, _) = files_of(&pcap, "", "http-gap-1000");
+    assert_eq!(files.len(), 999);
+    let dir = TempDir::new("http-gap-1000-http");
+    let out = shrike()
+        .args(["-k", "none", "-r"])
+        .arg(&pcap)
+        .arg("-l")
+        .arg(dir.path())
+        .output()
+        .expect("run shrike");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let recs = eve_records(dir.path());
+    let http = of_type(&recs, "http");
+    assert_eq!(http.len(), 1000);
+    assert_eq!(
+        http.iter().filter(|r| r["http"]["status"] == 200).count(),
+        999
+    );
+}

@@ -750,9 +750,10 @@ impl HttpState {
                     };
                 }
                 _ => {
+                    // libhtp (`htp_connp_res_data`): "Gaps are not allowed during this
+                    // state" is logged and the gap skipped; parsing goes on in the same state
+                    // with the data after it.
                     self.stats.gap_errors += 1;
-                    self.resp_state = RespState::Error;
-                    self.resp.reset();
                     return;
                 }
             }
