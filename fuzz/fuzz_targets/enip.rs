@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use shrike_app::registry::{AppParser, ParserConfig};
+use shrike_app::registry::{AppParser, ParserConfig, TxMatch};
 use shrike_app::Dir;
 use shrike_fuzz::{steps, Step};
 
@@ -36,7 +36,7 @@ fuzz_target!(|data: &[u8]| {
     }
     for tx in 0..st.tx_count() {
         for k in &kws {
-            let _ = k.matches(st.as_ref(), tx, Dir::ToServer);
+            let _ = k.matches(&*st, tx, Dir::ToServer);
         }
     }
 });
