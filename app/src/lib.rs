@@ -18,6 +18,7 @@ pub mod anomaly;
 pub mod common;
 pub mod dhcp;
 pub mod dns;
+pub mod enip;
 pub mod eve_config;
 pub mod files;
 pub mod ftp;

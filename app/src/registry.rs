@@ -338,6 +338,7 @@ pub static PROTOCOLS: &[&Protocol] = &[
     &crate::pgsql::PROTOCOL,
     &crate::http2::PROTOCOL,
     &crate::smb::PROTOCOL,
+    &crate::enip::PROTOCOL,
 ];
 
 /// Most protocols the registry can hold (the size of per-protocol counter arrays).
