@@ -7,9 +7,8 @@
 //! a present bit (expired or not). An IP pair is unordered: `a -> b` and `b -> a` share bits.
 //! Host and pair bit names share one id space but never one key.
 //!
-//! The host table is per worker: with several workers a host's bits are only seen by the
-//! worker that set them (flows of one host may land on different workers); with
-//! `--workers 1` hostbits behave exactly as in Suricata.
+//! The table is shared by all workers (`host_state::HostShared`); in file mode the
+//! `HostGate` orders the updates by packet, so the result does not depend on the worker count.
 
 use std::collections::HashMap;
 
@@ -22,7 +21,7 @@ pub const HOSTBIT_EXPIRE_SECS: u32 = 300;
 /// Default `expire` of `xbits` (Suricata's `DETECT_XBITS_EXPIRE_DEFAULT`).
 pub const XBITS_EXPIRE_DEFAULT: u32 = 30;
 
-/// Most hosts plus IP pairs holding bits per worker; a `set`/`toggle` that would add one
+/// Most hosts plus IP pairs holding bits; a `set`/`toggle` that would add one
 /// more is dropped (Suricata's `HostGetHostFromHash` failing at `host.memcap`).
 pub const MAX_KEYS: usize = 262_144;
 
@@ -104,7 +103,7 @@ enum HostKey {
     },
 }
 
-/// Per-worker host and IP-pair bit table: bit id and expiry second.
+/// Host and IP-pair bit table: bit id and expiry second.
 #[derive(Debug, Default)]
 pub struct HostBits {
     hosts: HashMap<HostKey, Vec<(u32, u64)>>,

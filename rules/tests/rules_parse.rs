@@ -857,6 +857,10 @@ fn flow_and_bits_keywords() {
         "flowint:cnt,isset,3;",
         "xbits:set,x;",
         "xbits:set,x,track ip_moon;",
+        "xbits:set,track ip_src;",
+        "xbits:noalert,x,track ip_src;",
+        "xbits:noalert,track ip_src;",
+        "xbits:isset,x;",
     ] {
         assert!(rule(bad).is_err(), "`{bad}` should fail");
     }
