@@ -387,6 +387,81 @@ fn hostbits_like_suricata() {
 }
 
 #[test]
+fn xbits_like_suricata() {
+    // The alerts Suricata 7.0.10 gives on the same packets (generated UDP capture).
+    let rules = "alert udp any any -> any any (content:\"SETPAIR\"; xbits:set,pb,track ip_pair,expire 5; sid:1;)\n\
+                 alert udp any any -> any any (content:\"CHKPAIR\"; xbits:isset,pb,track ip_pair; sid:2;)\n\
+                 alert udp any any -> any any (content:\"CHKPAIR\"; xbits:isnotset,pb,track ip_pair; sid:3;)\n\
+                 alert udp any any -> any any (content:\"SETSRC\"; xbits:set,hb,track ip_src; noalert; sid:4;)\n\
+                 alert udp any any -> any any (content:\"CHKSRC\"; xbits:isset,hb,track ip_src; sid:5;)\n\
+                 alert udp any any -> any any (content:\"CHKSRC\"; xbits:isset,hb,track ip_dst; sid:6;)\n\
+                 alert udp any any -> any any (content:\"CHKSRC\"; hostbits:isset,hb,src; sid:7;)\n\
+                 alert udp any any -> any any (content:\"TOGPAIR\"; xbits:toggle,pb,track ip_pair,expire 100; sid:8;)\n\
+                 alert udp any any -> any any (content:\"UNSPAIR\"; xbits:unset,pb,track ip_pair; sid:9;)\n\
+                 alert udp any any -> any any (content:\"BOTH\"; xbits:isset,ob,track ip_src; sid:10;)\n\
+                 alert udp any any -> any any (content:\"BOTH\"; xbits:set,ob,track ip_src; sid:11;)\n\
+                 alert udp any any -> any any (content:\"BOTH2\"; hostbits:set,ob2,src; sid:12;)\n\
+                 alert udp any any -> any any (content:\"BOTH2\"; xbits:isset,ob2,track ip_src; sid:13;)";
+    let (a, b, c) = ([10, 0, 0, 1], [10, 0, 0, 2], [10, 0, 0, 3]);
+    let seq: [(f64, [u8; 4], [u8; 4], &[u8]); 21] = [
+        (0.0, a, b, b"SETPAIR"),
+        (1.0, b, a, b"CHKPAIR"),
+        (7.0, a, b, b"CHKPAIR"),
+        (8.0, a, b, b"SETPAIR"),
+        (9.0, b, a, b"TOGPAIR"),
+        (9.0, a, b, b"CHKPAIR"),
+        (10.0, a, b, b"TOGPAIR"),
+        (50.0, b, a, b"CHKPAIR"),
+        (51.0, a, b, b"UNSPAIR"),
+        (51.0, a, b, b"CHKPAIR"),
+        (52.0, a, b, b"SETSRC"),
+        (53.0, a, b, b"CHKSRC"),
+        (53.0, b, a, b"CHKSRC"),
+        (60.0, a, b, b"BOTH"),
+        (61.0, a, b, b"BOTH"),
+        (62.0, a, b, b"BOTH2"),
+        (70.0, a, b, b"SETPAIR"),
+        (75.0, b, a, b"CHKPAIR"),
+        (76.0, b, a, b"CHKPAIR"),
+        (80.0, a, c, b"SETSRC"),
+        (81.0, c, a, b"CHKSRC"),
+    ];
+    let frames: Vec<_> = seq
+        .iter()
+        .map(|&(t, s, d, p)| {
+            let (sp, dp) = if s < d { (1111, 2222) } else { (2222, 1111) };
+            at(udp4(s, d, sp, dp, p), t)
+        })
+        .collect();
+    let mut sim = Sim::new(rules);
+    let r = sim.run(&frames);
+    let want: Vec<Vec<u32>> = vec![
+        vec![1],
+        vec![2],
+        vec![3],
+        vec![1],
+        vec![8],
+        vec![3],
+        vec![8],
+        vec![2],
+        vec![9],
+        vec![3],
+        vec![],
+        vec![5, 7],
+        vec![6],
+        vec![11],
+        vec![10, 11],
+        vec![12, 10, 13, 11],
+        vec![1],
+        vec![2],
+        vec![3],
+        vec![],
+        vec![6],
+    ];
+    assert_eq!(r, want);
+}
+
+#[test]
 fn tags_mark_later_packets() {
     // Session tag of 3 packets: the trigger counts, the next two are tagged.
     let rules = "alert tcp any any -> any any (flags:S; tag:session,3,packets; sid:1;)";
