@@ -403,7 +403,8 @@ fn xbits_like_suricata() {
                  alert udp any any -> any any (content:\"BOTH2\"; hostbits:set,ob2,src; sid:12;)\n\
                  alert udp any any -> any any (content:\"BOTH2\"; xbits:isset,ob2,track ip_src; sid:13;)";
     let (a, b, c) = ([10, 0, 0, 1], [10, 0, 0, 2], [10, 0, 0, 3]);
-    let seq: [(f64, [u8; 4], [u8; 4], &[u8]); 21] = [
+    type Step = (f64, [u8; 4], [u8; 4], &'static [u8]);
+    let seq: [Step; 21] = [
         (0.0, a, b, b"SETPAIR"),
         (1.0, b, a, b"CHKPAIR"),
         (7.0, a, b, b"CHKPAIR"),
