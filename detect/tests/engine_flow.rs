@@ -330,7 +330,7 @@ fn skipped_rules_have_reasons() {
          alert tcp any any -> any any (flow:only_stream; content:\"x\"; sid:3;)\n\
          alert tcp any any -> any any (stream_size:server,>,5; sid:4;)\n\
          alert tcp-stream any any -> any any (content:\"x\"; sid:5;)\n\
-         alert tcp any any -> any any (xbits:set,a,track ip_src; sid:6;)\n\
+         alert tcp any any -> any any (content:\"x\"; asn1:oversize_length 10; sid:6;)\n\
          alert tcp any any -> any any (content:\"ok\"; sid:7;)\n\
          alert udp any any -> any any (app-layer-event:dnp3.flooded; sid:8;)\n\
          alert http any any -> any any (http.uri; content:\"x\"; sid:9;)\n\
@@ -349,7 +349,7 @@ fn skipped_rules_have_reasons() {
     assert_eq!(reasons[&1], "needs app-layer parser: `dnp3` rule header");
     assert_eq!(reasons[&2], "needs app-layer parser: quic.sni");
     assert!(!reasons.contains_key(&3) && !reasons.contains_key(&4) && !reasons.contains_key(&5));
-    assert_eq!(reasons[&6], "keyword not supported yet: xbits");
+    assert_eq!(reasons[&6], "keyword not supported yet: asn1");
     assert_eq!(
         reasons[&8],
         "needs app-layer parser: app-layer-event:dnp3.flooded"
