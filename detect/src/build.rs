@@ -33,7 +33,7 @@ pub struct BuildInput<'a> {
     pub config: &'a EngineConfig,
 }
 
-/// Suricata's signature order: action, flowbits, flowint, flowvar, pktvar, hostbits,
+/// Suricata's signature order: action, flowbits, flowint, flowvar, pktvar, hostbits, ippairbits,
 /// priority, sid.
 fn order_key(c: &Compiled) -> (u8, std::cmp::Reverse<OrderKeys>, u32, u32, u32) {
     (
@@ -59,8 +59,16 @@ impl Ord for OrderKeys {
             self.flowvar,
             self.pktvar,
             self.hostbits,
+            self.ippairbits,
         )
-            .cmp(&(o.flowbits, o.flowint, o.flowvar, o.pktvar, o.hostbits))
+            .cmp(&(
+                o.flowbits,
+                o.flowint,
+                o.flowvar,
+                o.pktvar,
+                o.hostbits,
+                o.ippairbits,
+            ))
     }
 }
 

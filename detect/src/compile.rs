@@ -81,6 +81,7 @@ pub(crate) struct OrderKeys {
     pub flowvar: u8,
     pub pktvar: u8,
     pub hostbits: u8,
+    pub ippairbits: u8,
 }
 
 fn var_type(read: bool, write: bool) -> u8 {
@@ -363,6 +364,10 @@ pub(crate) fn compile(
     let mut require_flowvar = false;
     let mut host_checks = Vec::new();
     let mut host_post = Vec::new();
+    // Suricata's `SCSigGetXbitsType`: reads are xbits checks, writes hostbits operations.
+    let mut xbits_host_read = false;
+    let mut xbits_pair_read = false;
+    let mut hostbits_write = false;
     let mut tags = Vec::new();
     for k in &rule.keywords {
         match k {
@@ -444,7 +449,22 @@ pub(crate) fn compile(
                     }
                 }
             }
-            Keyword::Xbits(_) => return Err(SkipReason::Keyword("xbits".into())),
+            Keyword::Xbits(x) => {
+                if let Some(b) = super::xbits::compile(x, &mut |n| names.host(n))? {
+                    // Suricata's ordering counts xbits only among the checks.
+                    if b.cmd.is_check() {
+                        match b.track {
+                            super::hostbits::Track::Pair => xbits_pair_read = true,
+                            _ => xbits_host_read = true,
+                        }
+                        host_checks.push(b);
+                    } else {
+                        host_post.push(b);
+                    }
+                } else {
+                    noalert = true;
+                }
+            }
             Keyword::Flags(f) => checks.push(Check::Flags {
                 modifier: f.modifier,
                 flags: f.flags,
@@ -546,16 +566,20 @@ pub(crate) fn compile(
                 }
             }
             Keyword::Unknown { name, value, .. } if name == "hostbits" => {
-                use super::hostbits::{self, HostBit, HostCmd};
+                use super::hostbits::{self, HostBit, Track, HOSTBIT_EXPIRE_SECS};
                 if let Some((cmd, n, dst)) = hostbits::parse(value.as_deref().unwrap_or(""))? {
                     let b = HostBit {
                         cmd,
                         id: names.host(&n),
-                        dst,
+                        track: if dst { Track::Dst } else { Track::Src },
+                        expire: HOSTBIT_EXPIRE_SECS,
                     };
-                    match cmd {
-                        HostCmd::IsSet | HostCmd::IsNotSet => host_checks.push(b),
-                        _ => host_post.push(b),
+                    // Suricata's ordering counts hostbits only among the post-match ops.
+                    if cmd.is_check() {
+                        host_checks.push(b);
+                    } else {
+                        hostbits_write = true;
+                        host_post.push(b);
                     }
                 } else {
                     noalert = true;
@@ -710,7 +734,8 @@ pub(crate) fn compile(
         flowint: var_type(int_read, int_write),
         flowvar: var_type(false, flow_capture),
         pktvar: var_type(false, pkt_capture),
-        hostbits: var_type(!host_checks.is_empty(), !host_post.is_empty()),
+        hostbits: var_type(xbits_host_read, hostbits_write),
+        ippairbits: var_type(xbits_pair_read, false),
     };
     // dsize and the other packet-header keywords make a TCP payload rule packet-only
     // (Suricata's SIG_FLAG_REQUIRE_PACKET set before SigValidate would add REQUIRE_STREAM).

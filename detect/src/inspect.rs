@@ -360,13 +360,14 @@ impl Engine {
         if self.has_hostbits {
             th.host_turn();
         }
+        let queued = th.queue.len();
         let host = &th.host;
         let has_hostbits = self.has_hostbits;
         let mut pkt_ok = |n: u32, st: &super::FlowDetect, sc: &mut Scratch| {
             self.sigs.get(n as usize).is_some_and(|s| {
                 self.sig_matches(s, p, st.vars(), sc, &env)
                     && (!has_hostbits || {
-                        let hb = host.hostbits();
+                        let mut hb = host.hostbits();
                         s.host_checks.iter().all(|b| hb.check(b, p))
                     })
             })
@@ -381,6 +382,15 @@ impl Engine {
             &mut pkt_ok,
             &mut th.queue,
         );
+        // hostbits/xbits set, unset and toggle of the transaction rules that matched.
+        if has_hostbits && th.queue.len() > queued {
+            let mut hb = th.host.hostbits();
+            for &(n, _) in &th.queue[queued..] {
+                if let Some(s) = self.sigs.get(n as usize) {
+                    s.host_post.iter().for_each(|b| hb.apply(b, p));
+                }
+            }
+        }
     }
 
     /// Finish a packet: thresholds, suppressions, order, tags.

@@ -34,6 +34,7 @@ pub mod prefilter;
 pub mod prefilter_hs;
 pub mod reload;
 pub mod setup;
+mod xbits;
 
 /// The Hyperscan database cache's counters since the process started: entries loaded,
 /// entries compiled and stored, entries discarded (a fingerprint or checksum mismatch, a

@@ -330,7 +330,7 @@ fn skipped_rules_have_reasons() {
          alert tcp any any -> any any (flow:only_stream; content:\"x\"; sid:3;)\n\
          alert tcp any any -> any any (stream_size:server,>,5; sid:4;)\n\
          alert tcp-stream any any -> any any (content:\"x\"; sid:5;)\n\
-         alert tcp any any -> any any (xbits:set,a,track ip_src; sid:6;)\n\
+         alert tcp any any -> any any (content:\"x\"; asn1:oversize_length 10; sid:6;)\n\
          alert tcp any any -> any any (content:\"ok\"; sid:7;)\n\
          alert udp any any -> any any (app-layer-event:dnp3.flooded; sid:8;)\n\
          alert http any any -> any any (http.uri; content:\"x\"; sid:9;)\n\
@@ -349,7 +349,7 @@ fn skipped_rules_have_reasons() {
     assert_eq!(reasons[&1], "needs app-layer parser: `dnp3` rule header");
     assert_eq!(reasons[&2], "needs app-layer parser: quic.sni");
     assert!(!reasons.contains_key(&3) && !reasons.contains_key(&4) && !reasons.contains_key(&5));
-    assert_eq!(reasons[&6], "keyword not supported yet: xbits");
+    assert_eq!(reasons[&6], "keyword not supported yet: asn1");
     assert_eq!(
         reasons[&8],
         "needs app-layer parser: app-layer-event:dnp3.flooded"
@@ -384,6 +384,82 @@ fn hostbits_like_suricata() {
         at(udp4(C4, S4, 1, 2, b"x"), 302.0),
     ]);
     assert_eq!(r, vec![vec![], vec![], vec![2], vec![]]);
+}
+
+#[test]
+fn xbits_like_suricata() {
+    // The alerts Suricata 7.0.10 gives on the same packets (generated UDP capture).
+    let rules = "alert udp any any -> any any (content:\"SETPAIR\"; xbits:set,pb,track ip_pair,expire 5; sid:1;)\n\
+                 alert udp any any -> any any (content:\"CHKPAIR\"; xbits:isset,pb,track ip_pair; sid:2;)\n\
+                 alert udp any any -> any any (content:\"CHKPAIR\"; xbits:isnotset,pb,track ip_pair; sid:3;)\n\
+                 alert udp any any -> any any (content:\"SETSRC\"; xbits:set,hb,track ip_src; noalert; sid:4;)\n\
+                 alert udp any any -> any any (content:\"CHKSRC\"; xbits:isset,hb,track ip_src; sid:5;)\n\
+                 alert udp any any -> any any (content:\"CHKSRC\"; xbits:isset,hb,track ip_dst; sid:6;)\n\
+                 alert udp any any -> any any (content:\"CHKSRC\"; hostbits:isset,hb,src; sid:7;)\n\
+                 alert udp any any -> any any (content:\"TOGPAIR\"; xbits:toggle,pb,track ip_pair,expire 100; sid:8;)\n\
+                 alert udp any any -> any any (content:\"UNSPAIR\"; xbits:unset,pb,track ip_pair; sid:9;)\n\
+                 alert udp any any -> any any (content:\"BOTH\"; xbits:isset,ob,track ip_src; sid:10;)\n\
+                 alert udp any any -> any any (content:\"BOTH\"; xbits:set,ob,track ip_src; sid:11;)\n\
+                 alert udp any any -> any any (content:\"BOTH2\"; hostbits:set,ob2,src; sid:12;)\n\
+                 alert udp any any -> any any (content:\"BOTH2\"; xbits:isset,ob2,track ip_src; sid:13;)";
+    let (a, b, c) = ([10, 0, 0, 1], [10, 0, 0, 2], [10, 0, 0, 3]);
+    type Step = (f64, [u8; 4], [u8; 4], &'static [u8]);
+    let seq: [Step; 21] = [
+        (0.0, a, b, b"SETPAIR"),
+        (1.0, b, a, b"CHKPAIR"),
+        (7.0, a, b, b"CHKPAIR"),
+        (8.0, a, b, b"SETPAIR"),
+        (9.0, b, a, b"TOGPAIR"),
+        (9.0, a, b, b"CHKPAIR"),
+        (10.0, a, b, b"TOGPAIR"),
+        (50.0, b, a, b"CHKPAIR"),
+        (51.0, a, b, b"UNSPAIR"),
+        (51.0, a, b, b"CHKPAIR"),
+        (52.0, a, b, b"SETSRC"),
+        (53.0, a, b, b"CHKSRC"),
+        (53.0, b, a, b"CHKSRC"),
+        (60.0, a, b, b"BOTH"),
+        (61.0, a, b, b"BOTH"),
+        (62.0, a, b, b"BOTH2"),
+        (70.0, a, b, b"SETPAIR"),
+        (75.0, b, a, b"CHKPAIR"),
+        (76.0, b, a, b"CHKPAIR"),
+        (80.0, a, c, b"SETSRC"),
+        (81.0, c, a, b"CHKSRC"),
+    ];
+    let frames: Vec<_> = seq
+        .iter()
+        .map(|&(t, s, d, p)| {
+            let (sp, dp) = if s < d { (1111, 2222) } else { (2222, 1111) };
+            at(udp4(s, d, sp, dp, p), t)
+        })
+        .collect();
+    let mut sim = Sim::new(rules);
+    let r = sim.run(&frames);
+    let want: Vec<Vec<u32>> = vec![
+        vec![1],
+        vec![2],
+        vec![3],
+        vec![1],
+        vec![8],
+        vec![3],
+        vec![8],
+        vec![2],
+        vec![9],
+        vec![3],
+        vec![],
+        vec![5, 7],
+        vec![6],
+        vec![11],
+        vec![10, 11],
+        vec![12, 10, 13, 11],
+        vec![1],
+        vec![2],
+        vec![3],
+        vec![],
+        vec![6],
+    ];
+    assert_eq!(r, want);
 }
 
 #[test]

@@ -771,9 +771,11 @@ impl Ender<'_> {
                 if let (Some(d), Some(app)) = (self.detect.as_deref_mut(), x.app.as_deref()) {
                     let st = &f.data.detect;
                     let tcp = (proto == 6).then_some(&x.tcp);
-                    flow_end_detect(
+                    let alerted = flow_end_detect(
                         d, self.out, st, app, tcp, end_infos, pkts, proto, ts, self.ipv6,
                     );
+                    // The flow record's `alerted` counts the flow-end pseudo packets' alerts.
+                    x.alerted |= alerted;
                 }
             }
             if f.key.proto == 6 {
@@ -926,7 +928,8 @@ fn pseudo_meta(f: &Flow<FlowData>, to_server: bool) -> PacketMeta {
 }
 
 /// Suricata's flow-end pseudo packets, one per direction: the flow's transactions are
-/// inspected once more (data the final stream flush released), alerts logged.
+/// inspected once more (data the final stream flush released), alerts logged. True when
+/// one alerted.
 #[allow(clippy::too_many_arguments)]
 fn flow_end_detect(
     d: &mut Detect,
@@ -939,8 +942,9 @@ fn flow_end_detect(
     proto: u8,
     ts: Timestamp,
     ipv6: Ipv6Style,
-) {
+) -> bool {
     let mut state = state.clone();
+    let mut alerted = false;
     for info in infos {
         let to_server = info.to_server;
         let meta =
@@ -975,8 +979,10 @@ fn flow_end_detect(
             ipv6,
             tcp,
         };
+        alerted = true;
         log_alerts(d, out, &ctx);
     }
+    alerted
 }
 
 /// Protocol detection reversed the flow (Suricata's `FlowSwap`): client and server trade

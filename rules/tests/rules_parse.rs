@@ -736,6 +736,17 @@ fn byte_keywords() {
         panic!()
     };
     assert_eq!((b.bytes, b.offset, b.relative), (150, 4, true));
+    // After a legacy modifier moved the previous content, base64_decode follows it there.
+    let r = ok("content:\"arg\"; http_uri; base64_decode:bytes 17, offset 1, relative; base64_data; content:\"x\";");
+    let uri = r
+        .sections
+        .iter()
+        .find(|s| s.buffer.name() == "http.uri")
+        .expect("http_uri section");
+    assert!(matches!(
+        uri.matches[..],
+        [Match::Content(_), Match::Base64Decode(_)]
+    ));
     for bad in [
         "byte_test:9,=,1,0;",
         "byte_test:24,=,1,0,string,dec;",
@@ -876,6 +887,10 @@ fn flow_and_bits_keywords() {
         "flowint:cnt,isset,3;",
         "xbits:set,x;",
         "xbits:set,x,track ip_moon;",
+        "xbits:set,track ip_src;",
+        "xbits:noalert,x,track ip_src;",
+        "xbits:noalert,track ip_src;",
+        "xbits:isset,x;",
     ] {
         assert!(rule(bad).is_err(), "`{bad}` should fail");
     }

@@ -540,7 +540,9 @@ impl Builder {
             }
             "base64_decode" => {
                 let m = parse_base64_decode(value)?;
-                let s = self.current_section();
+                // Without a sticky buffer Suricata appends it to the list of the previous
+                // match (a legacy modifier such as `http_uri` may have moved it).
+                let s = self.relative_section(true);
                 self.push(s, Match::Base64Decode(m));
             }
             "pkt_data" => {

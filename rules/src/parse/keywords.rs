@@ -928,8 +928,14 @@ fn parse_xbits(v: &str) -> PResult<Xbits> {
     let parts: Vec<&str> = v.split(',').map(str::trim).collect();
     let bad = |d: &str| ParseError::bad("xbits", format!("{d}: `{v}`"));
     let cmd = bit_cmd("xbits", parts.first().copied().unwrap_or(""))?;
+    // Suricata 7.0.10's regex is `cmd[,name],track <t>[,expire <n>]`, but a missing name
+    // fails its substring copy and `noalert` refuses a name: `noalert` never loads.
+    if cmd == BitCmd::NoAlert {
+        return Err(bad("noalert is not accepted"));
+    }
     let name = parts
         .get(1)
+        .copied()
         .filter(|n| !n.is_empty())
         .ok_or_else(|| bad("missing name"))?;
     let mut track = None;
@@ -950,7 +956,7 @@ fn parse_xbits(v: &str) -> PResult<Xbits> {
     }
     Ok(Xbits {
         cmd,
-        name: (*name).to_string(),
+        name: name.to_string(),
         track: track.ok_or_else(|| bad("missing track"))?,
         expire,
     })
