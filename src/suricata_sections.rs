@@ -120,6 +120,17 @@ fn app_layer(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) {
     if let Some(v) = get(tree, "app-layer.protocols.ssh.hassh") {
         out["detect"]["app-layer"]["ssh"]["hassh"] = json!(truthy(v));
     }
+    // TLS: `ja3-fingerprints` / `ja4-fingerprints` (yes, no, auto; process-wide switches).
+    for k in ["ja3-fingerprints", "ja4-fingerprints"] {
+        if let Some(v) = get(tree, &format!("app-layer.protocols.tls.{k}")) {
+            let s = match v {
+                Value::Bool(b) => if *b { "yes" } else { "no" }.to_string(),
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            out["detect"]["app-layer"]["tls"][k] = json!(s);
+        }
+    }
     if let Some(v) = get(tree, "app-layer.protocols.http2.enabled") {
         out["detect"]["app-layer"]["http2"]["enabled"] = json!(truthy(v));
     }

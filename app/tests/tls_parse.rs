@@ -13,6 +13,16 @@ use shrike_app::tls::hello::{is_grease, md5_hex, Hello};
 use shrike_app::tls::{probe, version_string, Probe, TlsBuffer, TlsConfig, TlsEvent, TlsState};
 use shrike_app::Dir;
 
+/// JA3/JA3S and JA4 on, as Suricata with `ja3-fingerprints`/`ja4-fingerprints: yes` (the
+/// fixtures' records were made so).
+fn hashes_on() -> TlsConfig {
+    TlsConfig {
+        ja3: true,
+        ja4: true,
+        ..TlsConfig::default()
+    }
+}
+
 const FIX: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/tls_fixtures/");
 
 const FIXTURES: &[&str] = &[
@@ -31,7 +41,7 @@ fn run(name: &str, chunk: usize) -> BTreeMap<i64, TlsState> {
     for (flow, _, ts, bytes) in load_fix(&format!("{FIX}{name}.fix")) {
         let st = flows
             .entry(flow)
-            .or_insert_with(|| TlsState::new(TlsConfig::default()));
+            .or_insert_with(|| TlsState::new(hashes_on()));
         let dir = if ts { Dir::ToServer } else { Dir::ToClient };
         if chunk == 0 {
             st.parse(dir, &bytes);
@@ -308,7 +318,7 @@ fn tls_malformed_table() {
         ),
     ];
     for (what, data, dir, ev, fails) in cases {
-        let mut st = TlsState::new(TlsConfig::default());
+        let mut st = TlsState::new(hashes_on());
         st.parse(dir, &data);
         assert!(
             st.events.has(ev),
@@ -322,12 +332,12 @@ fn tls_malformed_table() {
 
 #[test]
 fn tls_too_many_records_and_encrypted_skip() {
-    let mut st = TlsState::new(TlsConfig::default());
+    let mut st = TlsState::new(hashes_on());
     let many: Vec<u8> = (0..300).flat_map(|_| record(23, &[0])).collect();
     st.parse(Dir::ToServer, &many);
     assert!(st.events.has(TlsEvent::TooManyRecordsInPacket));
     // After ChangeCipherSpec handshake records are not decoded.
-    let mut st = TlsState::new(TlsConfig::default());
+    let mut st = TlsState::new(hashes_on());
     st.parse(Dir::ToClient, &record(20, &[1]));
     st.parse(Dir::ToClient, &record(22, &[11, 0, 0, 6, 0, 0, 3, 0, 0, 9]));
     assert!(st.events.is_empty());
@@ -336,7 +346,7 @@ fn tls_too_many_records_and_encrypted_skip() {
 
 #[test]
 fn sslv2_client_hello_recognised() {
-    let mut st = TlsState::new(TlsConfig::default());
+    let mut st = TlsState::new(hashes_on());
     // SSLv2 CLIENT-HELLO offering SSLv3.
     let mut h = vec![0x80, 0x0b, 1, 3, 0, 0, 3, 0, 0, 0, 0];
     h.extend_from_slice(&[0, 0, 0]);
@@ -349,7 +359,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
     #[test]
     fn tls_random_input_never_panics(data in proptest::collection::vec(any::<u8>(), 0..800)) {
-        let mut st = TlsState::new(TlsConfig::default());
+        let mut st = TlsState::new(hashes_on());
         st.parse(Dir::ToServer, &data);
         st.parse(Dir::ToClient, &data);
         let _ = tls_json(&st);
@@ -359,7 +369,7 @@ proptest! {
     #[test]
     fn tls_mutated_handshake_never_panics(pos in any::<prop::sample::Index>(), val in any::<u8>(), cut in any::<prop::sample::Index>()) {
         let fix = load_fix(&format!("{FIX}ja4-tls.fix"));
-        let mut st = TlsState::new(TlsConfig::default());
+        let mut st = TlsState::new(hashes_on());
         for (_, _, ts, mut b) in fix {
             let p = pos.index(b.len());
             b[p] = val;
@@ -385,6 +395,7 @@ fn should_log_follows_suricata_rule() {
     assert!(!st.is_tls13() && st.cert0.is_some());
     assert!(st.should_log(false));
     st.cert0 = None;
+    st.resumed = false;
     assert!(!st.should_log(true));
     st.resumed = true;
     assert!(st.should_log(true) && !st.should_log(false));

@@ -58,6 +58,13 @@ impl AppBuf {
             // As Suricata's keyword setup: a hassh rule turns HASSH on (process-wide).
             shrike_app::ssh::HASSH_ENABLED.store(true, std::sync::atomic::Ordering::Relaxed);
         }
+        // Likewise JA3 and JA4 (Suricata's `SSLEnableJA3` / `SSLEnableJA4` in the keywords'
+        // setup), unless configured off.
+        if b.name().starts_with("ja3") {
+            shrike_app::tls::enable_ja3();
+        } else if b.name().starts_with("ja4") {
+            shrike_app::tls::enable_ja4();
+        }
         let own = proto.and_then(|p| {
             let d = p.protocol()?;
             let id = d.buffers.iter().position(|x| x.name == b.name())?;

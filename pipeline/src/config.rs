@@ -47,6 +47,8 @@ pub struct AppLayerSettings {
     pub ftp: shrike_app::ftp::FtpConfig,
     /// SSH parser (Suricata's `app-layer.protocols.ssh`: `hassh`).
     pub ssh: shrike_app::ssh::SshConfig,
+    /// TLS (Suricata's `app-layer.protocols.tls`: `ja3-fingerprints`, `ja4-fingerprints`).
+    pub tls: shrike_app::tls::TlsSettings,
     /// `app-layer.protocols.<name>.enabled` values other than yes, by protocol name:
     /// `no` (neither detected nor parsed) or `detection-only` (detected, not parsed).
     pub enabled: std::collections::BTreeMap<String, String>,

@@ -70,6 +70,7 @@ impl Sessions {
         app.cfg.ftp = cfg.detect.app_layer.ftp;
         app.cfg.files = cfg.detect.app_log.file_config();
         cfg.detect.app_layer.ssh.apply();
+        cfg.detect.app_layer.tls.apply();
         for (name, mode) in &cfg.detect.app_layer.enabled {
             let Some(i) = shrike_app::AppProto::from_name(name).and_then(|p| p.index()) else {
                 continue;

@@ -22,13 +22,77 @@ pub use proto::PROTOCOL;
 pub use state::TlsState;
 
 use crate::Dir;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// JA3/JA3S computed (Suricata's process-wide `ssl_config.enable_ja3`): turned on by
+/// `app-layer.protocols.tls.ja3-fingerprints: yes` or by loading a rule with a ja3 keyword
+/// (`auto`, the default), never when the setting is `no`.
+static JA3_ENABLED: AtomicBool = AtomicBool::new(false);
+static JA3_DISABLED: AtomicBool = AtomicBool::new(false);
+/// JA4 likewise (`ja4-fingerprints`, a rule with `ja4.hash`).
+static JA4_ENABLED: AtomicBool = AtomicBool::new(false);
+static JA4_DISABLED: AtomicBool = AtomicBool::new(false);
+
+/// A rule needs JA3/JA3S (Suricata's `SSLEnableJA3`): on unless configured off.
+pub fn enable_ja3() {
+    if !JA3_DISABLED.load(Ordering::Relaxed) {
+        JA3_ENABLED.store(true, Ordering::Relaxed);
+    }
+}
+
+/// A rule needs JA4 (Suricata's `SSLEnableJA4`): on unless configured off.
+pub fn enable_ja4() {
+    if !JA4_DISABLED.load(Ordering::Relaxed) {
+        JA4_ENABLED.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Whether JA3/JA3S are computed.
+pub fn ja3_enabled() -> bool {
+    JA3_ENABLED.load(Ordering::Relaxed)
+}
+
+/// Whether JA4 is computed.
+pub fn ja4_enabled() -> bool {
+    JA4_ENABLED.load(Ordering::Relaxed)
+}
+
+/// `app-layer.protocols.tls` settings shrike applies.
+#[derive(Clone, Debug, Default, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+pub struct TlsSettings {
+    /// `ja3-fingerprints`: `yes`, `no` or `auto` (default: on when a rule needs it).
+    pub ja3_fingerprints: Option<String>,
+    /// `ja4-fingerprints`: `yes`, `no` or `auto` (default: on when a rule needs it).
+    pub ja4_fingerprints: Option<String>,
+}
+
+impl TlsSettings {
+    /// Apply the settings to the process-wide switches (Suricata's `CheckJA3Enabled`,
+    /// `CheckJA4Enabled`); an unknown value is `auto`.
+    pub fn apply(&self) {
+        for (v, on, off) in [
+            (&self.ja3_fingerprints, &JA3_ENABLED, &JA3_DISABLED),
+            (&self.ja4_fingerprints, &JA4_ENABLED, &JA4_DISABLED),
+        ] {
+            match v.as_deref().map(str::to_ascii_lowercase).as_deref() {
+                Some("yes" | "true" | "on" | "1") => on.store(true, Ordering::Relaxed),
+                Some("no" | "false" | "off" | "0") => {
+                    off.store(true, Ordering::Relaxed);
+                    on.store(false, Ordering::Relaxed);
+                }
+                _ => {}
+            }
+        }
+    }
+}
 
 /// Parser options.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TlsConfig {
-    /// Compute JA3/JA3S (`app-layer.protocols.tls.ja3-fingerprints`).
+    /// Always compute JA3/JA3S (tests; the engine uses [`ja3_enabled`]).
     pub ja3: bool,
-    /// Compute JA4 (`app-layer.protocols.tls.ja4-fingerprints`).
+    /// Always compute JA4 (tests; the engine uses [`ja4_enabled`]).
     pub ja4: bool,
     /// Largest handshake message reassembled (bytes); larger ones are dropped and counted.
     pub max_handshake_len: usize,
@@ -39,8 +103,8 @@ pub struct TlsConfig {
 impl Default for TlsConfig {
     fn default() -> Self {
         TlsConfig {
-            ja3: true,
-            ja4: true,
+            ja3: false,
+            ja4: false,
             max_handshake_len: 256 * 1024,
             max_chain: 16,
         }

@@ -356,12 +356,19 @@ impl TlsState {
                 let mut evs = Vec::new();
                 match Hello::parse(body, true, &mut |e| evs.push(e)) {
                     Some(h) => {
-                        if self.cfg.ja3 {
+                        if self.cfg.ja3 || super::ja3_enabled() {
                             let s = h.ja3_string();
                             self.ja3 = Some((md5_hex(&s), s));
                         }
-                        if self.cfg.ja4 {
+                        if self.cfg.ja4 || super::ja4_enabled() {
                             self.ja4 = Some(h.ja4(false));
+                        }
+                        // Suricata marks the session resumed as soon as the ClientHello
+                        // carries a SessionTicket extension ("to be verified later" by a
+                        // certificate that then never matters): such flows are logged
+                        // without a certificate when `session-resumption` is on.
+                        if h.extensions.contains(&35) {
+                            self.resumed = true;
                         }
                         self.client_hello = Some(h);
                     }
@@ -373,7 +380,7 @@ impl TlsState {
             }
             (2, 1) => match Hello::parse(body, false, &mut |_| {}) {
                 Some(h) => {
-                    if self.cfg.ja3 {
+                    if self.cfg.ja3 || super::ja3_enabled() {
                         let s = h.ja3s_string();
                         self.ja3s = Some((md5_hex(&s), s));
                     }
