@@ -449,13 +449,10 @@ fn mqtt_edge_cases_as_suricata() {
 /// termination) are Suricata 7.0.10's, packet numbers included.
 #[test]
 fn pgsql_records_as_suricata() {
-    let Some(shared) = common::shared() else {
+    let Some(pcap) = common::shared_file("corpus/pcaps/zeek/postgresql_psql-select-now.pcap")
+    else {
         return;
     };
-    let pcap = shared.join("corpus/pcaps/zeek/postgresql_psql-select-now.pcap");
-    if !pcap.exists() {
-        return;
-    }
     let run = |enabled: bool, tag: &str| {
         let dir = TempDir::new(tag);
         let cfg = dir.path().join("suricata.yaml");
@@ -570,11 +567,7 @@ fn files_of(pcap: &std::path::Path, rules: &str, tag: &str) -> (Vec<serde_json::
 /// `file.name` may match on different files of the transaction.
 #[test]
 fn multipart_files_as_suricata() {
-    let Some(shared) = common::shared() else {
-        return;
-    };
-    let zeek = shared.join("corpus/pcaps/zeek/http_multipart-form-data.pcap");
-    if zeek.exists() {
+    if let Some(zeek) = common::shared_file("corpus/pcaps/zeek/http_multipart-form-data.pcap") {
         let (files, _) = files_of(&zeek, "", "multipart-zeek");
         assert!(
             files.contains(&serde_json::json!({
@@ -590,8 +583,9 @@ fn multipart_files_as_suricata() {
             "{files:?}"
         );
     }
-    let crossed = shared.join("suricata-verify/tests/file-match-crossed/http-multipart-post.pcap");
-    if crossed.exists() {
+    if let Some(crossed) =
+        common::shared_file("suricata-verify/tests/file-match-crossed/http-multipart-post.pcap")
+    {
         let rules = "\
 alert http any any -> any any (file.data; content:\"bateau\"; file.name; content:\"titi.txt\"; sid:1;)
 alert http any any -> any any (file.data; content:\"bateau\"; file.name; content:\"toto.txt\"; sid:2;)
@@ -639,13 +633,11 @@ alert http any any -> any any (file.data; content:\"bateau\"; content:\"minet\";
 /// segment's end (a segmentation-dependent rule shrike does not follow, `app/src/http/mod.rs`).
 #[test]
 fn http_response_gap_outside_a_body_is_skipped_as_libhtp() {
-    let Some(shared) = common::shared() else {
+    let Some(pcap) =
+        common::shared_file("corpus/pcaps/zeek/http_1000-requests-one-dropped-response.pcap.gz")
+    else {
         return;
     };
-    let pcap = shared.join("corpus/pcaps/zeek/http_1000-requests-one-dropped-response.pcap.gz");
-    if !pcap.exists() {
-        return;
-    }
     let (files, _) = files_of(&pcap, "", "http-gap-1000");
     assert_eq!(files.len(), 999);
     let dir = TempDir::new("http-gap-1000-http");

@@ -21,6 +21,12 @@ pub fn shared() -> Option<PathBuf> {
     p.is_dir().then_some(p)
 }
 
+/// A file of `../shared` (e.g. `corpus/pcaps/zeek/x.pcap`), when it is there.
+#[allow(dead_code)]
+pub fn shared_file(rel: &str) -> Option<PathBuf> {
+    shared().map(|s| s.join(rel)).filter(|p| p.exists())
+}
+
 /// A fresh, empty temporary directory (removed on drop).
 pub struct TempDir(pub PathBuf);
 
