@@ -29,6 +29,7 @@ pub mod layer;
 pub mod log;
 pub mod mqtt;
 pub mod ntp;
+pub mod quic;
 pub mod pgsql;
 pub mod registry;
 pub mod rfb;

@@ -337,6 +337,7 @@ pub static PROTOCOLS: &[&Protocol] = &[
     &crate::pgsql::PROTOCOL,
     &crate::http2::PROTOCOL,
     &crate::smb::PROTOCOL,
+    &crate::quic::PROTOCOL,
 ];
 
 /// Most protocols the registry can hold (the size of per-protocol counter arrays).
