@@ -484,8 +484,8 @@ fn extension_name(e: u16) -> Option<&'static str> {
     })
 }
 
-/// The `quic` object's members (Suricata's `log_template`, JA4 off).
-pub fn write_quic(t: &QuicTx, w: &mut JsonWriter) {
+/// The `quic` object's members (Suricata's `log_template`; `ja4`: the `ja4` option).
+pub fn write_quic(t: &QuicTx, ja4: bool, w: &mut JsonWriter) {
     if let Some(h) = t.header.as_ref().filter(|h| h.ty != PktType::Short) {
         w.set_str("version", &parse::version_string(h.version));
         if let Some(s) = &t.sni {
@@ -510,6 +510,9 @@ pub fn write_quic(t: &QuicTx, w: &mut JsonWriter) {
         w.set_str("hash", &md5_hex(j));
         w.set_str("string", j);
         w.close();
+    }
+    if let Some(j) = t.ja4.as_ref().filter(|_| ja4) {
+        w.set_str("ja4", j);
     }
     if !t.extv.is_empty() {
         w.open_array("extensions");
@@ -582,9 +585,10 @@ impl AppParser for QuicState {
     }
 
     fn log(&mut self, c: &mut LogCtx<'_>) {
+        let ja4 = c.opts.quic_ja4;
         log_all(&mut self.txs, c, "quic", |t, w| {
             w.open_object("quic");
-            write_quic(&t.data, w);
+            write_quic(&t.data, ja4, w);
             w.close();
             true
         });
@@ -599,7 +603,7 @@ impl AppParser for QuicState {
             return false;
         };
         w.open_object("quic");
-        write_quic(&t.data, w);
+        write_quic(&t.data, false, w);
         w.close();
         true
     }

@@ -84,7 +84,7 @@ fn crypto_frame(offset: u8, data: &[u8]) -> Vec<u8> {
 fn record(s: &QuicState, id: u64) -> String {
     let mut w = JsonWriter::new();
     w.start_object();
-    write_quic(&s.tx(id).unwrap().data, &mut w);
+    write_quic(&s.tx(id).unwrap().data, false, &mut w);
     w.close();
     String::from_utf8(w.as_bytes().to_vec()).unwrap()
 }
