@@ -564,13 +564,14 @@ impl AppParser for QuicState {
                 Some(h) if h.first & 0x80 != 0 && h.has_version => f(&h.version.to_be_bytes()),
                 _ => false,
             },
-            BUF_SNI => t.sni.as_deref().is_some_and(|v| f(v)),
-            BUF_UA => t.ua.as_deref().is_some_and(|v| f(v)),
+            BUF_SNI => t.sni.as_deref().is_some_and(&mut *f),
+            BUF_UA => t.ua.as_deref().is_some_and(&mut *f),
             BUF_CYU_HASH => t.cyu.iter().any(|c| f(c.0.as_bytes())),
             BUF_CYU_STRING => t.cyu.iter().any(|c| f(c.1.as_bytes())),
-            BUF_JA3_HASH | BUF_JA3S_HASH => t.ja3.as_deref().is_some_and(|j| {
-                (t.client == (buf == BUF_JA3_HASH)) && f(md5_hex(j).as_bytes())
-            }),
+            BUF_JA3_HASH | BUF_JA3S_HASH => t
+                .ja3
+                .as_deref()
+                .is_some_and(|j| (t.client == (buf == BUF_JA3_HASH)) && f(md5_hex(j).as_bytes())),
             BUF_JA3_STRING | BUF_JA3S_STRING => t
                 .ja3
                 .as_deref()

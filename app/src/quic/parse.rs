@@ -262,7 +262,7 @@ pub struct CryptoFrag {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Frame {
     /// A TLS ClientHello or ServerHello.
-    Crypto(CryptoHello),
+    Crypto(Box<CryptoHello>),
     /// CRYPTO data not (yet) a whole hello.
     CryptoFrag(CryptoFrag),
     /// A gQUIC stream frame; its handshake tags when it holds a whole tag message.
@@ -272,7 +272,7 @@ pub enum Frame {
 }
 
 enum Hs {
-    Hello(CryptoHello),
+    Hello(Box<CryptoHello>),
     Incomplete,
     Bad,
 }
@@ -291,7 +291,7 @@ fn parse_handshake(d: &[u8]) -> Hs {
         _ => return Hs::Bad,
     };
     match Hello::parse(body, client, &mut |_| {}) {
-        Some(hello) => Hs::Hello(CryptoHello { client, hello }),
+        Some(hello) => Hs::Hello(Box::new(CryptoHello { client, hello })),
         None => Hs::Bad,
     }
 }
@@ -450,7 +450,10 @@ mod tests {
     fn varints() {
         assert_eq!(varint(&[0x25]), Some((0x25, &[][..])));
         assert_eq!(varint(&[0x7b, 0xbd]), Some((0x3bbd, &[][..])));
-        assert_eq!(varint(&[0x9d, 0x7f, 0x3e, 0x7d]), Some((494_878_333, &[][..])));
+        assert_eq!(
+            varint(&[0x9d, 0x7f, 0x3e, 0x7d]),
+            Some((494_878_333, &[][..]))
+        );
         assert_eq!(varint(&[0xc0]), None);
     }
 
@@ -484,7 +487,10 @@ mod tests {
         m.extend_from_slice(&5u32.to_le_bytes());
         m.extend_from_slice(b"a.bxy");
         let tags = parse_tag_message(&m).unwrap();
-        assert_eq!(tags, vec![("SNI", b"a.b".to_vec()), ("UAID", b"xy".to_vec())]);
+        assert_eq!(
+            tags,
+            vec![("SNI", b"a.b".to_vec()), ("UAID", b"xy".to_vec())]
+        );
         assert!(parse_tag_message(&m[..m.len() - 1]).is_none());
         assert_eq!(version_string(0x5130_3436), "Q046");
         assert_eq!(version_string(1), "1");
@@ -512,6 +518,8 @@ mod tests {
         let mut p2 = vec![0x06, 10, b.len() as u8];
         p2.extend_from_slice(b);
         let f2 = decode_frames(&p2, &c.data, c.offset as u32).unwrap();
-        assert!(matches!(f2.last(), Some(Frame::Crypto(h)) if h.client && h.hello.ciphers == [0x1301]));
+        assert!(
+            matches!(f2.last(), Some(Frame::Crypto(h)) if h.client && h.hello.ciphers == [0x1301])
+        );
     }
 }

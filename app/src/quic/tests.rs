@@ -21,12 +21,18 @@ fn client_initial(dcid: &[u8], frames: &[u8]) -> Vec<u8> {
     hdr.extend_from_slice(&[0x40 | (len >> 8) as u8, len as u8]);
     let hlen = hdr.len();
     hdr.extend_from_slice(&[0, 0, 0, 2]); // packet number 2, 4 bytes
-    // Derive the keys the way RFC 9001 does, independently of InitialKeys' internals.
+                                          // Derive the keys the way RFC 9001 does, independently of InitialKeys' internals.
     let salt = hex("38762cf7f55934b34d179ae6a4c80cadccbb7f0a");
     let hk = hkdf::Hkdf::<sha2::Sha256>::new(Some(&salt), dcid);
     let label = |hk: &hkdf::Hkdf<sha2::Sha256>, l: &[u8], n: usize| {
         let mut out = vec![0u8; n];
-        let info = [&(n as u16).to_be_bytes()[..], &[(6 + l.len()) as u8], b"tls13 ", l, &[0]];
+        let info = [
+            &(n as u16).to_be_bytes()[..],
+            &[(6 + l.len()) as u8],
+            b"tls13 ",
+            l,
+            &[0],
+        ];
         hk.expand_multi_info(&info, &mut out).unwrap();
         out
     };
@@ -38,7 +44,11 @@ fn client_initial(dcid: &[u8], frames: &[u8]) -> Vec<u8> {
     nonce[11] ^= 2;
     let aead = aes_gcm::Aes128Gcm::new_from_slice(&key).unwrap();
     let tag = aead
-        .encrypt_inout_detached(&aes_gcm::Nonce::from(nonce), &hdr, payload.as_mut_slice().into())
+        .encrypt_inout_detached(
+            &aes_gcm::Nonce::from(nonce),
+            &hdr,
+            payload.as_mut_slice().into(),
+        )
         .unwrap();
     let mut pkt = hdr.clone();
     pkt.extend_from_slice(&payload);
@@ -76,7 +86,12 @@ fn client_hello() -> Vec<u8> {
 }
 
 fn crypto_frame(offset: u8, data: &[u8]) -> Vec<u8> {
-    let mut f = vec![0x06, offset, 0x40 | (data.len() >> 8) as u8, data.len() as u8];
+    let mut f = vec![
+        0x06,
+        offset,
+        0x40 | (data.len() >> 8) as u8,
+        data.len() as u8,
+    ];
     f.extend_from_slice(data);
     f
 }
@@ -102,8 +117,14 @@ fn protected_initial_gives_sni_ja3_and_extensions() {
     assert_eq!(t.ja3.as_deref(), Some("771,4865-4866,0-16-10-43,29,"));
     assert!(t.ja4.as_deref().unwrap().starts_with("q13d0204h3_"));
     let r = record(&s, 0);
-    assert!(r.starts_with(r#"{"version":"1","sni":"example.org","ja3":{"hash":""#), "{r}");
-    assert!(r.contains(r#"{"name":"alpn","type":16,"values":["h3"]}"#), "{r}");
+    assert!(
+        r.starts_with(r#"{"version":"1","sni":"example.org","ja3":{"hash":""#),
+        "{r}"
+    );
+    assert!(
+        r.contains(r#"{"name":"alpn","type":16,"values":["h3"]}"#),
+        "{r}"
+    );
     assert!(r.contains(r#"{"name":"supported_versions","type":43,"values":["Tls13"]}"#));
     let mut hits = Vec::new();
     s.buffer(0, BUF_SNI, Dir::ToServer, &mut |b| {
@@ -128,7 +149,10 @@ fn hello_split_over_two_packets_is_reassembled() {
     assert!(s.tx(0).unwrap().data.sni.is_none());
     let p2 = client_initial(&dcid, &crypto_frame(30, b));
     assert!(s.parse_datagram(Dir::ToServer, &p2));
-    assert_eq!(s.tx(1).unwrap().data.sni.as_deref(), Some(&b"example.org"[..]));
+    assert_eq!(
+        s.tx(1).unwrap().data.sni.as_deref(),
+        Some(&b"example.org"[..])
+    );
 }
 
 #[test]
@@ -183,7 +207,10 @@ fn gquic_q046_chlo_gives_sni_ua_and_cyu() {
     assert_eq!(t.cyu[0].1, "46,SNI-UAID");
     assert_eq!(t.cyu[0].0, md5_hex("46,SNI-UAID"));
     let r = record(&s, 0);
-    assert!(r.starts_with(r#"{"version":"Q046","sni":"a.b","ua":"xy","cyu":[{"hash":""#), "{r}");
+    assert!(
+        r.starts_with(r#"{"version":"Q046","sni":"a.b","ua":"xy","cyu":[{"hash":""#),
+        "{r}"
+    );
 }
 
 #[test]
