@@ -443,7 +443,7 @@ fn eve_alert_options(body: &Value, out: &mut Value) {
             let Some((name, opts)) = t.as_object().and_then(|m| m.iter().next()) else {
                 continue;
             };
-            if name == "dns" || name == "tls" || name == "dhcp" || name == "ike" {
+            if name == "dns" || name == "tls" || name == "dhcp" || name == "ike" || name == "quic" {
                 app_log_options(name, opts, out);
                 continue;
             }
@@ -577,6 +577,10 @@ fn app_log_options(name: &str, opts: &Value, out: &mut Value) {
                 o[key] = v;
             }
         }
+        return;
+    }
+    if name == "quic" {
+        o["ja4"] = Value::Bool(opts.get("ja4").is_some_and(truthy));
         return;
     }
     if name == "dhcp" || name == "ike" {

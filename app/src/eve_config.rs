@@ -102,6 +102,16 @@ pub struct AppLogConfig {
     pub dhcp: DhcpEveOptions,
     /// `ike` records (same options: `extended`).
     pub ike: DhcpEveOptions,
+    /// `quic` records (`ja4`).
+    pub quic: QuicEveOptions,
+}
+
+/// `quic` record options.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+pub struct QuicEveOptions {
+    /// Log the client's JA4 (Suricata's `ja4`, default off).
+    pub ja4: bool,
 }
 
 /// `dhcp` record options.

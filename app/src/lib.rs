@@ -31,6 +31,7 @@ pub mod log;
 pub mod mqtt;
 pub mod ntp;
 pub mod pgsql;
+pub mod quic;
 pub mod registry;
 pub mod rfb;
 pub mod sip;

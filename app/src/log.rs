@@ -30,6 +30,8 @@ pub struct LogOptions {
     pub dhcp: crate::dhcp::DhcpLogConfig,
     /// `ike`: `extended` (adds `exchange_type_verbose`).
     pub ike_extended: bool,
+    /// `quic`: `ja4` (adds the client's JA4).
+    pub quic_ja4: bool,
     /// `mqtt`.
     pub mqtt: crate::mqtt::eve::MqttLogConfig,
     /// `pgsql`.
@@ -49,6 +51,7 @@ impl Default for LogOptions {
             tls: TlsLogConfig::new(true, false, None),
             dhcp: crate::dhcp::DhcpLogConfig::default(),
             ike_extended: false,
+            quic_ja4: false,
             mqtt: Default::default(),
             pgsql: Default::default(),
             smtp: crate::smtp::SmtpLogConfig::default(),

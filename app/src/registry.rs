@@ -339,6 +339,7 @@ pub static PROTOCOLS: &[&Protocol] = &[
     &crate::http2::PROTOCOL,
     &crate::smb::PROTOCOL,
     &crate::enip::PROTOCOL,
+    &crate::quic::PROTOCOL,
 ];
 
 /// Most protocols the registry can hold (the size of per-protocol counter arrays).

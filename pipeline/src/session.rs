@@ -87,6 +87,7 @@ impl Sessions {
         app.log.tls = cfg.detect.app_log.tls_log();
         app.log.dhcp = cfg.detect.app_log.dhcp_log();
         app.log.ike_extended = cfg.detect.app_log.ike.extended;
+        app.log.quic_ja4 = cfg.detect.app_log.quic.ja4;
         app.log.mqtt = cfg.detect.app_log.mqtt;
         app.cfg.mqtt = cfg.detect.app_layer.mqtt;
         app.cfg.pgsql = cfg.detect.app_layer.pgsql;
