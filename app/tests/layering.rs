@@ -45,8 +45,12 @@ fn no_protocol_uses_a_sibling_protocol() {
             let text = std::fs::read_to_string(f).unwrap();
             // HTTP/2 transactions are inspected and logged through HTTP/1's buffer
             // definitions and decompressor, as Suricata's HTTP/2 mimics HTTP/1: the one
-            // allowed dependency between protocol folders.
-            let allowed = |other: &str| name == "http2" && other == "http";
+            // allowed dependency between protocol folders. QUIC's CRYPTO frames carry a
+            // TLS ClientHello/ServerHello, read with TLS's hello parser and JA3 hashing as
+            // Suricata's QUIC uses its TLS parser's.
+            let allowed = |other: &str| {
+                (name == "http2" && other == "http") || (name == "quic" && other == "tls")
+            };
             for (other, _) in protos
                 .iter()
                 .filter(|(o, _)| o != name && !allowed(o.as_str()))
