@@ -657,3 +657,47 @@ fn http_response_gap_outside_a_body_is_skipped_as_libhtp() {
         999
     );
 }
+
+/// IMAP is detected as Suricata 7.0.10 does (one pattern, `1 capability` first from the
+/// client, on any port; no parser): on `tests/data/app/imap.pcap` (made by
+/// `tests/data/app/gen/tcp_dialogue.py` from `gen/imap.json`) Suricata marks the flows on
+/// ports 143 and 9143 that start so `imap` and alerts sids 1 and 2 on their `LOGIN`, and
+/// the flow whose client says `a001 CAPABILITY` is `failed`.
+#[test]
+fn imap_detected_as_suricata() {
+    let rules = "\
+alert imap any any -> any any (msg:\"imap login\"; flow:to_server; content:\"LOGIN\"; sid:1;)
+alert tcp any any -> any any (msg:\"applayer imap\"; app-layer-protocol:imap; flow:to_server; content:\"LOGIN\"; sid:2;)
+";
+    let (recs, _) = run("imap.pcap", rules, "imap");
+    let mut alerts: Vec<(u64, u64)> = of_type(&recs, "alert")
+        .iter()
+        .map(|a| {
+            assert_eq!(a["app_proto"], "imap");
+            (
+                a["src_port"].as_u64().unwrap(),
+                a["alert"]["signature_id"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    alerts.sort_unstable();
+    assert_eq!(alerts, vec![(40001, 1), (40001, 2), (40003, 1), (40003, 2)]);
+    let mut flows: Vec<(u64, String)> = of_type(&recs, "flow")
+        .iter()
+        .map(|f| {
+            (
+                f["src_port"].as_u64().unwrap(),
+                f["app_proto"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    flows.sort();
+    assert_eq!(
+        flows,
+        vec![
+            (40001, "imap".to_string()),
+            (40002, "failed".to_string()),
+            (40003, "imap".to_string())
+        ]
+    );
+}

@@ -25,6 +25,7 @@ pub mod ftp;
 pub mod http;
 pub mod http2;
 pub mod ike;
+pub mod imap;
 pub mod krb5;
 pub mod layer;
 pub mod log;

@@ -340,6 +340,7 @@ pub static PROTOCOLS: &[&Protocol] = &[
     &crate::smb::PROTOCOL,
     &crate::enip::PROTOCOL,
     &crate::quic::PROTOCOL,
+    &crate::imap::PROTOCOL,
 ];
 
 /// Most protocols the registry can hold (the size of per-protocol counter arrays).

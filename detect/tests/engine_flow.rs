@@ -346,7 +346,10 @@ fn skipped_rules_have_reasons() {
         .iter()
         .map(|s| (s.sid, s.reason.to_string()))
         .collect();
-    assert_eq!(reasons[&1], "needs app-layer parser: `template` rule header");
+    assert_eq!(
+        reasons[&1],
+        "needs app-layer parser: `template` rule header"
+    );
     assert_eq!(reasons[&2], "needs app-layer parser: frame");
     assert!(!reasons.contains_key(&3) && !reasons.contains_key(&4) && !reasons.contains_key(&5));
     assert_eq!(reasons[&6], "keyword not supported yet: asn1");
