@@ -182,6 +182,23 @@ fn app_layer(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) {
     if get(tree, &format!("{FTP}.memcap")).is_some() {
         ignored.push(format!("{FTP}.memcap"));
     }
+    const SMB: &str = "app-layer.protocols.smb";
+    for k in [
+        "max-read-size",
+        "max-write-size",
+        "max-read-queue-size",
+        "max-read-queue-cnt",
+        "max-write-queue-size",
+        "max-write-queue-cnt",
+        "max-tx",
+    ] {
+        if let Some(n) = get(tree, &format!("{SMB}.{k}")).and_then(parse_size) {
+            out["detect"]["app-layer"]["smb"][k] = json!(n.min(u64::from(u32::MAX)));
+        }
+    }
+    if let Some(n) = get(tree, &format!("{SMB}.stream-depth")).and_then(parse_size) {
+        out["detect"]["app-layer"]["smb"]["stream-depth"] = json!(n);
+    }
 }
 
 /// `app-layer.protocols.smtp`: the MIME decoder's keys and `max-tx` go to
@@ -1079,6 +1096,25 @@ outputs:
             .tls_log()
             .fields
             .contains(&F::Ja3));
+    }
+
+    #[test]
+    fn translates_smb_limits() {
+        let yaml = "app-layer:\n  protocols:\n    smb:\n      max-read-size: 64kb\n      \
+                    max-write-queue-cnt: 5\n      max-tx: 9\n      stream-depth: 2mb\n";
+        let (cfg, _) = translate(&parse_tree(yaml).unwrap(), Path::new("/etc")).unwrap();
+        let s = cfg.detect.app_layer.smb;
+        assert_eq!(s.max_read_size, 64 * 1024);
+        assert_eq!(s.max_write_queue_cnt, 5);
+        assert_eq!(s.max_tx, 9);
+        assert_eq!(s.stream_depth, 2 << 20);
+        assert_eq!(s.max_write_size, 16 << 20);
+        let (cfg, _) = translate(&parse_tree("a: 1\n").unwrap(), Path::new("/etc")).unwrap();
+        assert_eq!(
+            cfg.detect.app_layer.smb,
+            shrike_app::smb::SmbConfig::default()
+        );
+        assert_eq!(cfg.detect.app_layer.smb.stream_depth, 0);
     }
 
     #[test]

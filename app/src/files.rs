@@ -200,6 +200,16 @@ impl TrackedFile {
         }
     }
 
+    /// As [`TrackedFile::close`] for the files Suricata's Rust file tracker follows (SMB,
+    /// NFS): its close passes the flow's `FILE_NOSTORE` (no filestore applies), so a
+    /// truncated file keeps no hash at all.
+    pub fn close_tracked(&mut self, truncated: bool) {
+        self.close(truncated);
+        if self.state == FileState::Truncated {
+            self.sha256 = None;
+        }
+    }
+
     /// Mark the file as failed.
     pub fn error(&mut self) {
         if self.state == FileState::Opened {
@@ -255,7 +265,8 @@ impl TrackedFile {
     /// The `fileinfo` members (Suricata 7's `EveFileInfo`, in its order) for transaction
     /// `tx_id`; `magic` is the file type when it is known.
     pub fn write_eve(&self, w: &mut JsonWriter, tx_id: u64, magic: Option<&str>) {
-        if !self.unnamed {
+        // An empty name is left out, as Suricata's `jb_set_string_from_bytes` does.
+        if !self.unnamed && !self.name.is_empty() {
             w.set_bytes("filename", &self.name);
         }
         if !self.sids.is_empty() {

@@ -124,6 +124,8 @@ pub struct ParserConfig {
     pub smtp: std::sync::Arc<crate::smtp::SmtpConfig>,
     /// FTP (`app-layer.protocols.ftp.*`).
     pub ftp: crate::ftp::FtpConfig,
+    /// SMB (`app-layer.protocols.smb.*`).
+    pub smb: crate::smb::SmbConfig,
     /// What the registry protocols' files compute (eve-log `files: force-hash`,
     /// `force-magic`).
     pub files: crate::files::FileConfig,
@@ -146,6 +148,7 @@ impl ParserConfig {
     pub fn stream_depth(&self, name: &str) -> Option<u64> {
         match name {
             "pgsql" => Some(self.pgsql.stream_depth),
+            "smb" => Some(self.smb.stream_depth),
             _ => None,
         }
     }

@@ -45,6 +45,10 @@ pub struct AppLayerSettings {
     pub smtp: shrike_app::smtp::SmtpSettings,
     /// FTP parser (Suricata's `app-layer.protocols.ftp`: `max-tx`, `max-line-length`).
     pub ftp: shrike_app::ftp::FtpConfig,
+    /// SMB parser limits (Suricata's `app-layer.protocols.smb`: `max-read-size`,
+    /// `max-write-size`, the read and write queue sizes and counts, `max-tx`,
+    /// `stream-depth`).
+    pub smb: shrike_app::smb::SmbConfig,
     /// SSH parser (Suricata's `app-layer.protocols.ssh`: `hassh`).
     pub ssh: shrike_app::ssh::SshConfig,
     /// TLS (Suricata's `app-layer.protocols.tls`: `ja3-fingerprints`, `ja4-fingerprints`).

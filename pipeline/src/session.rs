@@ -68,6 +68,7 @@ impl Sessions {
         );
         app.cfg.smtp = std::sync::Arc::new(cfg.detect.app_layer.smtp.parser_config());
         app.cfg.ftp = cfg.detect.app_layer.ftp;
+        app.cfg.smb = cfg.detect.app_layer.smb;
         app.cfg.files = cfg.detect.app_log.file_config();
         cfg.detect.app_layer.ssh.apply();
         cfg.detect.app_layer.tls.apply();

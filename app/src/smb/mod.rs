@@ -111,6 +111,9 @@ pub static PROTOCOL: Protocol = Protocol {
         "write_queue_cnt_exceeded",
         "negotiate_max_read_size_too_large",
         "negotiate_max_write_size_too_large",
+        "read_request_too_large",
+        "unusual_ntlmssp_order",
+        "too_many_transactions",
     ],
     keywords: &[
         KeywordDesc {
@@ -145,6 +148,62 @@ pub static PROTOCOL: Protocol = Protocol {
 const EV_MALFORMED: u8 = 1;
 const EV_RECORD_OVERFLOW: u8 = 2;
 const EV_FILE_OVERLAP: u8 = 7;
+const EV_READ_RESPONSE_TOO_LARGE: u8 = 10;
+const EV_READ_QUEUE_SIZE: u8 = 11;
+const EV_READ_QUEUE_CNT: u8 = 12;
+const EV_WRITE_REQUEST_TOO_LARGE: u8 = 13;
+const EV_WRITE_QUEUE_SIZE: u8 = 14;
+const EV_WRITE_QUEUE_CNT: u8 = 15;
+const EV_NEGOTIATE_MAX_READ: u8 = 16;
+const EV_NEGOTIATE_MAX_WRITE: u8 = 17;
+const EV_UNUSUAL_NTLMSSP_ORDER: u8 = 19;
+const EV_TOO_MANY_TXS: u8 = 20;
+
+/// `app-layer.protocols.smb` as shrike's configuration holds it (`detect.app-layer.smb`),
+/// with Suricata 7's names and defaults (`rust/src/smb/smb.rs`). Sizes are bytes; 0 turns a
+/// limit off.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+pub struct SmbConfig {
+    /// `max-read-size`: a READ asking for or returning more is not followed
+    /// (`read_request_too_large`, `read_response_too_large`); a server offering more in
+    /// its NEGOTIATE response raises `negotiate_max_read_size_too_large`.
+    pub max_read_size: u32,
+    /// `max-write-size`: a WRITE carrying more is not followed (`write_request_too_large`;
+    /// `negotiate_max_write_size_too_large` as for reads).
+    pub max_write_size: u32,
+    /// `max-read-queue-size`: bytes of out-of-order READ data held per file
+    /// (`read_queue_size_exceeded` beyond).
+    pub max_read_queue_size: u32,
+    /// `max-read-queue-cnt`: out-of-order READ chunks held per file
+    /// (`read_queue_cnt_exceeded` beyond).
+    pub max_read_queue_cnt: u32,
+    /// `max-write-queue-size`: as `max-read-queue-size` for WRITE data.
+    pub max_write_queue_size: u32,
+    /// `max-write-queue-cnt`: as `max-read-queue-cnt` for WRITE data.
+    pub max_write_queue_cnt: u32,
+    /// `max-tx`: live transactions per flow; beyond, the oldest open one is closed with
+    /// `too_many_transactions`.
+    pub max_tx: u32,
+    /// `stream-depth`: reassembly depth of SMB flows (0: unlimited, Suricata's default for
+    /// SMB whatever `stream.reassembly.depth` says).
+    pub stream_depth: u64,
+}
+
+impl Default for SmbConfig {
+    fn default() -> Self {
+        SmbConfig {
+            max_read_size: 16 * 1024 * 1024,
+            max_write_size: 16 * 1024 * 1024,
+            max_read_queue_size: 64 * 1024 * 1024,
+            max_read_queue_cnt: 64,
+            max_write_queue_size: 64 * 1024 * 1024,
+            max_write_queue_cnt: 64,
+            max_tx: 1024,
+            stream_depth: 0,
+        }
+    }
+}
 
 /// An NBSS session message carrying an SMB header (`ff`, `fe` or `fd` `SMB`), after any
 /// other NBSS records (session request and response, keep-alive); midstream, the first
@@ -219,7 +278,9 @@ fn is_smb_magic(d: &[u8]) -> bool {
 }
 
 fn new_parser(cfg: &ParserConfig, _tcp: bool) -> Box<dyn AppParser> {
-    Box::new(SmbState::new(cfg.http.files))
+    let mut s = SmbState::new(cfg.files);
+    s.cfg = cfg.smb;
+    Box::new(s)
 }
 
 fn u16le(d: &[u8], o: usize) -> Option<u16> {
@@ -401,6 +462,9 @@ pub struct Ntlmssp {
     pub host: Vec<u8>,
     /// `major.minor build N rev R`, when the version is present.
     pub version: Option<String>,
+    /// The user field lies before the end of the domain field, or the host field before
+    /// the end of the user field (Suricata's `unusual_ntlmssp_order`).
+    pub unusual_order: bool,
 }
 
 /// Find an NTLMSSP `AUTHENTICATE` message in a security blob (SPNEGO or raw).
@@ -421,6 +485,15 @@ pub fn parse_ntlmssp_auth(blob: &[u8]) -> Option<Ntlmssp> {
     let domain = conv(field(28)?);
     let user = conv(field(36)?);
     let host = conv(field(44)?);
+    let span = |o: usize| {
+        (
+            u32le(m, o + 4).unwrap_or(0),
+            u32::from(u16le(m, o).unwrap_or(0)),
+        )
+    };
+    let ((d_off, d_len), (u_off, u_len), (h_off, _)) = (span(28), span(36), span(44));
+    let unusual_order = (u_off > 0 && u_off < d_off.saturating_add(d_len))
+        || (h_off > 0 && h_off < u_off.saturating_add(u_len));
     let version = if flags & 0x0200_0000 != 0 {
         m.get(64..72).map(|v| {
             format!(
@@ -439,6 +512,7 @@ pub fn parse_ntlmssp_auth(blob: &[u8]) -> Option<Ntlmssp> {
         user,
         host,
         version,
+        unusual_order,
     })
 }
 
@@ -545,10 +619,14 @@ pub enum TxData {
         dir: Dir,
         /// The tracked file.
         file: TrackedFile,
-        /// Next expected offset.
+        /// Next expected offset (Suricata's file tracker's `tracked`).
         next_off: u64,
         /// The file's first bytes (up to [`MAX_FILE_INSPECT`]), for `file.data`.
         head: Vec<u8>,
+        /// Chunks that came out of order, by offset, until the file reaches them.
+        ooo: std::collections::BTreeMap<u64, Vec<u8>>,
+        /// Bytes held in `ooo`.
+        in_flight: u64,
     },
 }
 
@@ -622,6 +700,8 @@ pub struct SmbState {
     pending_events: u32,
     /// Interfaces of the last BIND on a pipe (`None`: no BIND seen).
     ifaces: Option<Vec<Iface>>,
+    /// Limits (`app-layer.protocols.smb`).
+    cfg: SmbConfig,
 }
 
 fn dir_idx(d: Dir) -> usize {
@@ -656,6 +736,7 @@ impl SmbState {
             files,
             pending_events: 0,
             ifaces: None,
+            cfg: SmbConfig::default(),
         }
     }
 
@@ -665,7 +746,22 @@ impl SmbState {
     }
 
     fn new_tx(&mut self, ver: u8, cmd: u16, h: &Smb2Hdr, data: TxData) -> &mut SmbTx {
-        if self.txs.len() >= MAX_TXS {
+        // Suricata's `max-tx`: beyond it the oldest open transaction is closed with
+        // `too_many_transactions` (it is then logged and freed as any other).
+        let max = (self.cfg.max_tx as usize).max(1);
+        if self.txs.len() > max {
+            if let Some(t) = self
+                .txs
+                .iter_mut()
+                .find(|t| !t.request_done || !t.response_done)
+            {
+                t.request_done = true;
+                t.response_done = true;
+                t.events |= 1 << EV_TOO_MANY_TXS;
+            }
+        }
+        // A hard bound on memory whatever is logged.
+        if self.txs.len() >= max.saturating_mul(4).max(MAX_TXS) {
             self.txs.pop_front();
         }
         let id = self.next_id;
@@ -712,6 +808,14 @@ impl SmbState {
 
     fn event(&mut self, ev: u8) {
         self.pending_events |= 1 << ev;
+    }
+
+    /// An event on the most recent transaction, none when there is none (Suricata's
+    /// `SMBState::set_event`).
+    fn last_event(&mut self, ev: u8) {
+        if let Some(t) = self.txs.back_mut() {
+            t.events |= 1 << ev;
+        }
     }
 
     fn parse_dir(&mut self, dir: Dir, mut data: &[u8]) -> bool {
@@ -861,7 +965,11 @@ impl SmbState {
                 let krb = blob
                     .filter(|_| ntlmssp.is_none())
                     .and_then(krb::find_ticket);
-                self.new_tx(2, 1, h, TxData::SessionSetup { ntlmssp, krb });
+                let unusual = ntlmssp.as_ref().is_some_and(|n| n.unusual_order);
+                let t = self.new_tx(2, 1, h, TxData::SessionSetup { ntlmssp, krb });
+                if unusual {
+                    t.events |= 1 << EV_UNUSUAL_NTLMSSP_ORDER;
+                }
             }
             3 => {
                 let share = match (u16le(b, 4), u16le(b, 6)) {
@@ -923,7 +1031,14 @@ impl SmbState {
                 self.new_tx(2, 6, h, TxData::Generic);
             }
             8 => {
-                if let (Some(off), Some(g)) = (u64le(b, 8), b.get(16..32)) {
+                let rd_len = u32le(b, 4).unwrap_or(0);
+                if (self.max_read_size != 0 && rd_len > self.max_read_size)
+                    || (self.cfg.max_read_size != 0 && rd_len > self.cfg.max_read_size)
+                {
+                    // Not followed. Suricata 7 queues `read_request_too_large` for the
+                    // request's transaction, but a READ request makes none, so the event
+                    // is never seen; shrike does the same.
+                } else if let (Some(off), Some(g)) = (u64le(b, 8), b.get(16..32)) {
                     bounded_insert(
                         &mut self.reads,
                         (h.session_id, h.message_id),
@@ -940,6 +1055,15 @@ impl SmbState {
                 };
                 let g = g.to_vec();
                 let start = usize::from(doff);
+                // More claimed than the record holds, or more than the negotiated or
+                // configured size: not followed (Suricata skips the record).
+                if start.saturating_add(len as usize) > m.len()
+                    || (self.max_write_size != 0 && len > self.max_write_size)
+                    || (self.cfg.max_write_size != 0 && len > self.cfg.max_write_size)
+                {
+                    self.last_event(EV_WRITE_REQUEST_TOO_LARGE);
+                    return;
+                }
                 let end = start.saturating_add(len as usize).min(m.len());
                 let data = m.get(start..end).unwrap_or_default().to_vec();
                 self.file_data(h, &g, Dir::ToServer, 9, off, &data, 2);
@@ -1032,7 +1156,16 @@ impl SmbState {
             return;
         }
         if self.file_tx(g, dir).is_none() {
-            let name = self.guid_names.get(g).cloned().unwrap_or_default();
+            // An unknown name: Suricata's SMB2 READ and SMB1 WRITE say `<unknown>`,
+            // its SMB2 WRITE and SMB1 READ leave it empty.
+            let name = self
+                .guid_names
+                .get(g)
+                .cloned()
+                .unwrap_or_else(|| match (ver, dir) {
+                    (2, Dir::ToClient) | (1, Dir::ToServer) => b"<unknown>".to_vec(),
+                    _ => Vec::new(),
+                });
             // Suricata names the share of SMB2 files read and SMB1 files, not of SMB2
             // files written.
             let share = if ver == 2 && dir == Dir::ToServer {
@@ -1064,37 +1197,82 @@ impl SmbState {
                     fuid: g.to_vec(),
                     dir,
                     file,
-                    next_off: off,
+                    // Suricata's tracker starts at offset 0: a file first seen at a
+                    // later offset holds its chunks until offset 0 comes.
+                    next_off: 0,
                     head: Vec::new(),
+                    ooo: Default::default(),
+                    in_flight: 0,
                 },
             );
             t.request_done = false;
         }
+        // SMB2 holds out-of-order chunks within Suricata's queue limits.
+        let limits = (ver == 2).then(|| match dir {
+            Dir::ToServer => (
+                u64::from(self.cfg.max_write_queue_size),
+                self.cfg.max_write_queue_cnt as usize,
+                EV_WRITE_QUEUE_SIZE,
+                EV_WRITE_QUEUE_CNT,
+            ),
+            Dir::ToClient => (
+                u64::from(self.cfg.max_read_queue_size),
+                self.cfg.max_read_queue_cnt as usize,
+                EV_READ_QUEUE_SIZE,
+                EV_READ_QUEUE_CNT,
+            ),
+        });
+        let mut state_ev = None;
         if let Some(t) = self.file_tx(g, dir) {
             if let TxData::File {
                 file,
                 next_off,
                 head,
+                ooo,
+                in_flight,
                 ..
             } = &mut t.data
             {
-                if off < *next_off {
+                // As Suricata's file tracker: a chunk at the tracked offset is appended,
+                // with the held chunks it reaches; any other chunk is held at its offset
+                // (one before the tracked offset is an overlap and is never appended).
+                let overlap = off < *next_off;
+                let len = data.len() as u64;
+                match limits {
+                    Some((size, _, ev, _)) if size != 0 && *in_flight + len > size => {
+                        state_ev = Some(ev);
+                    }
+                    Some((_, cnt, _, ev)) if cnt != 0 && ooo.len() >= cnt => {
+                        state_ev = Some(ev);
+                    }
+                    _ if off == *next_off => {
+                        let mut append = |d: &[u8], file: &mut TrackedFile| {
+                            file.append(d);
+                            if !file.has_gaps() && head.len() < MAX_FILE_INSPECT {
+                                let n = (MAX_FILE_INSPECT - head.len()).min(d.len());
+                                head.extend_from_slice(&d[..n]);
+                            }
+                        };
+                        append(data, file);
+                        *next_off += len;
+                        while let Some(c) = ooo.remove(&*next_off) {
+                            *in_flight -= c.len() as u64;
+                            append(&c, file);
+                            *next_off += c.len() as u64;
+                        }
+                    }
+                    _ => {
+                        ooo.entry(off).or_default().extend_from_slice(data);
+                        *in_flight += len;
+                    }
+                }
+                if overlap {
                     t.events |= 1 << EV_FILE_OVERLAP;
                 }
-                if off > *next_off {
-                    file.gap(off - *next_off);
-                    *next_off = off;
-                }
-                if off + data.len() as u64 > *next_off {
-                    let skip = (*next_off - off) as usize;
-                    file.append(&data[skip..]);
-                    if !file.has_gaps() && head.len() < MAX_FILE_INSPECT {
-                        let n = (MAX_FILE_INSPECT - head.len()).min(data.len() - skip);
-                        head.extend_from_slice(&data[skip..skip + n]);
-                    }
-                    *next_off = off + data.len() as u64;
-                }
             }
+        }
+        if let Some(ev) = state_ev {
+            self.last_event(ev);
         }
     }
 
@@ -1110,6 +1288,16 @@ impl SmbState {
                         self.dialect = d;
                         self.max_read_size = u32le(b, 32).unwrap_or(0);
                         self.max_write_size = u32le(b, 36).unwrap_or(0);
+                        if self.cfg.max_read_size != 0
+                            && self.max_read_size > self.cfg.max_read_size
+                        {
+                            self.last_event(EV_NEGOTIATE_MAX_READ);
+                        }
+                        if self.cfg.max_write_size != 0
+                            && self.max_write_size > self.cfg.max_write_size
+                        {
+                            self.last_event(EV_NEGOTIATE_MAX_WRITE);
+                        }
                     }
                 }
                 let sg = b.get(8..24).map(|g| g.to_vec()).unwrap_or_default();
@@ -1204,7 +1392,12 @@ impl SmbState {
                 let key = (h.session_id, h.message_id);
                 if st == 0 || st == 0x8000_0005 {
                     if let (Some(doff), Some(len)) = (b.get(2), u32le(b, 4)) {
-                        if let Some((g, off)) = self.reads.remove(&key) {
+                        let too_large = usize::from(*doff).saturating_add(len as usize) > m.len()
+                            || (self.max_read_size != 0 && len > self.max_read_size)
+                            || (self.cfg.max_read_size != 0 && len > self.cfg.max_read_size);
+                        if too_large {
+                            self.last_event(EV_READ_RESPONSE_TOO_LARGE);
+                        } else if let Some((g, off)) = self.reads.remove(&key) {
                             let start = usize::from(*doff);
                             let end = start.saturating_add(len as usize).min(m.len());
                             let data = m.get(start..end).unwrap_or_default().to_vec();
@@ -1216,7 +1409,7 @@ impl SmbState {
                         if let Some(t) = self.file_tx(&g, Dir::ToClient) {
                             if let TxData::File { file, .. } = &mut t.data {
                                 if !file.is_done() {
-                                    file.close(false);
+                                    file.close_tracked(false);
                                 }
                             }
                             t.status = Some(st);
@@ -1760,7 +1953,11 @@ impl SmbState {
                     .filter(|_| ntlmssp.is_none())
                     .and_then(krb::find_ticket);
                 let host = smb1_strings(b, blob_len, h.unicode);
-                self.new_tx(1, cmd, &hdr, TxData::SessionSetup { ntlmssp, krb });
+                let unusual = ntlmssp.as_ref().is_some_and(|n| n.unusual_order);
+                let t = self.new_tx(1, cmd, &hdr, TxData::SessionSetup { ntlmssp, krb });
+                if unusual {
+                    t.events |= 1 << EV_UNUSUAL_NTLMSSP_ORDER;
+                }
                 if let Some(t) = self.txs.back_mut() {
                     t.hosts[0] = host;
                 }
@@ -1859,6 +2056,11 @@ impl SmbState {
                 let off = (u64::from(off_hi) << 32) | u64::from(off_lo);
                 let len = ((usize::from(len_hi) & 1) << 16) | usize::from(len_lo);
                 let start = usize::from(doff);
+                if start.saturating_add(len) > b.r.len() {
+                    // More claimed than the record holds: not followed (Suricata).
+                    self.last_event(EV_WRITE_REQUEST_TOO_LARGE);
+                    return;
+                }
                 let end = start.saturating_add(len).min(b.r.len());
                 let data = b.r.get(start..end).unwrap_or_default().to_vec();
                 let fid = fid.to_vec();
@@ -1905,7 +2107,7 @@ impl SmbState {
             if let Some(t) = self.file_tx(fid, d) {
                 if let TxData::File { file, .. } = &mut t.data {
                     if !file.is_done() {
-                        file.close(false);
+                        file.close_tracked(false);
                     }
                 }
                 t.request_done = true;
@@ -2412,7 +2614,7 @@ impl AppParser for SmbState {
         for t in self.txs.iter_mut() {
             if let TxData::File { file, .. } = &mut t.data {
                 if !file.is_done() {
-                    file.close(true);
+                    file.close_tracked(true);
                 }
             }
         }

@@ -177,7 +177,227 @@ fn ntlmssp_auth_fields() {
     assert_eq!(n.domain, b"CONTOSO");
     assert_eq!(n.host, b"SERVER01");
     assert_eq!(n.version.as_deref(), Some("6.1 build 7601 rev 15"));
+    assert!(!n.unusual_order);
     assert!(parse_ntlmssp_auth(&blob[..80]).is_none());
+    // The user field placed before the domain's end: Suricata's unusual order.
+    let mut odd = blob.clone();
+    let user_off = 2 + 36 + 4;
+    odd[user_off..user_off + 4].copy_from_slice(&74u32.to_le_bytes());
+    assert!(parse_ntlmssp_auth(&odd).unwrap().unusual_order);
+}
+
+/// A CREATE of `a.txt` answered with GUID 1..=16, on session 7 tree 1.
+fn create_a_txt(s: &mut SmbState) -> Vec<u8> {
+    let name = utf16("a.txt");
+    let mut c = hdr(5, false, 0, 10, 1, 7);
+    let mut b = vec![0u8; 56];
+    b[0] = 57;
+    b[44..46].copy_from_slice(&120u16.to_le_bytes());
+    b[46..48].copy_from_slice(&(name.len() as u16).to_le_bytes());
+    c.extend_from_slice(&b);
+    c.extend_from_slice(&name);
+    feed(s, Dir::ToServer, &nbss(&c), 1000);
+    let guid: Vec<u8> = (1..=16).collect();
+    let mut r = hdr(5, true, 0, 10, 1, 7);
+    let mut rb = vec![0u8; 88];
+    rb[0] = 89;
+    rb[64..80].copy_from_slice(&guid);
+    r.extend_from_slice(&rb);
+    feed(s, Dir::ToClient, &nbss(&r), 1000);
+    guid
+}
+
+/// A WRITE of `data` at `off` to file `guid` (message `msg`), claiming `claim` bytes.
+fn write_req(msg: u64, guid: &[u8], off: u64, data: &[u8], claim: u32) -> Vec<u8> {
+    let mut w = hdr(9, false, 0, msg, 1, 7);
+    let mut wb = vec![0u8; 48];
+    wb[0] = 49;
+    wb[2..4].copy_from_slice(&112u16.to_le_bytes());
+    wb[4..8].copy_from_slice(&claim.to_le_bytes());
+    wb[8..16].copy_from_slice(&off.to_le_bytes());
+    wb[16..32].copy_from_slice(guid);
+    w.extend_from_slice(&wb);
+    w.extend_from_slice(data);
+    nbss(&w)
+}
+
+fn file_of(s: &SmbState) -> &SmbTx {
+    s.txs
+        .iter()
+        .find(|t| matches!(t.data, TxData::File { .. }))
+        .expect("a file transaction")
+}
+
+fn ev(name: &str) -> u32 {
+    1 << PROTOCOL.events.iter().position(|e| *e == name).unwrap()
+}
+
+#[test]
+fn out_of_order_writes_are_held_until_their_offset_comes() {
+    let mut s = SmbState::new(FileConfig::default());
+    let guid = create_a_txt(&mut s);
+    feed(
+        &mut s,
+        Dir::ToServer,
+        &write_req(12, &guid, 5, b"world", 5),
+        1000,
+    );
+    match &file_of(&s).data {
+        TxData::File {
+            file, in_flight, ..
+        } => {
+            assert_eq!((file.size(), *in_flight), (0, 5));
+        }
+        d => panic!("{d:?}"),
+    }
+    feed(
+        &mut s,
+        Dir::ToServer,
+        &write_req(11, &guid, 0, b"hello", 5),
+        1000,
+    );
+    match &file_of(&s).data {
+        TxData::File {
+            file,
+            in_flight,
+            head,
+            ..
+        } => {
+            assert_eq!((file.size(), *in_flight), (10, 0));
+            assert_eq!(head, b"helloworld");
+            assert!(!file.has_gaps());
+        }
+        d => panic!("{d:?}"),
+    }
+    // A chunk before the tracked offset is an overlap, never appended.
+    feed(
+        &mut s,
+        Dir::ToServer,
+        &write_req(13, &guid, 2, b"XX", 2),
+        1000,
+    );
+    let t = file_of(&s);
+    assert_ne!(t.events & ev("file_overlap"), 0);
+    match &t.data {
+        TxData::File { file, .. } => assert_eq!(file.size(), 10),
+        d => panic!("{d:?}"),
+    }
+}
+
+#[test]
+fn write_queue_count_and_size_limits_raise_suricata_events() {
+    let mut s = SmbState::new(FileConfig::default());
+    s.cfg.max_write_queue_cnt = 2;
+    let guid = create_a_txt(&mut s);
+    for (k, off) in [100u64, 200, 300].iter().enumerate() {
+        feed(
+            &mut s,
+            Dir::ToServer,
+            &write_req(20 + k as u64, &guid, *off, b"abcd", 4),
+            1000,
+        );
+    }
+    let last = s.txs.back().unwrap();
+    assert_ne!(last.events & ev("write_queue_cnt_exceeded"), 0);
+    match &file_of(&s).data {
+        TxData::File { ooo, in_flight, .. } => assert_eq!((ooo.len(), *in_flight), (2, 8)),
+        d => panic!("{d:?}"),
+    }
+    let mut s = SmbState::new(FileConfig::default());
+    s.cfg.max_write_queue_size = 6;
+    let guid = create_a_txt(&mut s);
+    feed(
+        &mut s,
+        Dir::ToServer,
+        &write_req(20, &guid, 100, b"abcd", 4),
+        1000,
+    );
+    assert_eq!(
+        s.txs.back().unwrap().events & ev("write_queue_size_exceeded"),
+        0
+    );
+    feed(
+        &mut s,
+        Dir::ToServer,
+        &write_req(21, &guid, 200, b"abcd", 4),
+        1000,
+    );
+    assert_ne!(
+        s.txs.back().unwrap().events & ev("write_queue_size_exceeded"),
+        0
+    );
+}
+
+#[test]
+fn writes_over_max_write_size_or_the_record_are_not_followed() {
+    let mut s = SmbState::new(FileConfig::default());
+    s.cfg.max_write_size = 4;
+    let guid = create_a_txt(&mut s);
+    feed(
+        &mut s,
+        Dir::ToServer,
+        &write_req(11, &guid, 0, b"hello", 5),
+        1000,
+    );
+    assert!(s.txs.iter().all(|t| !matches!(t.data, TxData::File { .. })));
+    assert_ne!(
+        s.txs.back().unwrap().events & ev("write_request_too_large"),
+        0
+    );
+    // Claiming more than the record holds.
+    let mut s = SmbState::new(FileConfig::default());
+    let guid = create_a_txt(&mut s);
+    feed(
+        &mut s,
+        Dir::ToServer,
+        &write_req(11, &guid, 0, b"hello", 50),
+        1000,
+    );
+    assert!(s.txs.iter().all(|t| !matches!(t.data, TxData::File { .. })));
+    assert_ne!(
+        s.txs.back().unwrap().events & ev("write_request_too_large"),
+        0
+    );
+}
+
+#[test]
+fn negotiated_sizes_over_the_limits_raise_events() {
+    let mut s = SmbState::new(FileConfig::default());
+    s.cfg.max_read_size = 65536;
+    let mut req = hdr(0, false, 0, 1, 0, 0);
+    let mut b = vec![0u8; 36];
+    b[0] = 36;
+    b[2] = 1;
+    req.extend_from_slice(&b);
+    req.extend_from_slice(&0x0311u16.to_le_bytes());
+    feed(&mut s, Dir::ToServer, &nbss(&req), 1000);
+    let mut resp = hdr(0, true, 0, 1, 0, 0);
+    let mut rb = vec![0u8; 64];
+    rb[0] = 65;
+    rb[4..6].copy_from_slice(&0x0311u16.to_le_bytes());
+    rb[32..36].copy_from_slice(&(8u32 << 20).to_le_bytes());
+    rb[36..40].copy_from_slice(&(8u32 << 20).to_le_bytes());
+    resp.extend_from_slice(&rb);
+    feed(&mut s, Dir::ToClient, &nbss(&resp), 1000);
+    let t = s.tx(0).unwrap();
+    assert_ne!(t.events & ev("negotiate_max_read_size_too_large"), 0);
+    assert_eq!(t.events & ev("negotiate_max_write_size_too_large"), 0);
+}
+
+#[test]
+fn max_tx_closes_the_oldest_open_transaction() {
+    let mut s = SmbState::new(FileConfig::default());
+    s.cfg.max_tx = 3;
+    for msg in 0..6u64 {
+        // ECHO requests, never answered.
+        let mut m = hdr(13, false, 0, msg, 0, 7);
+        m.extend_from_slice(&[4, 0, 0, 0]);
+        feed(&mut s, Dir::ToServer, &nbss(&m), 1000);
+    }
+    let t = s.tx(0).unwrap();
+    assert!(t.response_done);
+    assert_ne!(t.events & ev("too_many_transactions"), 0);
+    assert!(!s.tx(5).unwrap().response_done);
 }
 
 #[test]
