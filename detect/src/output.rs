@@ -118,9 +118,9 @@ fn header<'a>(ctx: &'a AlertContext<'a>, event_type: &'a str) -> EveHeader<'a> {
         _ => None,
     };
     // A tunnel's inner packet is a packet of its own in Suricata: no capture number, and
-    // the decoder that made it as its source.
-    let tunnel = m
-        .is_tunnel_inner()
+    // the decoder that made it as its source; so is a datagram rebuilt from fragments
+    // (`defrag`).
+    let tunnel = (m.is_tunnel_inner() || m.tunnel_src & tunnel_src::KIND == tunnel_src::DEFRAG)
         .then(|| tunnel_src::name(m.tunnel_src))
         .flatten();
     EveHeader {
@@ -271,7 +271,8 @@ pub fn write_eve_alert(w: &mut JsonWriter, engine: &Engine, a: &Alert, ctx: &Ale
         } else {
             None
         },
-        app_proto: ctx.app_proto,
+        // Suricata's `EveAddAppProto`: nothing while the protocol is undecided.
+        app_proto: ctx.app_proto.filter(|p| *p != "unknown"),
         direction: ctx.flow.map(|f| {
             if f.to_server {
                 "to_server"

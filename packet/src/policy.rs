@@ -95,7 +95,19 @@ impl OsPolicy {
     /// TCP overlap resolution (Suricata IDS mode): for the bytes where a new segment
     /// `[new_seq, new_end)` overlaps an already stored one `[old_seq, old_end)` (relative
     /// stream offsets), whether the new segment's bytes replace the stored ones.
+    /// Suricata's stream engine takes `bsd-right` as `bsd` and `old-solaris` as `solaris`
+    /// (`StreamTcpSetOSPolicy`).
     pub fn tcp_new_wins(self, new_seq: u64, new_end: u64, old_seq: u64, old_end: u64) -> bool {
+        use OsPolicy as P;
+        let p = match self {
+            P::BsdRight => P::Bsd,
+            P::OldSolaris => P::Solaris,
+            p => p,
+        };
+        p.tcp_new_wins_as_is(new_seq, new_end, old_seq, old_end)
+    }
+
+    fn tcp_new_wins_as_is(self, new_seq: u64, new_end: u64, old_seq: u64, old_end: u64) -> bool {
         use OsPolicy as P;
         if self == P::Last {
             return true;

@@ -132,6 +132,11 @@ impl Ingest {
             rm.vlan = meta.vlan;
             rm.tunnel_depth = meta.tunnel_depth;
         }
+        // Suricata's rebuilt packet: `pkt_src` `defrag`, no capture number.
+        if rm.tunnel_depth == 0 {
+            rm.tunnel_src =
+                (rm.tunnel_src & !decode::tunnel_src::KIND) | decode::tunnel_src::DEFRAG;
+        }
         let hash = if rm.is_ip() && !rm.has(flags::FRAGMENT) {
             shrike_flow::FlowKey::from_meta(&rm).0.hash(self.seed)
         } else {

@@ -74,6 +74,8 @@ pub mod tunnel_src {
     pub const IPV6: u8 = 3;
     /// Carried in VXLAN: `vxlan encapsulation`.
     pub const VXLAN: u8 = 4;
+    /// Not a tunnel: a datagram rebuilt from IP fragments (outside tunnels): `defrag`.
+    pub const DEFRAG: u8 = 5;
     /// Bits holding the kind above.
     pub const KIND: u8 = 0x0f;
     /// The packet is the outer (root) packet of a tunnel whose inner packet is handed on
@@ -87,6 +89,7 @@ pub mod tunnel_src {
             IPV4 => Some("ipv4 tunnel"),
             IPV6 => Some("ipv6 tunnel"),
             VXLAN => Some("vxlan encapsulation"),
+            DEFRAG => Some("defrag"),
             _ => None,
         }
     }

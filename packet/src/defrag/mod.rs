@@ -133,7 +133,6 @@ pub struct Defrag {
     frags: u64,
     next_sweep: u32,
     out: Vec<u8>,
-    owner: Vec<u32>,
     /// Counters.
     pub stats: DefragStats,
 }
@@ -148,7 +147,6 @@ impl Defrag {
             frags: 0,
             next_sweep: 0,
             out: Vec::with_capacity(65_536),
-            owner: Vec::new(),
             stats: DefragStats::default(),
         }
     }
@@ -226,7 +224,14 @@ impl Defrag {
             res.status = DefragStatus::Dropped;
             return res;
         }
-        let cost = tracker::frag_cost(&fi);
+        // A new tracker's own cost counts against the memcap too.
+        let new_tracker = !self.trackers.contains_key(&key);
+        let cost = tracker::frag_cost(&fi)
+            + if new_tracker {
+                tracker::TRACKER_COST
+            } else {
+                0
+            };
         if self.stats.memuse + cost > self.cfg.memcap {
             self.stats.max_frags_reached += 1;
             self.stats.memcap_drop += 1;
@@ -251,14 +256,19 @@ impl Defrag {
         };
         t.timeout_at = now.saturating_add(self.cfg.timeout);
         let before = t.mem();
-        if t.overlaps(&fi) {
+        let n_before = t.frag_count() as u64;
+        let added = t.add(&fi);
+        if added.overlap {
             res.events.insert(ev_overlap);
         }
-        t.add(&fi);
-        self.frags += 1;
+        self.frags = (self.frags + t.frag_count() as u64).saturating_sub(n_before);
         let after = t.mem();
         self.stats.memuse = (self.stats.memuse + after).saturating_sub(before);
         res.status = DefragStatus::Held;
+        if !added.stored {
+            // All of it discarded by the policy: nothing changed.
+            return res;
+        }
         if !t.complete() {
             return res;
         }
@@ -270,7 +280,7 @@ impl Defrag {
             .stats
             .memuse
             .saturating_sub(t.mem() + tracker::TRACKER_COST);
-        if t.build(&mut self.out, &mut self.owner) {
+        if t.build(&mut self.out) {
             if v6 {
                 self.stats.ipv6_reassembled += 1;
             } else {

@@ -1,10 +1,11 @@
 //! IP defragmentation overlap policies (Suricata's `DEFRAG_POLICY_*`, after Novak's
 //! "Target-Based Fragmentation Reassembly").
 //!
-//! Overlaps are resolved byte by byte in arrival order: a later fragment's byte replaces
-//! the stored one when [`DefragPolicy::new_wins`] says so for the two fragments' original
-//! extents. This reproduces Suricata's results on the Sturges/Novak test pattern for every
-//! policy.
+//! The reassembly itself (`tracker.rs`) follows Suricata's `DefragInsertFrag`: each new
+//! fragment is trimmed, or stored ones trimmed or dropped, by the policy's rules, against
+//! the stored fragments in offset order, and the datagram is rebuilt by copying the
+//! fragments in offset order. [`DefragPolicy::new_wins`] states each policy's rule for two
+//! fragments alone.
 
 use crate::policy::OsPolicy;
 
@@ -67,7 +68,9 @@ impl DefragPolicy {
         }
     }
 
-    /// Whether a later fragment `[ns, ne)` replaces an earlier `[os, oe)` where they overlap.
+    /// Whether a later fragment `[ns, ne)` replaces an earlier `[os, oe)` where they overlap,
+    /// when those two are the only fragments (the summary of the policy; with more
+    /// fragments the tracker's per-fragment trimming decides).
     pub fn new_wins(self, ns: u32, ne: u32, os: u32, oe: u32) -> bool {
         match self {
             DefragPolicy::First => false,
