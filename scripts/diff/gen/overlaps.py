@@ -10,9 +10,10 @@ Writes into OUT (default bench-out/gen/overlaps):
                        they came from (original data lowercase, overlapping data uppercase),
                        then "ZZEND" and a FIN handshake
   ip-overlaps.pcap     the same shapes on IPv4 fragments of UDP datagrams to port 7777
-                       (fragment offsets in 8-byte units) and on fully duplicated fragments
+                       (fragment offsets in 8-byte units)
+  ip6-overlaps.pcap    the same on IPv6 fragments (server fd00:1:P::2)
   overlaps.yaml        the stock /etc/suricata/suricata.yaml with host-os-policy mapping
-                       10.1.P.0/24 to policy P and alert payloads printed
+                       10.1.P.0/24 and fd00:1:P::/48 to policy P and alert payloads printed
   overlaps.rules       rules that alert on "ZZEND" in the stream and in UDP datagrams
 
 Run both engines with the config and rules and compare the alerts (their `payload_printable`
@@ -87,6 +88,23 @@ def tcp(src, dst, sp, dp, seq, ack, flags, data=b""):
 
 def eth(ip):
     return b"\x00\x00\x00\x00\x00\x02" + b"\x00\x00\x00\x00\x00\x01" + b"\x08\x00" + ip
+
+
+def eth6(ip):
+    return b"\x00\x00\x00\x00\x00\x02" + b"\x00\x00\x00\x00\x00\x01" + b"\x86\xdd" + ip
+
+
+CLIENT6 = bytes.fromhex("fd000000000000000000000000000001")
+
+
+def server6(p):
+    return bytes.fromhex("fd000001%04x00000000000000000002" % p)
+
+
+def ipv6_frag(src, dst, payload, ident, offset_units, more):
+    fh = struct.pack("!BBHI", 17, 0, (offset_units << 3) | (1 if more else 0), ident)
+    body = fh + payload
+    return struct.pack("!IHBB16s16s", 6 << 28, len(body), 44, 64, src, dst) + body
 
 
 def write(path, pkts):
@@ -203,11 +221,60 @@ def ip_cases():
     return pkts
 
 
+def ip6_cases():
+    pkts = []
+    t = [T0 + 20_000.0]
+
+    def add(frame):
+        t[0] += 0.001
+        pkts.append((t[0], eth6(frame)))
+
+    ident = 500
+    port = 40000
+    for p, _ in enumerate(POLICIES):
+        srv = server6(p)
+        cases = [(n, s, False) for n, s in SHAPES.items()] + [(n, s, True) for n, s in SHAPES.items()]
+        for name, (ns, ne), new_first in cases:
+            ident += 1
+            port += 1
+            total = max(ORIG[1], ne) + 1
+            payload_len = total * 8 - 8
+            body = bytearray(fill(0, payload_len, False))
+            body[-5:] = b"ZZEND"
+            udp = bytearray(udp_header(port, 7777, payload_len) + bytes(body))
+            ph = CLIENT6 + srv + struct.pack("!IxxxB", len(udp), 17)
+            # The checksum covers the original bytes; overlaps that change data make it
+            # wrong in both engines alike (checksums are not validated with -k none).
+            udp[6:8] = struct.pack("!H", csum(ph + bytes(udp)) or 0xFFFF)
+            udp = bytes(udp)
+
+            def piece(start, end, upper):
+                if upper:
+                    d = bytearray(udp[start * 8 : end * 8].upper())
+                    if start == 0:
+                        d[:8] = udp[:8]
+                    return bytes(d)
+                return udp[start * 8 : end * 8]
+
+            def frag(start, end, upper, last=False):
+                return ipv6_frag(CLIENT6, srv, piece(start, end, upper), ident, start, not last)
+
+            frags = [frag(ORIG[0], ORIG[1], False), frag(ns, ne, True)]
+            if new_first:
+                frags.reverse()
+            add(frag(0, ORIG[0], False))
+            for f in frags:
+                add(f)
+            end = max(ORIG[1], ne)
+            add(frag(end, total, False, last=True))
+    return pkts
+
+
 def config(out):
     src = open("/etc/suricata/suricata.yaml").read()
     lines = ["host-os-policy:"]
     for p, name in enumerate(POLICIES):
-        lines.append(f"  {name}: [10.1.{p}.0/24]")
+        lines.append(f"  {name}: [10.1.{p}.0/24, \"fd00:1:{p:x}::/48\"]")
     policy = "\n".join(lines) + "\n"
     src = re.sub(r"(?ms)^host-os-policy:\n(?:^[ #].*\n|^\n)*", policy + "\n", src)
     src = src.replace("            # payload-printable: yes", "            payload-printable: yes", 1)
@@ -223,7 +290,7 @@ def main():
     ap.add_argument("--out", default="bench-out/gen/overlaps")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
-    for name, pkts in (("tcp-overlaps", tcp_cases()), ("ip-overlaps", ip_cases())):
+    for name, pkts in (("tcp-overlaps", tcp_cases()), ("ip-overlaps", ip_cases()), ("ip6-overlaps", ip6_cases())):
         write(os.path.join(a.out, name + ".pcap"), pkts)
         print(f"{name}.pcap: {len(pkts)} packets")
     config(a.out)
