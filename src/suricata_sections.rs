@@ -655,8 +655,10 @@ fn stream_defrag(tree: &Value, out: &mut Value) {
     if let Some(n) = get(tree, "stream.memcap").and_then(parse_size) {
         out["detect"]["stream"]["memcap"] = json!(n);
     }
-    if let Some(n) = get(tree, "stream.max-synack-queued").and_then(parse_size) {
-        out["detect"]["stream"]["max-synack-queued"] = json!(n.min(255));
+    for key in ["max-synack-queued", "max-syn-queued"] {
+        if let Some(n) = get(tree, &format!("stream.{key}")).and_then(parse_size) {
+            out["detect"]["stream"][key] = json!(n.min(255));
+        }
     }
     for key in [
         "memcap",

@@ -7,6 +7,7 @@
 //!   midstream: false
 //!   async-oneside: false
 //!   max-synack-queued: 5
+//!   max-syn-queued: 10
 //!   reassembly:
 //!     memcap: 256mb              # segment data and bookkeeping (per engine)
 //!     depth: 1mb                 # 0 = unlimited
@@ -37,6 +38,8 @@ pub struct StreamConfig {
     pub async_oneside: bool,
     /// SYN/ACKs remembered per session before `3whs_synack_flood` (default 5).
     pub max_synack_queued: u8,
+    /// Differing resent SYNs remembered per session before `3whs_syn_flood` (default 10).
+    pub max_syn_queued: u8,
     /// `stream.reassembly`.
     pub reassembly: ReassemblyConfig,
 }
@@ -48,6 +51,7 @@ impl Default for StreamConfig {
             midstream: false,
             async_oneside: false,
             max_synack_queued: 5,
+            max_syn_queued: 10,
             reassembly: ReassemblyConfig::default(),
         }
     }

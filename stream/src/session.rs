@@ -97,6 +97,8 @@ pub(crate) mod tf {
     pub const TS: u8 = 1 << 2;
     /// This sender's FIN was accepted (its sequence number is in `next_seq`).
     pub const FIN: u8 = 1 << 3;
+    /// This sender sent a keep-alive (Suricata's `STREAMTCP_STREAM_FLAG_KEEPALIVE`).
+    pub const KEEPALIVE: u8 = 1 << 4;
 }
 
 /// Sequence tracking of one sender (Suricata's `TcpStream` minus the data).
@@ -133,6 +135,8 @@ pub struct TcpSession {
     pub(crate) prev_state: TcpState,
     pub(crate) flags: u16,
     pub(crate) synack_count: u8,
+    /// Differing SYNs resent in SYN_SENT (Suricata's SYN queue length).
+    pub(crate) syn_queued: u8,
     /// `[client, server]` (TCP roles).
     pub(crate) tracks: [TcpTrack; 2],
     pub(crate) data: Option<Box<SessionData>>,

@@ -209,12 +209,43 @@ impl StreamEngine {
             ev.insert(E::FinSyn);
             return Verdict::Rejected;
         }
+        // Suricata's checks before the state handlers (`StreamTcpPacket`): keep-alives and
+        // their ACKs, zero-window-probe ACKs, bad window updates and outdated ACKs are
+        // skipped (no state change); a spurious retransmission raises its event and is
+        // skipped only when it lies entirely before the reassembly base.
+        if self.is_keepalive(s, p) {
+            tr_mut(s, p.d).flags |= tf::KEEPALIVE;
+            return Verdict::Accepted;
+        }
+        if self.is_keepalive_ack(s, p) {
+            tr_mut(s, 1 - p.d).flags &= !tf::KEEPALIVE;
+            return Verdict::Accepted;
+        }
+        tr_mut(s, p.d).flags &= !tf::KEEPALIVE;
+        let zwp_ack = self.is_zwp_ack(s, p);
+        s.flags &= !if p.d == 1 { ssf::ZWP_TS } else { ssf::ZWP_TC };
+        if zwp_ack {
+            return Verdict::Accepted;
+        }
+        if !self.is_fin_shutdown_ack(s, p) && !self.is_window_update(s, p) {
+            if self.is_bad_window_update(s, p) {
+                ev.insert(E::PktBadWindowUpdate);
+                return Verdict::Rejected;
+            }
+            if self.is_outdated_ack(s, p) {
+                return Verdict::Accepted;
+            }
+        }
+        match self.spurious(s, p) {
+            2 => {
+                ev.insert(E::PktSpuriousRetransmission);
+                return Verdict::Rejected;
+            }
+            1 => ev.insert(E::PktSpuriousRetransmission),
+            _ => {}
+        }
         if s.flags & ssf::TIMESTAMP != 0 && !p.has(RST) && !self.valid_ts(s, p) {
             ev.insert(E::PktInvalidTimestamp);
-            return Verdict::Rejected;
-        }
-        if s.state >= S::Established && s.state != S::Closed && self.spurious(s, p) {
-            ev.insert(E::PktSpuriousRetransmission);
             return Verdict::Rejected;
         }
         if p.has(RST) && s.state != S::Closed {
@@ -275,17 +306,113 @@ impl StreamEngine {
         true
     }
 
-    fn spurious(&self, s: &TcpSession, p: &Pkt<'_>) -> bool {
+    /// Suricata `StreamTcpPacketIsSpuriousRetransmission`: 2 entirely before the
+    /// reassembly base (skipped), 1 entirely acked already (event only), 0 neither.
+    fn spurious(&self, s: &TcpSession, p: &Pkt<'_>) -> u8 {
         if p.payload.is_empty() {
-            return false;
+            return 0;
         }
         let t = tr(s, p.d);
         if let Some(b) = s.buf(super::dir_of(p.d)) {
             if seq::leq(p.end(), b.base_seq) && b.base_off > 0 {
-                return true;
+                return 2;
             }
         }
-        seq::leq(p.end(), t.last_ack) && s.flags & ssf::ASYNC == 0
+        u8::from(seq::leq(p.end(), t.last_ack) && s.flags & ssf::ASYNC == 0)
+    }
+
+    /// Suricata `StreamTcpPacketIsKeepAlive`.
+    fn is_keepalive(&self, s: &TcpSession, p: &Pkt<'_>) -> bool {
+        if p.payload.len() > 1 || p.has(SYN | FIN | RST) {
+            return false;
+        }
+        let (snd, rcv) = (tr(s, p.d), tr(s, 1 - p.d));
+        p.ack == rcv.last_ack && p.seq == snd.next_seq.wrapping_sub(1)
+    }
+
+    /// Suricata `StreamTcpPacketIsKeepAliveACK`.
+    fn is_keepalive_ack(&self, s: &TcpSession, p: &Pkt<'_>) -> bool {
+        if !p.payload.is_empty() || p.has(SYN | FIN | RST) || p.win == 0 {
+            return false;
+        }
+        let (snd, rcv) = (tr(s, p.d), tr(s, 1 - p.d));
+        (p.win << rcv.wscale) == rcv.window
+            && rcv.flags & tf::KEEPALIVE != 0
+            && p.ack == rcv.last_ack
+            && p.seq == snd.next_seq
+    }
+
+    /// Suricata `StreamTcpPacketIsZeroWindowProbeAck`.
+    fn is_zwp_ack(&self, s: &TcpSession, p: &Pkt<'_>) -> bool {
+        if s.state < S::Established
+            || !p.payload.is_empty()
+            || p.flags & (ACK | SYN | FIN | RST) != ACK
+        {
+            return false;
+        }
+        let need = if p.d == 1 { ssf::ZWP_TS } else { ssf::ZWP_TC };
+        if s.flags & need == 0 {
+            return false;
+        }
+        let (snd, rcv) = (tr(s, p.d), tr(s, 1 - p.d));
+        let win = p.win << snd.wscale;
+        win == 0 && win == rcv.window && p.seq == snd.next_seq && p.ack == rcv.last_ack
+    }
+
+    /// Suricata `StreamTcpPacketIsFinShutdownAck`.
+    fn is_fin_shutdown_ack(&self, s: &TcpSession, p: &Pkt<'_>) -> bool {
+        if !matches!(s.state, S::TimeWait | S::CloseWait | S::LastAck)
+            || p.flags != ACK
+            || !p.payload.is_empty()
+        {
+            return false;
+        }
+        let (snd, rcv) = (tr(s, p.d), tr(s, 1 - p.d));
+        snd.next_seq.wrapping_add(1) == p.seq && p.ack == rcv.next_seq.wrapping_add(1)
+    }
+
+    /// Suricata `StreamTcpPacketIsWindowUpdate`.
+    fn is_window_update(&self, s: &TcpSession, p: &Pkt<'_>) -> bool {
+        if s.state < S::Established || !p.payload.is_empty() || p.has(SYN | FIN | RST) || p.win == 0
+        {
+            return false;
+        }
+        let (snd, rcv) = (tr(s, p.d), tr(s, 1 - p.d));
+        (p.win << rcv.wscale) != rcv.window && p.ack == rcv.last_ack && p.seq == snd.next_seq
+    }
+
+    /// Suricata `StreamTcpPacketIsBadWindowUpdate`.
+    fn is_bad_window_update(&self, s: &TcpSession, p: &Pkt<'_>) -> bool {
+        if s.state < S::Established || s.state == S::Closed || p.has(SYN | FIN | RST) {
+            return false;
+        }
+        let (snd, rcv) = (tr(s, p.d), tr(s, 1 - p.d));
+        let win = p.win << rcv.wscale;
+        if win >= rcv.window {
+            return false;
+        }
+        let diff = rcv.window - win;
+        if diff > p.payload.len() as u32
+            && seq::gt(p.ack, rcv.next_seq)
+            && seq::gt(p.seq, snd.next_seq)
+        {
+            let adiff = p.ack.wrapping_sub(rcv.last_ack);
+            return (win > 1024 && diff > adiff.saturating_add(32))
+                || (win <= 1024 && diff > adiff);
+        }
+        false
+    }
+
+    /// Suricata `StreamTcpPacketIsOutdatedAck` (a SACK-carrying ACK counts as current).
+    fn is_outdated_ack(&self, s: &TcpSession, p: &Pkt<'_>) -> bool {
+        if s.state < S::Established
+            || !p.payload.is_empty()
+            || p.flags & (ACK | SYN | FIN | RST) != ACK
+        {
+            return false;
+        }
+        let (snd, rcv) = (tr(s, p.d), tr(s, 1 - p.d));
+        p.seq == snd.next_seq && seq::lt(p.ack, rcv.last_ack) && !p.opts.sack
     }
 
     /// Suricata `StreamTcpValidateAck` against the acked track `rcv`.
@@ -372,10 +499,12 @@ impl StreamEngine {
             }
             return Verdict::Rejected;
         }
-        if s.state >= S::Established && s.state < S::Closed {
-            self.handle_data(s, p, ev);
+        // Suricata never puts a RST's payload into the stream (`StreamTcpReassembleHandleSegment`
+        // skips RST data), and marks the receiver (`RST_RECV`, checked by the closed state for
+        // packets that keep coming) only for a RST in SYN_SENT.
+        if s.state == S::SynSent {
+            tr_mut(s, 1 - p.d).flags |= tf::RST_RECV;
         }
-        tr_mut(s, 1 - p.d).flags |= tf::RST_RECV;
         s.flags |= ssf::CLOSED_BY_RST;
         set_state(s, S::Closed);
         Verdict::Accepted
@@ -459,12 +588,50 @@ impl StreamEngine {
                 Self::sync_base(s);
                 return true;
             }
-            if p.seq != tr(s, 0).isn {
-                let c = tr_mut(s, 0);
-                c.isn = p.seq;
-                c.next_seq = p.seq.wrapping_add(1);
-                c.last_ack = p.seq.wrapping_add(1);
-                Self::sync_base(s);
+            // Suricata queues a resent SYN that differs (`StreamTcp3whsStoreSyn`, at most
+            // `max-syn-queued`) and takes its timestamp, window scale, window and SACK
+            // permission, but keeps the first SYN's ISN: a SYN/ACK answering the later ISN
+            // has the wrong ACK.
+            let c = tr(s, 0);
+            let differs = p.seq != c.isn
+                || p.win != tr(s, 1).window
+                || p.opts.wscale.is_some() != (s.flags & ssf::SERVER_WSCALE != 0)
+                || p.opts.wscale.is_some_and(|w| w != tr(s, 1).wscale)
+                || p.opts.sackok != (s.flags & ssf::CLIENT_SACKOK != 0)
+                || p.opts.ts.map(|t| t.0) != (c.flags & tf::TS != 0).then_some(c.last_ts);
+            if differs {
+                if s.syn_queued >= self.cfg.max_syn_queued {
+                    ev.insert(E::ThreeWhsSynFlood);
+                    return false;
+                }
+                s.syn_queued = s.syn_queued.saturating_add(1);
+                {
+                    let c = tr_mut(s, 0);
+                    if let Some((v, _)) = p.opts.ts {
+                        c.last_ts = v;
+                        c.last_pkt_ts = p.secs;
+                        c.flags |= tf::TS;
+                    }
+                }
+                match p.opts.wscale {
+                    Some(ws) => {
+                        s.flags |= ssf::SERVER_WSCALE;
+                        tr_mut(s, 1).wscale = ws;
+                    }
+                    None => {
+                        // Suricata's `flags &= SERVER_WSCALE` here (not `&= ~`) leaves the
+                        // window-scale flag as it was and clears the others it knows in
+                        // this state.
+                        s.flags &= !(ssf::TFO | ssf::ASYNC);
+                        tr_mut(s, 1).wscale = 0;
+                    }
+                }
+                tr_mut(s, 1).window = p.win;
+                if p.opts.sackok {
+                    s.flags |= ssf::CLIENT_SACKOK;
+                } else {
+                    s.flags &= !ssf::CLIENT_SACKOK;
+                }
             }
             return true;
         }
@@ -537,6 +704,11 @@ impl StreamEngine {
         // In a 4-way handshake the SYN/ACK came from the client: the final ACK is the server's.
         let syn_side = if four { 0 } else { 1 };
         let ack_side = 1 - syn_side;
+        let _ = ack_side;
+        if p.has(FIN) {
+            // As in the established state (Suricata).
+            return self.handle_fin(s, p, ev);
+        }
         if p.has(SYN) && p.has(ACK) {
             if p.d != syn_side {
                 ev.insert(E::ThreeWhsSynackToserverOnSynRecv);
@@ -572,63 +744,56 @@ impl StreamEngine {
         if !p.has(ACK) {
             return false;
         }
-        // Suricata: on a session picked up from a SYN/ACK, more to-client packets with
-        // sequence and ACK numbers past what was seen mean packets were lost: the session
-        // is established with the server's data ("ACK for missing data").
-        if !four
-            && p.d == 1
-            && s.flags & (ssf::MIDSTREAM_SYNACK | ssf::ASYNC) == ssf::MIDSTREAM_SYNACK
-        {
-            let c = tr(s, 0);
-            if p.seq != c.next_seq && seq::gt(p.seq, c.next_seq) && seq::gt(p.ack, c.last_ack) {
-                set_state(s, S::Established);
-                s.synack_count = 0;
-                self.update_acks(s, p);
-                self.handle_data(s, p, ev);
-                return true;
-            }
-        }
-        if p.d != ack_side {
-            if four {
-                ev.insert(E::ThreeWhsAckInWrongDir);
-                return false;
-            }
-            let sv = tr(s, 1);
-            if !p.payload.is_empty() && p.seq == sv.next_seq && p.ack == tr(s, 0).next_seq {
-                ev.insert(E::ThreeWhsAckDataInject);
-            } else if s.flags & ssf::ASYNC == 0 {
-                ev.insert(E::ThreeWhsAckInWrongDir);
-            }
-            if s.flags & ssf::ASYNC == 0 {
-                return false;
-            }
-        }
-        let snd = tr(s, p.d);
-        let rcv = tr(s, 1 - p.d);
-        let ack_ok = p.ack == rcv.next_seq || s.flags & ssf::ASYNC != 0;
         if four {
-            if p.seq != snd.next_seq {
-                ev.insert(E::FourWhsWrongSeq);
-                return false;
+            let (snd, rcv) = (tr(s, p.d), tr(s, 1 - p.d));
+            // The 4-way handshake's final ACK comes from the server.
+            if p.d == 1 {
+                if p.seq != snd.next_seq {
+                    ev.insert(E::FourWhsWrongSeq);
+                    return false;
+                }
+                if !(p.ack == rcv.next_seq || s.flags & ssf::ASYNC != 0) {
+                    ev.insert(E::FourWhsInvalidAck);
+                    return false;
+                }
+                return self.establish(s, p, ev);
             }
-            if !ack_ok {
-                ev.insert(E::FourWhsInvalidAck);
-                return false;
-            }
-        } else if p.seq != snd.next_seq && s.flags & ssf::ASYNC == 0 {
-            if !ack_ok {
-                ev.insert(E::ThreeWhsWrongSeqWrongAck);
-                return false;
-            }
-            // Right ACK, data in window: Suricata accepts in-window sequence numbers.
-            if !(seq::gt(p.seq, snd.next_seq) && seq::leq(p.end(), snd.next_win)) {
-                ev.insert(E::ThreeWhsWrongSeqWrongAck);
-                return false;
-            }
-        } else if !ack_ok {
+        }
+        // Suricata's `StreamTcpPacketStateSynRecv` (IDS mode), in its order: the tests compare
+        // the packet with the client's numbers whatever its direction. A to-client ACK
+        // (not a 4-way handshake, not TCP Fast Open) suggests the handshake's final ACK was
+        // missed; it is no event in IDS mode.
+        let missed_3whs_ack = p.d == 1 && s.flags & (ssf::MIDSTREAM_SYNACK | ssf::TFO) == 0;
+        let (c_next, c_last_ack, c_next_win) = {
+            let c = tr(s, 0);
+            (c.next_seq, c.last_ack, c.next_win)
+        };
+        let sv_next = tr(s, 1).next_seq;
+        if p.seq == c_next && p.ack == sv_next {
+            // The normal final ACK (with or without data).
+        } else if self.cfg.async_oneside && p.seq == sv_next {
+            s.flags |= ssf::ASYNC;
+        } else if p.seq == c_next {
             ev.insert(E::ThreeWhsRightSeqWrongAckEvasion);
             return false;
+        } else if p.d == 1 && seq::gt(p.seq, c_next) && seq::gt(p.ack, c_last_ack) {
+            // SYN/ACK followed by more to-client packets: packets were lost.
+        } else if seq::gt(p.seq, c_next) && seq::leq(p.seq, c_next_win) && p.ack == sv_next {
+            // A proper ACK with a sequence number past what was seen, in the window.
+        } else if (missed_3whs_ack || s.flags & ssf::TFO != 0)
+            && p.ack == c_last_ack
+            && p.seq == sv_next
+        {
+            // To-client data after the missed final ACK.
+        } else {
+            ev.insert(E::ThreeWhsWrongSeqWrongAck);
+            return false;
         }
+        self.establish(s, p, ev)
+    }
+
+    /// SYN_RECV to ESTABLISHED with packet `p`'s numbers and data.
+    fn establish(&mut self, s: &mut TcpSession, p: &Pkt<'_>, ev: &mut StreamEventSet) -> bool {
         set_state(s, S::Established);
         s.synack_count = 0;
         self.update_acks(s, p);
@@ -709,21 +874,7 @@ impl StreamEngine {
             return false;
         }
         if p.has(FIN) {
-            // Suricata 7's StreamTcpHandleFin checks the window whatever the session kind
-            // (a one-sided async stream whose FIN lies beyond the first ACK's window is
-            // rejected and the session stays established).
-            let snd = tr(s, p.d);
-            if seq::lt(p.seq, snd.next_seq) || seq::gt(p.seq, snd.last_ack.wrapping_add(snd.window))
-            {
-                ev.insert(E::FinOutOfWindow);
-                return false;
-            }
-            if !self.check_ack(s, p, E::FinInvalidAck, ev) {
-                return false;
-            }
-            set_state(s, if p.d == 0 { S::CloseWait } else { S::FinWait1 });
-            self.accept_fin(s, p, ev);
-            return true;
+            return self.handle_fin(s, p, ev);
         }
         if !p.has(ACK) {
             return false;
@@ -738,6 +889,24 @@ impl StreamEngine {
                 E::EstPacketOutOfWindow,
             ),
         )
+    }
+
+    /// A FIN in the established (or SYN_RECV) state (Suricata `StreamTcpHandleFin`).
+    fn handle_fin(&mut self, s: &mut TcpSession, p: &Pkt<'_>, ev: &mut StreamEventSet) -> bool {
+        // Suricata 7's StreamTcpHandleFin checks the window whatever the session kind
+        // (a one-sided async stream whose FIN lies beyond the first ACK's window is
+        // rejected and the session stays established).
+        let snd = tr(s, p.d);
+        if seq::lt(p.seq, snd.next_seq) || seq::gt(p.seq, snd.last_ack.wrapping_add(snd.window)) {
+            ev.insert(E::FinOutOfWindow);
+            return false;
+        }
+        if !self.check_ack(s, p, E::FinInvalidAck, ev) {
+            return false;
+        }
+        set_state(s, if p.d == 0 { S::CloseWait } else { S::FinWait1 });
+        self.accept_fin(s, p, ev);
+        true
     }
 
     /// Accepts a FIN: bookkeeping, data, and the FIN's sequence number.
