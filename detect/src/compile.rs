@@ -536,19 +536,29 @@ pub(crate) fn compile(
             }
             Keyword::DecodeEvent(n) | Keyword::EngineEvent(n) => match DecodeEvent::from_name(n) {
                 Some(e) => checks.push(Check::Event(e)),
+                // Every Suricata 7 decoder and stream event is known: another name is
+                // refused as Suricata refuses it (`unknown decode event`).
                 None if n.starts_with("stream.") => {
                     match shrike_stream::StreamEvent::from_name(n) {
                         Some(e) => checks.push(Check::StreamEvent(e)),
-                        None => return Err(SkipReason::Keyword(format!("stream-event:{n}"))),
+                        None => {
+                            return Err(SkipReason::Invalid(format!(
+                                "unknown decode event \"{n}\""
+                            )))
+                        }
                     }
                 }
                 None => {
-                    return Err(SkipReason::Keyword(format!("decode-event:{n}")));
+                    return Err(SkipReason::Invalid(format!("unknown decode event \"{n}\"")));
                 }
             },
             Keyword::StreamEvent(n) => match shrike_stream::StreamEvent::from_name(n) {
                 Some(e) => checks.push(Check::StreamEvent(e)),
-                None => return Err(SkipReason::Keyword(format!("stream-event:{n}"))),
+                None => {
+                    return Err(SkipReason::Invalid(format!(
+                        "unknown decode event \"stream.{n}\""
+                    )))
+                }
             },
             Keyword::StreamSize { side, cmp } => {
                 stream_size = true;
