@@ -51,7 +51,7 @@ impl AppFlow {
     /// [`AppFlow::drain_anomalies`] (otherwise it has nothing to report).
     #[inline]
     pub fn anomalies_pending(&self) -> bool {
-        self.anomaly_gen != self.gen
+        self.anomaly_gen != self.gen || self.detect_events != 0
     }
 
     /// Calls `f` for every app-layer event raised since the last call on a transaction the

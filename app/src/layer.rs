@@ -58,7 +58,18 @@ enum DetectDir {
     Pending,
     /// Gave up on this direction.
     Failed,
+    /// Detection in this direction concluded (a protocol, or the flow's protocol came
+    /// from elsewhere: an expectation, a protocol change).
+    Done,
 }
+
+/// [`AppFlow::take_detect_events`]: the flow's protocol was found in one direction and the
+/// other direction's data fits no protocol (Suricata's
+/// `APPLAYER_DETECT_PROTOCOL_ONLY_ONE_DIRECTION`).
+pub const DETECT_ONLY_ONE_DIRECTION: u8 = 1;
+/// The two directions were detected as different protocols (Suricata's
+/// `APPLAYER_MISMATCH_PROTOCOL_BOTH_DIRECTIONS`).
+pub const DETECT_MISMATCH_BOTH_DIRECTIONS: u8 = 2;
 
 /// App-layer state of one flow.
 #[derive(Debug, Default)]
@@ -90,9 +101,78 @@ pub struct AppFlow {
     /// An HTTP/1 `Upgrade: h2c` answered by 101: the flow turns HTTP/2 once its HTTP
     /// transactions are logged (Suricata's protocol change).
     h2c: Option<Box<crate::http2::H2cPending>>,
+    /// Protocol-detection events ([`DETECT_ONLY_ONE_DIRECTION`] ...) not reported yet.
+    pub(crate) detect_events: u8,
+    /// Per direction: the protocol that direction's own detection found when it differs
+    /// from the flow's (Suricata's `alproto_ts` / `alproto_tc` after a mismatch).
+    dir_other: [AppProto; 2],
 }
 
 impl AppFlow {
+    /// The protocol-detection events raised since the last call (bits
+    /// [`DETECT_ONLY_ONE_DIRECTION`], [`DETECT_MISMATCH_BOTH_DIRECTIONS`]), for EVE
+    /// `anomaly` records with `layer` `proto_detect`.
+    pub fn take_detect_events(&mut self) -> u8 {
+        std::mem::take(&mut self.detect_events)
+    }
+
+    /// Suricata's per-direction protocols as the flow record logs them (`app_proto_ts`,
+    /// `app_proto_tc`; `EveAddAppProto` writes each only when it differs from `app_proto`):
+    /// `failed` for a TCP direction whose detection gave up while the other one found the
+    /// protocol (Suricata sets a direction `failed` only then, in `TCPProtoDetect`), the
+    /// flow's protocol for one that found it, nothing otherwise. UDP flows report nothing.
+    pub fn dir_protos(&self) -> [Option<&'static str>; 2] {
+        let known = self.proto != AppProto::UNKNOWN && self.proto != AppProto::FAILED;
+        if self.ip_proto != 6 || !known {
+            return [None, None];
+        }
+        let mut out = [None, None];
+        for (i, d) in self.detect.iter().enumerate() {
+            out[i] = match d {
+                DetectDir::Pending => None,
+                DetectDir::Failed => Some(AppProto::FAILED.name()),
+                DetectDir::Done if self.dir_other[i] != AppProto::UNKNOWN => {
+                    Some(self.dir_other[i].name())
+                }
+                DetectDir::Done => Some(self.proto.name()),
+            };
+        }
+        out
+    }
+
+    /// Suricata's detection of the direction that had not found the protocol yet, on the
+    /// data it gets once the other direction found it (`TCPProtoDetect` with
+    /// `alproto_otherdir` set): the same protocol ends it quietly, another protocol or
+    /// none at all raises an event. The data still goes to the parser.
+    fn detect_other_dir(&mut self, cfg: &ParserConfig, ctx: &FlowCtx, dir: Dir, data: &[u8]) {
+        let d = di(dir);
+        if self.detect[d] != DetectDir::Pending || data.is_empty() {
+            return;
+        }
+        let b = &mut self.probe_buf[d];
+        b.extend_from_slice(
+            data.get(..PROBE_MAX.saturating_sub(b.len()))
+                .unwrap_or(data),
+        );
+        let r = probe(cfg, ctx, dir, b, true);
+        let full = b.len() >= PROBE_MAX;
+        match r {
+            Found::Proto(p) => {
+                if p != self.proto {
+                    self.detect_events |= DETECT_MISMATCH_BOTH_DIRECTIONS;
+                    self.dir_other[d] = p;
+                }
+                self.detect[d] = DetectDir::Done;
+            }
+            Found::NeedMore if !full => return,
+            Found::No | Found::NeedMore => {
+                self.detect_events |= DETECT_ONLY_ONE_DIRECTION;
+                self.detect[d] = DetectDir::Failed;
+            }
+        }
+        self.probe_buf[d] = Vec::new();
+    }
+
     /// Transactions complete in direction `dir` so far (a monotonic count). The worker asks
     /// the stream engine for raw inspection when it grows, as Suricata's parsers do on a
     /// completed request or response (`StreamTcpReassembleTriggerRawReassembly`).
@@ -572,6 +652,16 @@ impl AppLayer {
                         } else {
                             Dir::ToClient
                         };
+                        f.detect[d] = DetectDir::Done;
+                        // The other direction's data, held while undecided, meets its own
+                        // detection now (Suricata's `TCPProtoDetectTriggerOpposingSide`).
+                        if !ob.is_empty() {
+                            if f.detect[other] == DetectDir::Failed {
+                                f.detect_events |= DETECT_ONLY_ONE_DIRECTION;
+                            } else {
+                                f.detect_other_dir(&self.cfg, ctx, odir, &ob);
+                            }
+                        }
                         let mut err = false;
                         if !ob.is_empty() {
                             err |= feed(f, odir, &ob);
@@ -609,6 +699,7 @@ impl AppLayer {
             }
             _ => {
                 self.switch_proto(f, true);
+                f.detect_other_dir(&self.cfg, ctx, dir, data);
                 if let Some(h) = f.h2c.as_deref_mut() {
                     h.push(dir, data);
                     return false;
@@ -663,6 +754,7 @@ impl AppLayer {
         drop(g);
         f.proto = e.proto;
         f.state = Some(e.parser);
+        f.detect = [DetectDir::Done; 2];
         self.stats.flow(e.proto, true, false);
         true
     }
@@ -676,6 +768,7 @@ impl AppLayer {
         f.log_next = 0;
         f.flow_logged = false;
         f.inspected = Default::default();
+        f.detect = [DetectDir::Done; 2];
         self.start(f, p, tcp);
     }
 

@@ -121,6 +121,27 @@ impl AnomalyLog {
             return;
         }
         let app_proto = app.proto.name();
+        // Protocol-detection events (Suricata's packet app-layer events, `proto_detect`).
+        let det = app.take_detect_events();
+        for (bit, event) in [
+            (
+                shrike_app::layer::DETECT_ONLY_ONE_DIRECTION,
+                "APPLAYER_DETECT_PROTOCOL_ONLY_ONE_DIRECTION",
+            ),
+            (
+                shrike_app::layer::DETECT_MISMATCH_BOTH_DIRECTIONS,
+                "APPLAYER_MISMATCH_PROTOCOL_BOTH_DIRECTIONS",
+            ),
+        ] {
+            if det & bit != 0 {
+                let anomaly = Anomaly::AppLayer {
+                    app_proto,
+                    event,
+                    layer: "proto_detect",
+                };
+                self.write(out, ctx, engine, None, anomaly, None);
+            }
+        }
         app.drain_anomalies(&mut |a: AppAnomaly| {
             let mut buf = [0u8; EVENT_NAME_MAX];
             let event = a.eve_name(&mut buf);

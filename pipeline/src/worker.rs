@@ -1123,6 +1123,10 @@ fn write_flow(
         .map(|a| a.proto)
         .filter(|p| *p != AppProto::UNKNOWN)
         .map(AppProto::name);
+    // The app layer's directions are the session's roles, as the record's.
+    let dir_protos = ext
+        .and_then(|x| x.app.as_deref())
+        .map_or([None, None], |a| a.dir_protos());
     let vlan = vlan_ids(&f.key.vlan);
     let rec_ts = if reason == EndReason::Shutdown {
         now.max(f.last_ts)
@@ -1142,8 +1146,8 @@ fn write_flow(
         icmp,
         spi: f.key.esp_spi(),
         app_proto,
-        app_proto_ts: None,
-        app_proto_tc: None,
+        app_proto_ts: dir_protos[0],
+        app_proto_tc: dir_protos[1],
         pkts_toserver: f.pkts[0],
         pkts_toclient: f.pkts[1],
         bytes_toserver: f.bytes[0],
