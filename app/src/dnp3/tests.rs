@@ -1,0 +1,195 @@
+use super::objects::Val;
+use super::*;
+
+fn hex(s: &str) -> Vec<u8> {
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+/// SELECT of one CROB (g12v1, 2-octet index prefix), from suricata-verify's
+/// dnp3-select-operate capture.
+const SELECT: &str = "05641ac40200030040f2c6c7030c0128010001000301640000008fda6400000000005b";
+/// Its response.
+const SELECT_RESP: &str =
+    "05641c44030002004b91fcc78100000c0128010001000301640001a400006400000000005b";
+
+fn state() -> Dnp3State {
+    Dnp3State::new(Dnp3Config::default())
+}
+
+#[test]
+fn crc_checks_and_fails() {
+    let f = hex(SELECT);
+    assert!(check_crc(&f[..LINK_HDR_LEN]));
+    let mut bad = f.clone();
+    bad[4] ^= 1;
+    assert!(!check_crc(&bad[..LINK_HDR_LEN]));
+    assert_eq!(link_frame_len(f[2]), f.len());
+    assert_eq!(link_frame_len(4), 0);
+}
+
+#[test]
+fn select_request_decodes_crob_points() {
+    let mut s = state();
+    assert!(!s.parse(Dir::ToServer, &hex(SELECT)));
+    let t = s.tx(0).unwrap();
+    assert!(t.is_request && t.done && t.complete);
+    assert_eq!((t.lh.src, t.lh.dst), (3, 2));
+    assert_eq!(t.function_code, 3);
+    assert_eq!(t.app_control & 0x0f, 7);
+    assert_eq!(t.objects.len(), 1);
+    let o = &t.objects[0];
+    assert_eq!((o.group, o.variation, o.qualifier), (12, 1, 0x28));
+    assert_eq!((o.prefix_code, o.range_code, o.count), (2, 8, 1));
+    let p = &o.points[0];
+    assert_eq!((p.prefix, p.index), (1, 1));
+    let get = |k: &str| {
+        p.values
+            .iter()
+            .find(|(n, _)| *n == k)
+            .map(|(_, v)| v.clone())
+    };
+    assert_eq!(get("op_type"), Some(Val::U(3)));
+    assert_eq!(get("ontime"), Some(Val::U(100)));
+    assert_eq!(get("offtime"), Some(Val::U(100)));
+    assert_eq!(get("count"), Some(Val::U(1)));
+    // The reassembled application data starts with the application header.
+    assert_eq!(&t.buffer[..2], &[0xc7, 0x03]);
+}
+
+#[test]
+fn response_carries_iin_and_every_split_gives_the_same() {
+    let whole = hex(SELECT_RESP);
+    for cut in 0..whole.len() {
+        let mut s = state();
+        assert!(!s.parse(Dir::ToClient, &whole[..cut]));
+        assert!(!s.parse(Dir::ToClient, &whole[cut..]));
+        let t = s.tx(0).unwrap();
+        assert!(!t.is_request && t.complete);
+        assert_eq!(t.function_code, 0x81);
+        assert_eq!(t.iin, 0);
+        assert_eq!(t.objects[0].points.len(), 1);
+    }
+}
+
+#[test]
+fn bad_transport_crc_is_an_event_and_bad_link_crc_an_error() {
+    let mut s = state();
+    s.parse(Dir::ToServer, &hex(SELECT));
+    let mut f = hex(SELECT);
+    f[15] ^= 0xff;
+    assert!(!s.parse(Dir::ToServer, &f));
+    assert!(s.has_event(0, ev::BAD_TRANSPORT_CRC));
+    assert_eq!(s.tx_count(), 1);
+    let mut g = hex(SELECT);
+    g[3] ^= 1;
+    assert!(s.parse(Dir::ToServer, &g));
+    assert!(s.has_event(0, ev::BAD_LINK_CRC));
+    // The flow's app layer is over.
+    assert!(!s.parse(Dir::ToServer, &hex(SELECT)));
+    assert_eq!(s.tx_count(), 1);
+}
+
+#[test]
+fn unknown_object_is_flagged_and_incomplete() {
+    // A READ with object 99/1, range 0 (1-octet start/stop): not decoded.
+    let app = [0xc1u8, 0x01, 99, 1, 0x00, 0, 0];
+    let f = frame(0xc4, &app);
+    let mut s = state();
+    s.parse(Dir::ToServer, &f);
+    let t = s.tx(0).unwrap();
+    assert!(t.done && !t.complete);
+    assert!(s.has_event(0, ev::UNKNOWN_OBJECT));
+}
+
+/// A link frame (request direction) around one transport segment (FIR|FIN) of `app`.
+fn frame(control: u8, app: &[u8]) -> Vec<u8> {
+    let mut user = vec![0xc0u8];
+    user.extend_from_slice(app);
+    let mut f = vec![0x05, 0x64, (5 + user.len()) as u8, control, 1, 0, 2, 0];
+    let c = crc(&f);
+    f.extend_from_slice(&c.to_le_bytes());
+    for b in user.chunks(16) {
+        f.extend_from_slice(b);
+        f.extend_from_slice(&crc(b).to_le_bytes());
+    }
+    f
+}
+
+#[test]
+fn multi_segment_reassembly() {
+    // One READ of class 0 split over two transport segments.
+    let app = [0xc1u8, 0x01, 60, 1, 0x06];
+    let mut s = state();
+    let mk = |th: u8, part: &[u8]| {
+        let mut f = frame(0xc4, part);
+        // Rewrite the transport header and its block CRC.
+        f[LINK_HDR_LEN] = th;
+        let end = (LINK_HDR_LEN + 1 + part.len()).min(LINK_HDR_LEN + 16);
+        let c = crc(&f[LINK_HDR_LEN..end]);
+        f[end..end + 2].copy_from_slice(&c.to_le_bytes());
+        f
+    };
+    s.parse(Dir::ToServer, &mk(0x40, &app[..2]));
+    assert!(!s.tx(0).unwrap().done);
+    s.parse(Dir::ToServer, &mk(0x81, &app[2..]));
+    let t = s.tx(0).unwrap();
+    assert!(t.done && t.complete);
+    assert_eq!(t.buffer, app);
+    assert_eq!(t.objects[0].group, 60);
+}
+
+#[test]
+fn bad_crcs_everywhere_stay_bounded() {
+    let mut s = state();
+    let mut f = hex(SELECT);
+    f[20] ^= 0x55;
+    for _ in 0..10_000 {
+        s.parse(Dir::ToServer, &f);
+    }
+    assert_eq!(s.tx_count(), 0);
+    assert!(s.bufs[0].len() < 300);
+    // Garbage of any shape never panics.
+    let mut x = 7u32;
+    for n in 0..2000 {
+        let mut st = state();
+        let mut v = hex(SELECT_RESP);
+        x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+        let i = (x as usize) % v.len();
+        v[i] = (x >> 16) as u8;
+        st.parse(
+            if n % 2 == 0 {
+                Dir::ToServer
+            } else {
+                Dir::ToClient
+            },
+            &v,
+        );
+    }
+}
+
+#[test]
+fn keywords_parse_as_suricata() {
+    use keywords::*;
+    assert_eq!(parse_func("unsolicited_response"), Some(130));
+    assert_eq!(parse_func("3"), Some(3));
+    assert_eq!(parse_func("nope"), None);
+    assert_eq!(parse_ind("0x8000"), Some(0x8000));
+    assert_eq!(
+        parse_ind("device_restart, need_time"),
+        Some(0x8000 | 0x1000)
+    );
+    assert_eq!(parse_ind("bogus"), None);
+    assert_eq!(parse_obj("12,1"), Some((12, 1)));
+    assert_eq!(parse_obj("0x3c,2"), Some((60, 2)));
+    assert_eq!(parse_obj("12"), None);
+}
+
+#[test]
+fn probe_needs_start_bytes() {
+    assert_eq!(probe(Dir::ToServer, &hex(SELECT)), Probe::Yes);
+    assert_eq!(probe(Dir::ToServer, &[5, 0x64]), Probe::NeedMore);
+    assert_eq!(probe(Dir::ToServer, b"GET / HTTP/1.1\r\n\r\n"), Probe::No);
+}
