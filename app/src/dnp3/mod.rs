@@ -172,8 +172,13 @@ pub fn link_frame_len(len: u8) -> usize {
 }
 
 /// Suricata's probe: a printable banner containing "DNP3", or a link header with the start
-/// bytes and a length of at least 5.
-pub fn probe(_dir: Dir, data: &[u8]) -> Probe {
+/// bytes and a length of at least 5. Suricata also reverses a midstream flow whose first
+/// frame's link direction bit says it goes the other way; shrike's app layer reverses a
+/// midstream flow when the first data fits the other direction only, so a first user data
+/// frame that is plainly the other direction's (direction bit and application function
+/// both saying so: a response from the master side, a request from the outstation side)
+/// is refused here.
+pub fn probe(dir: Dir, data: &[u8]) -> Probe {
     if data.windows(4).any(|w| w == b"DNP3")
         && data
             .iter()
@@ -187,6 +192,18 @@ pub fn probe(_dir: Dir, data: &[u8]) -> Probe {
     }
     if data[0] != 0x05 || data[1] != 0x64 || data[2] < 5 {
         return Probe::No;
+    }
+    let user = matches!(data[3] & 0x0f, 3 | 4);
+    if let (true, Some(&th), Some(&fc)) = (user, data.get(10), data.get(12)) {
+        let from_master = data[3] & 0x80 != 0;
+        let response = fc >= 0x81;
+        let other_way = match dir {
+            Dir::ToServer => !from_master && response,
+            Dir::ToClient => from_master && !response,
+        };
+        if th & 0x40 != 0 && other_way {
+            return Probe::No;
+        }
     }
     Probe::Yes
 }

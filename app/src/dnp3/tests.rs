@@ -191,5 +191,8 @@ fn keywords_parse_as_suricata() {
 fn probe_needs_start_bytes() {
     assert_eq!(probe(Dir::ToServer, &hex(SELECT)), Probe::Yes);
     assert_eq!(probe(Dir::ToServer, &[5, 0x64]), Probe::NeedMore);
+    // A response frame (direction bit clear) fits the to-client direction only.
+    assert_eq!(probe(Dir::ToClient, &hex(SELECT_RESP)), Probe::Yes);
+    assert_eq!(probe(Dir::ToServer, &hex(SELECT_RESP)), Probe::No);
     assert_eq!(probe(Dir::ToServer, b"GET / HTTP/1.1\r\n\r\n"), Probe::No);
 }
