@@ -603,7 +603,9 @@ impl AppParser for Dnp3State {
         if t.dir() != dir {
             return Some(true);
         }
-        (t.done || closed || self.failed[0]).then_some(true)
+        // Suricata inspects a transaction's data once it is complete (its progress), or
+        // when the flow ends: one whose objects did not all decode only then.
+        (self.progress_done(t) || closed).then_some(true)
     }
 
     fn buffer(&self, tx: u64, _buf: u16, dir: Dir, f: &mut dyn FnMut(&[u8]) -> bool) -> bool {
