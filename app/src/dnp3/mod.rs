@@ -110,6 +110,8 @@ const BLOCK: usize = 16;
 const CRC_LEN: usize = 2;
 /// Longest reassembled fragment (63 segments of at most 255 bytes).
 const MAX_REASSEMBLY: usize = 63 * 255;
+/// The flow's kept transactions hold at most this many times `max-points` points.
+const POINTS_KEPT_FACTOR: u64 = 4;
 /// Logged transactions kept for detection.
 const KEEP_LOGGED: usize = 8;
 
@@ -279,6 +281,8 @@ pub struct Dnp3State {
     failed: [bool; 2],
     done_count: [u64; 2],
     closed: bool,
+    /// Points held by the kept transactions.
+    points_kept: u64,
 }
 
 fn di(d: Dir) -> usize {
@@ -302,6 +306,7 @@ impl Dnp3State {
             failed: [false; 2],
             done_count: [0; 2],
             closed: false,
+            points_kept: 0,
         }
     }
 
@@ -412,6 +417,7 @@ impl Dnp3State {
                 if let Some(t) = self.tx_mut(id) {
                     t.done = true;
                 }
+                self.done_count[di(dir)] += 1;
             }
             return;
         }
@@ -421,12 +427,17 @@ impl Dnp3State {
                 t.done = true;
                 t.buffer.truncate(MAX_REASSEMBLY);
             }
+            self.done_count[di(dir)] += 1;
             return;
         }
         if th & 0x80 == 0 {
             return;
         }
-        let (maxp, maxo) = (self.cfg.max_points, self.cfg.max_objects);
+        // Points kept by the flow's live transactions are bounded too (a flood of
+        // transactions that never complete cannot hold `max-tx` x `max-points` points).
+        let budget = (self.cfg.max_points.saturating_mul(POINTS_KEPT_FACTOR))
+            .saturating_sub(self.points_kept);
+        let (maxp, maxo) = (self.cfg.max_points.min(budget), self.cfg.max_objects);
         let Some(t) = self.tx_mut(id) else {
             return;
         };
@@ -435,7 +446,12 @@ impl Dnp3State {
         let body = t.buffer.get(hdr..).unwrap_or_default();
         let mut objs = Vec::new();
         let stop = objects::decode_objects(body, &mut objs, maxp, maxo);
+        let n: usize = objs.iter().map(|o| o.points.len()).sum();
         t.objects = objs;
+        self.points_kept += n as u64;
+        let Some(t) = self.tx_mut(id) else {
+            return;
+        };
         match stop {
             Stop::Complete => t.complete = true,
             Stop::Short => {}
@@ -672,6 +688,8 @@ impl AppParser for Dnp3State {
                     self.curr = None;
                 }
                 self.unreplied = self.unreplied.saturating_sub(1);
+                let n: usize = t.objects.iter().map(|o| o.points.len()).sum();
+                self.points_kept = self.points_kept.saturating_sub(n as u64);
                 if self.flooded && self.unreplied < self.cfg.max_tx {
                     self.flooded = false;
                 }

@@ -196,3 +196,71 @@ fn probe_needs_start_bytes() {
     assert_eq!(probe(Dir::ToServer, &hex(SELECT_RESP)), Probe::No);
     assert_eq!(probe(Dir::ToServer, b"GET / HTTP/1.1\r\n\r\n"), Probe::No);
 }
+
+#[test]
+fn flood_of_incomplete_transactions_stays_bounded() {
+    // WRITEs of 2000 packed binary inputs followed by an unknown object: never complete.
+    let mut app = vec![0xc1u8, 0x02, 1, 1, 0x01, 0, 0, 0xcf, 0x07];
+    app.extend(std::iter::repeat(0xaa).take(251));
+    app.extend_from_slice(&[99, 1, 0x07, 1]);
+    // Split into transport segments of at most 249 octets.
+    let chunks: Vec<&[u8]> = app.chunks(200).collect();
+    let mut s = state();
+    for round in 0..600u32 {
+        for (i, c) in chunks.iter().enumerate() {
+            let mut th = ((round as u8).wrapping_add(i as u8)) & 0x3f;
+            if i == 0 {
+                th |= 0x40;
+            }
+            if i + 1 == chunks.len() {
+                th |= 0x80;
+            }
+            let mut f = frame(0xc4, c);
+            f[LINK_HDR_LEN] = th;
+            let end = LINK_HDR_LEN + 16;
+            let c2 = crc(&f[LINK_HDR_LEN..end]);
+            f[end..end + 2].copy_from_slice(&c2.to_le_bytes());
+            s.parse(Dir::ToServer, &f);
+        }
+    }
+    assert_eq!(s.tx_count(), 600);
+    let t = s.tx(0).unwrap();
+    assert!(t.done && !t.complete);
+    assert_eq!(t.objects[0].points.len(), 2000);
+    assert!(s.has_event(0, ev::UNKNOWN_OBJECT));
+    // Past max-tx unanswered requests: flooded.
+    assert!(s.txs().any(|t| t.events & (1 << ev::FLOODED) != 0));
+    assert!(s.points_kept <= Dnp3Config::default().max_points * POINTS_KEPT_FACTOR);
+}
+
+#[test]
+fn keywords_match_the_transaction_of_their_direction() {
+    use crate::registry::TxMatch;
+    let mut s = state();
+    s.parse(Dir::ToServer, &hex(SELECT));
+    s.parse(Dir::ToClient, &hex(SELECT_RESP));
+    let func = keywords::Func(3);
+    assert_eq!(func.matches(&s, 0, Dir::ToServer), Some(true));
+    assert_eq!(func.matches(&s, 0, Dir::ToClient), Some(false));
+    assert_eq!(
+        keywords::Func(129).matches(&s, 1, Dir::ToClient),
+        Some(true)
+    );
+    let obj = keywords::Obj { gv: Some((12, 1)) };
+    assert_eq!(obj.matches(&s, 0, Dir::ToServer), Some(true));
+    assert_eq!(obj.matches(&s, 1, Dir::ToClient), Some(true));
+    let other = keywords::Obj { gv: Some((12, 2)) };
+    assert_eq!(other.matches(&s, 0, Dir::ToServer), Some(false));
+    // The response's IIN is zero: no indication matches.
+    assert_eq!(
+        keywords::Ind(0xffff).matches(&s, 1, Dir::ToClient),
+        Some(false)
+    );
+    let mut seen = Vec::new();
+    assert!(s.buffer(0, 0, Dir::ToServer, &mut |b| {
+        seen = b.to_vec();
+        true
+    }));
+    assert_eq!(&seen[..2], &[0xc7, 0x03]);
+    assert!(!s.buffer(0, 0, Dir::ToClient, &mut |_| true));
+}
