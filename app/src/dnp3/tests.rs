@@ -201,7 +201,7 @@ fn probe_needs_start_bytes() {
 fn flood_of_incomplete_transactions_stays_bounded() {
     // WRITEs of 2000 packed binary inputs followed by an unknown object: never complete.
     let mut app = vec![0xc1u8, 0x02, 1, 1, 0x01, 0, 0, 0xcf, 0x07];
-    app.extend(std::iter::repeat(0xaa).take(251));
+    app.extend(std::iter::repeat_n(0xaa, 251));
     app.extend_from_slice(&[99, 1, 0x07, 1]);
     // Split into transport segments of at most 249 octets.
     let chunks: Vec<&[u8]> = app.chunks(200).collect();
