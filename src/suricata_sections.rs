@@ -1099,6 +1099,21 @@ outputs:
     }
 
     #[test]
+    fn translates_dnp3_settings() {
+        let (cfg, _) = translate(&parse_tree("a: 1\n").unwrap(), Path::new("/etc")).unwrap();
+        let d = cfg.detect.app_layer.dnp3;
+        assert!(!d.enabled);
+        assert_eq!((d.max_points, d.max_objects, d.max_tx), (16384, 2048, 500));
+        let yaml = "app-layer:\n  protocols:\n    dnp3:\n      enabled: yes\n      \
+                    max-points: 100\n      max-objects: 0\n      max-tx: 32\n";
+        let (cfg, _) = translate(&parse_tree(yaml).unwrap(), Path::new("/etc")).unwrap();
+        let d = cfg.detect.app_layer.dnp3;
+        assert!(d.enabled);
+        // A zero max-objects is refused, as Suricata (the default stays).
+        assert_eq!((d.max_points, d.max_objects, d.max_tx), (100, 2048, 32));
+    }
+
+    #[test]
     fn translates_mqtt_settings() {
         let yaml = "app-layer:\n  protocols:\n    mqtt:\n      max-msg-length: 50kb\n      \
                     max-tx: 7\n      subscribe-topic-match-limit: 0\noutputs:\n  - eve-log:\n      \
