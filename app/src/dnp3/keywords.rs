@@ -132,7 +132,11 @@ fn setup_func(v: Option<&str>) -> Result<Box<dyn TxMatch>, String> {
 impl TxMatch for Func {
     fn matches(&self, parser: &dyn AppParser, tx: u64, dir: Dir) -> Option<bool> {
         let t = dnp3(parser)?.tx(tx)?;
-        Some(t.dir() == dir && t.function_code == self.0)
+        if t.dir() != dir {
+            return Some(false);
+        }
+        // Suricata inspects the transaction once its last segment is in.
+        t.done.then_some(t.function_code == self.0)
     }
 }
 
@@ -166,6 +170,9 @@ impl TxMatch for Ind {
         let t = dnp3(parser)?.tx(tx)?;
         if dir != Dir::ToClient || t.is_request {
             return Some(false);
+        }
+        if !t.done {
+            return None;
         }
         let iin1 = (t.iin >> 8) as u8;
         let iin2 = (t.iin & 0xff) as u8;
