@@ -264,3 +264,42 @@ fn keywords_match_the_transaction_of_their_direction() {
     assert_eq!(&seen[..2], &[0xc7, 0x03]);
     assert!(!s.buffer(0, 0, Dir::ToClient, &mut |_| true));
 }
+
+#[test]
+fn random_objects_in_valid_frames_never_panic() {
+    let mut x = 0x1234_5678u32;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        x
+    };
+    let groups = [
+        1u8, 2, 3, 10, 12, 20, 30, 32, 40, 41, 50, 51, 60, 70, 80, 83, 110, 120, 121,
+    ];
+    for _ in 0..5000 {
+        let mut s = state();
+        for _ in 0..4 {
+            let len = (next() % 200) as usize;
+            let mut app = vec![0xc0u8, (next() % 4) as u8];
+            for i in 0..len {
+                let r = next();
+                app.push(match i % 9 {
+                    0 => groups[(r as usize) % groups.len()],
+                    1 => (r % 8) as u8,
+                    _ => r as u8,
+                });
+            }
+            let f = frame(0xc4, &app);
+            s.parse(Dir::ToServer, &f);
+            // The same as a response (two IIN octets after the function code).
+            s.parse(Dir::ToClient, &frame(0x44, &app));
+        }
+        let mut w = shrike_output::JsonWriter::new();
+        for t in s.txs() {
+            w.start_object();
+            write_tx(&mut w, t);
+            w.close();
+        }
+    }
+}
