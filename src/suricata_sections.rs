@@ -1103,7 +1103,7 @@ outputs:
         let (cfg, _) = translate(&parse_tree("a: 1\n").unwrap(), Path::new("/etc")).unwrap();
         let d = cfg.detect.app_layer.dnp3;
         assert!(!d.enabled);
-        assert_eq!((d.max_points, d.max_objects, d.max_tx), (16384, 2048, 500));
+        assert_eq!((d.max_points, d.max_objects, d.max_tx), (16384, 2048, 32));
         let yaml = "app-layer:\n  protocols:\n    dnp3:\n      enabled: yes\n      \
                     max-points: 100\n      max-objects: 0\n      max-tx: 32\n";
         let (cfg, _) = translate(&parse_tree(yaml).unwrap(), Path::new("/etc")).unwrap();

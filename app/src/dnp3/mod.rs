@@ -89,7 +89,8 @@ pub struct Dnp3Config {
     pub max_points: u64,
     /// `max-objects`: objects decoded per message at most.
     pub max_objects: u64,
-    /// `max-tx`: unanswered transactions before `flooded` (Suricata 7.0.10: 500).
+    /// `max-tx`: unlogged transactions before `flooded` (Suricata 7.0.14's default, 32;
+    /// 7.0.10 had a fixed 500).
     pub max_tx: u64,
 }
 
@@ -99,7 +100,7 @@ impl Default for Dnp3Config {
             enabled: false,
             max_points: 16384,
             max_objects: 2048,
-            max_tx: 500,
+            max_tx: 32,
         }
     }
 }
@@ -343,7 +344,7 @@ impl Dnp3State {
             is_request,
             ..Default::default()
         });
-        if self.unreplied > self.cfg.max_tx {
+        if self.unreplied > self.cfg.max_tx && !self.flooded {
             self.set_event(ev::FLOODED);
             self.flooded = true;
         }
@@ -656,6 +657,15 @@ impl AppParser for Dnp3State {
             };
             t.logged = true;
             c.logged += 1;
+            // Suricata frees a transaction once logged and inspected; shrike keeps a few
+            // for detection, so the flood count drops at logging.
+            self.unreplied = self.unreplied.saturating_sub(1);
+            if self.flooded && self.unreplied < self.cfg.max_tx {
+                self.flooded = false;
+            }
+            let Some(t) = self.tx(id) else {
+                continue;
+            };
             let t = &*t;
             if !t.done || !c.write || !c.out.wants_type("dnp3") {
                 continue;
@@ -687,12 +697,8 @@ impl AppParser for Dnp3State {
                 if self.curr == Some(t.id) {
                     self.curr = None;
                 }
-                self.unreplied = self.unreplied.saturating_sub(1);
                 let n: usize = t.objects.iter().map(|o| o.points.len()).sum();
                 self.points_kept = self.points_kept.saturating_sub(n as u64);
-                if self.flooded && self.unreplied < self.cfg.max_tx {
-                    self.flooded = false;
-                }
             }
             drop_n -= 1;
         }
