@@ -666,7 +666,6 @@ impl AppParser for Dnp3State {
             let Some(t) = self.tx(id) else {
                 continue;
             };
-            let t = &*t;
             if !t.done || !c.write || !c.out.wants_type("dnp3") {
                 continue;
             }
