@@ -325,14 +325,14 @@ fn decoder_event_alert_without_flow() {
 #[test]
 fn skipped_rules_have_reasons() {
     let l = shrike_detect::setup::engine_from_str(
-        "alert dnp3 any any -> any any (content:\"x\"; sid:1;)\n\
+        "alert modbus any any -> any any (content:\"x\"; sid:1;)\n\
          alert tcp any any -> any any (quic.sni; content:\"x\"; sid:2;)\n\
          alert tcp any any -> any any (flow:only_stream; content:\"x\"; sid:3;)\n\
          alert tcp any any -> any any (stream_size:server,>,5; sid:4;)\n\
          alert tcp-stream any any -> any any (content:\"x\"; sid:5;)\n\
          alert tcp any any -> any any (content:\"x\"; asn1:oversize_length 10; sid:6;)\n\
          alert tcp any any -> any any (content:\"ok\"; sid:7;)\n\
-         alert udp any any -> any any (app-layer-event:dnp3.flooded; sid:8;)\n\
+         alert udp any any -> any any (app-layer-event:modbus.flooded; sid:8;)\n\
          alert http any any -> any any (http.uri; content:\"x\"; sid:9;)\n\
          alert udp any any -> any any (app-layer-event:dns.malformed_data; sid:10;)\n",
         &EngineConfig::default(),
@@ -346,13 +346,13 @@ fn skipped_rules_have_reasons() {
         .iter()
         .map(|s| (s.sid, s.reason.to_string()))
         .collect();
-    assert_eq!(reasons[&1], "needs app-layer parser: `dnp3` rule header");
+    assert_eq!(reasons[&1], "needs app-layer parser: `modbus` rule header");
     assert_eq!(reasons[&2], "needs app-layer parser: quic.sni");
     assert!(!reasons.contains_key(&3) && !reasons.contains_key(&4) && !reasons.contains_key(&5));
     assert_eq!(reasons[&6], "keyword not supported yet: asn1");
     assert_eq!(
         reasons[&8],
-        "needs app-layer parser: app-layer-event:dnp3.flooded"
+        "needs app-layer parser: app-layer-event:modbus.flooded"
     );
     assert!(!reasons.contains_key(&9) && !reasons.contains_key(&10));
     assert!(r
