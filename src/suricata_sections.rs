@@ -172,6 +172,7 @@ fn app_layer(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) {
     }
     mqtt_settings(tree, out);
     pgsql_settings(tree, out);
+    dnp3_settings(tree, out);
     smtp(tree, out, ignored);
     const FTP: &str = "app-layer.protocols.ftp";
     for k in ["max-tx", "max-line-length"] {
@@ -263,6 +264,26 @@ fn pgsql_settings(tree: &Value, out: &mut Value) {
     }
     if let Some(n) = get(tree, &format!("{BASE}.stream-depth")).and_then(parse_size) {
         out["detect"]["app-layer"]["pgsql"]["stream-depth"] = json!(n);
+    }
+}
+
+/// `app-layer.protocols.dnp3`: `enabled` (off unless set, as in Suricata 7), `max-points`,
+/// `max-objects` (positive values only) and `max-tx`.
+fn dnp3_settings(tree: &Value, out: &mut Value) {
+    const BASE: &str = "app-layer.protocols.dnp3";
+    if let Some(v) = get(tree, &format!("{BASE}.enabled")) {
+        let on = truthy(v) || v.as_str() == Some("detection-only");
+        out["detect"]["app-layer"]["dnp3"]["enabled"] = Value::Bool(on);
+    }
+    for key in ["max-points", "max-objects", "max-tx"] {
+        if let Some(v) = get(tree, &format!("{BASE}.{key}")).and_then(string) {
+            match v.trim().parse::<u64>() {
+                Ok(n) if n > 0 || key == "max-tx" => {
+                    out["detect"]["app-layer"]["dnp3"][key] = json!(n)
+                }
+                _ => eprintln!("shrike: warning: invalid value for dnp3.{key}"),
+            }
+        }
     }
 }
 
@@ -1117,6 +1138,21 @@ outputs:
             shrike_app::smb::SmbConfig::default()
         );
         assert_eq!(cfg.detect.app_layer.smb.stream_depth, 0);
+    }
+
+    #[test]
+    fn translates_dnp3_settings() {
+        let (cfg, _) = translate(&parse_tree("a: 1\n").unwrap(), Path::new("/etc")).unwrap();
+        let d = cfg.detect.app_layer.dnp3;
+        assert!(!d.enabled);
+        assert_eq!((d.max_points, d.max_objects, d.max_tx), (16384, 2048, 32));
+        let yaml = "app-layer:\n  protocols:\n    dnp3:\n      enabled: yes\n      \
+                    max-points: 100\n      max-objects: 0\n      max-tx: 32\n";
+        let (cfg, _) = translate(&parse_tree(yaml).unwrap(), Path::new("/etc")).unwrap();
+        let d = cfg.detect.app_layer.dnp3;
+        assert!(d.enabled);
+        // A zero max-objects is refused, as Suricata (the default stays).
+        assert_eq!((d.max_points, d.max_objects, d.max_tx), (100, 2048, 32));
     }
 
     #[test]

@@ -701,3 +701,131 @@ alert tcp any any -> any any (msg:\"applayer imap\"; app-layer-protocol:imap; fl
         ]
     );
 }
+
+/// DNP3 (off unless enabled, as Suricata 7): the `dnp3` records of a file-open exchange and
+/// the `dnp3_func` / `dnp3_obj` / `dnp3_data` alerts, as Suricata 7.0.10 writes them for the
+/// same capture (checked with `suricata -r` and the same rules).
+#[test]
+fn dnp3_records_and_keywords_as_suricata() {
+    let Some(pcap) = common::shared_file("corpus/pcaps/zeek/dnp3_dnp3_file_read.pcap") else {
+        return;
+    };
+    let run = |enabled: bool, tag: &str| {
+        let dir = TempDir::new(tag);
+        let cfg = dir.path().join("suricata.yaml");
+        std::fs::write(
+            &cfg,
+            format!(
+                "%YAML 1.1\n---\napp-layer:\n  protocols:\n    dnp3:\n      enabled: {}\n\
+                 outputs:\n  - eve-log:\n      enabled: yes\n      filename: eve.json\n      \
+                 types:\n        - alert\n        - dnp3\n        - flow\n",
+                if enabled { "yes" } else { "no" }
+            ),
+        )
+        .unwrap();
+        let rf = dir.path().join("test.rules");
+        std::fs::write(
+            &rf,
+            "alert dnp3 any any -> any any (msg:\"open\"; dnp3_func:open_file; dnp3_obj:70,3; sid:1;)\n\
+             alert dnp3 any any -> any any (msg:\"name\"; dnp3_data; content:\"test.xml\"; sid:2;)\n\
+             alert dnp3 any any -> any any (msg:\"resp\"; flow:to_client; dnp3_func:response; sid:3;)\n\
+             alert dnp3 any any -> any any (msg:\"write\"; dnp3.func:write; sid:4;)\n\
+             alert dnp3 any any -> any any (msg:\"not\"; dnp3_obj:70,5; flow:to_client; sid:5;)\n",
+        )
+        .unwrap();
+        let out = shrike()
+            .arg("-c")
+            .arg(&cfg)
+            .args(["-k", "none", "-r"])
+            .arg(&pcap)
+            .arg("-S")
+            .arg(&rf)
+            .arg("-l")
+            .arg(dir.path())
+            .output()
+            .expect("run shrike");
+        assert!(out.status.success(), "shrike failed: {}", stderr(&out));
+        let recs = eve_records(dir.path());
+        assert_valid_eve(&recs);
+        recs
+    };
+    let off = run(false, "dnp3-off");
+    assert!(of_type(&off, "dnp3").is_empty());
+    assert!(of_type(&off, "flow")
+        .iter()
+        .all(|f| f["app_proto"] != "dnp3"));
+    let recs = run(true, "dnp3-on");
+    let alerts: Vec<(u64, u64)> = of_type(&recs, "alert")
+        .iter()
+        .map(|a| {
+            (
+                a["alert"]["signature_id"].as_u64().unwrap(),
+                a["pcap_cnt"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        alerts,
+        vec![
+            (1, 7),
+            (2, 7),
+            (3, 8),
+            (4, 21),
+            (3, 22),
+            (4, 24),
+            (3, 25),
+            (3, 28)
+        ]
+    );
+    let d = of_type(&recs, "dnp3");
+    let kinds: Vec<(u64, &str, u64)> = d
+        .iter()
+        .map(|r| {
+            (
+                r["pcap_cnt"].as_u64().unwrap(),
+                r["dnp3"]["type"].as_str().unwrap(),
+                r["dnp3"]["application"]["function_code"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            (5, "request", 25),
+            (7, "response", 129),
+            (8, "request", 1),
+            (19, "request", 2),
+            (21, "response", 129),
+            (22, "request", 2),
+            (24, "response", 129),
+            (25, "request", 26),
+            (27, "response", 129),
+        ]
+    );
+    let open = &d[0]["dnp3"];
+    assert_eq!(open["dst"], 4);
+    assert_eq!(open["src"], 3);
+    assert_eq!(open["application"]["complete"], true);
+    let o = &open["application"]["objects"][0];
+    assert_eq!(
+        (o["group"].as_u64(), o["variation"].as_u64()),
+        (Some(70), Some(3))
+    );
+    assert_eq!(
+        (o["qualifier"].as_u64(), o["count"].as_u64()),
+        (Some(91), Some(1))
+    );
+    let p = &o["points"][0];
+    assert_eq!(p["filename"], "./test.xml");
+    assert_eq!(p["size"], 36);
+    assert_eq!(p["maximum_block_size"], 1024);
+    assert_eq!(p["request_id"], 4);
+    let r = &d[1]["dnp3"];
+    assert!(r["iin"].is_object());
+    let p = &r["application"]["objects"][0]["points"][0];
+    assert_eq!(p["file_handle"], 305_419_896u64);
+    assert_eq!(p["file_size"], 830);
+    assert_eq!(p["optional_text"], "");
+    let t = &d[3]["dnp3"]["application"]["objects"][0]["points"][0];
+    assert_eq!(t["timestamp"], 1_324_573_673_682u64);
+}

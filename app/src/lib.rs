@@ -17,6 +17,7 @@
 pub mod anomaly;
 pub mod common;
 pub mod dhcp;
+pub mod dnp3;
 pub mod dns;
 pub mod enip;
 pub mod eve_config;

@@ -129,6 +129,8 @@ pub struct ParserConfig {
     /// What the registry protocols' files compute (eve-log `files: force-hash`,
     /// `force-magic`).
     pub files: crate::files::FileConfig,
+    /// DNP3 (`app-layer.protocols.dnp3.*`).
+    pub dnp3: crate::dnp3::Dnp3Config,
 }
 
 impl ParserConfig {
@@ -139,6 +141,7 @@ impl ParserConfig {
         match name {
             "pgsql" => self.pgsql.enabled,
             "mqtt" => self.mqtt.enabled,
+            "dnp3" => self.dnp3.enabled,
             _ => true,
         }
     }
@@ -344,6 +347,7 @@ pub static PROTOCOLS: &[&Protocol] = &[
     &crate::enip::PROTOCOL,
     &crate::quic::PROTOCOL,
     &crate::imap::PROTOCOL,
+    &crate::dnp3::PROTOCOL,
 ];
 
 /// Most protocols the registry can hold (the size of per-protocol counter arrays).

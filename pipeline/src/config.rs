@@ -58,6 +58,9 @@ pub struct AppLayerSettings {
     pub enabled: std::collections::BTreeMap<String, String>,
     /// HTTP/2 parser limits (`app-layer.protocols.http2`).
     pub http2: shrike_app::http2::Http2Config,
+    /// DNP3 parser (`app-layer.protocols.dnp3`: `enabled`, `max-points`, `max-objects`,
+    /// `max-tx`).
+    pub dnp3: shrike_app::dnp3::Dnp3Config,
 }
 
 /// The whole sensor configuration. Every section has built-in defaults, so no file at all works.

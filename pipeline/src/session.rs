@@ -92,6 +92,7 @@ impl Sessions {
         app.log.mqtt = cfg.detect.app_log.mqtt;
         app.cfg.mqtt = cfg.detect.app_layer.mqtt;
         app.cfg.pgsql = cfg.detect.app_layer.pgsql;
+        app.cfg.dnp3 = cfg.detect.app_layer.dnp3;
         app.log.pgsql = cfg.detect.app_log.pgsql;
         Sessions {
             stream: StreamEngine::new(sc, host_policy(cfg)),
