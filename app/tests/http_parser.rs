@@ -639,6 +639,17 @@ fn events_table() {
     }
 }
 
+/// libhtp numbers a request line without protocol HTTP/0.9, so Suricata's
+/// `REQUEST_LINE_INVALID` (0.9, unknown method, invalid or unknown protocol) stays quiet on
+/// a bare `GET/` (zeek `http_methods.pcap`: 0 in Suricata 7.0.10).
+#[test]
+fn bare_unknown_method_is_not_an_invalid_request_line() {
+    let mut st = state();
+    feed(&mut st, b"GET/\r\n\r\n", b"");
+    let tx = st.tx(0).expect("a transaction");
+    assert!(!tx.events().contains(HttpEvent::RequestLineInvalid));
+}
+
 #[test]
 fn eve_options() {
     let mut st = state();

@@ -182,7 +182,13 @@ impl HttpState {
         }
         tx.uri_host = info.hostname;
         tx.uri_port = info.port;
-        if tx.is_09 && tx.method_kind == MethodKind::Unknown {
+        // Suricata's condition (`HTPErrorCheckTxRequestFlags`): HTTP/0.9, unknown method and
+        // an invalid or unknown protocol number. libhtp numbers a request line without a
+        // protocol `HTP_PROTOCOL_0_9`, so a bare `GET/` raises nothing.
+        if tx.is_09
+            && tx.method_kind == MethodKind::Unknown
+            && matches!(tx.req_proto, Protocol::Invalid | Protocol::Unknown)
+        {
             tx.set_event(HttpEvent::RequestLineInvalid);
         }
         if tx.is_09 {

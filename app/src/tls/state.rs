@@ -33,14 +33,26 @@ struct Conn {
     app_data: bool,
     record_version: u16,
     records: u64,
-    hb_len: Option<usize>,
     rec_len: usize,
+}
+
+/// Suricata's heartbeat bookkeeping (`SSL_AL_FLAG_HB_*`, `hb_record_len`).
+#[derive(Debug, Default, Clone, Copy)]
+struct Heartbeat {
+    inflight: bool,
+    /// The heartbeat in flight came from the server (to the client).
+    server_init: bool,
+    /// ... from the client.
+    client_init: bool,
+    /// Length of the encrypted request record.
+    record_len: usize,
 }
 
 /// Per-flow TLS parser state and the flow's single transaction (Suricata's model).
 #[derive(Debug, Default)]
 pub struct TlsState {
     conn: [Conn; 2],
+    hb: Heartbeat,
     cfg: TlsConfig,
     failed: bool,
     /// The ClientHello, once seen.
@@ -224,23 +236,6 @@ impl TlsState {
         if ty == 23 {
             c.app_data = true;
         }
-        if ty == 24 {
-            let encrypted = c.ccs;
-            self.event(TlsEvent::HeartbeatMessage);
-            if encrypted {
-                // Encrypted heartbeats: a response longer or shorter than the request leaks.
-                let other = &self.conn[d ^ 1];
-                if d == 1 {
-                    if let Some(req) = other.hb_len {
-                        if req != len {
-                            self.event(TlsEvent::DataleakHeartbeatMismatch);
-                        }
-                    }
-                } else {
-                    self.conn[d].hb_len = Some(len);
-                }
-            }
-        }
         true
     }
 
@@ -281,9 +276,9 @@ impl TlsState {
                 self.stats.alerts += 1;
             }
             RecKind::Tls(21) => self.stats.alerts += 1,
-            RecKind::Tls(24) if !self.conn[d].ccs => {
+            RecKind::Tls(24) => {
                 let rl = self.conn[d].rec_len;
-                self.heartbeat(&small, rl)
+                self.heartbeat(d, &small, rl)
             }
             RecKind::Ssl2 => self.sslv2(d, &small),
             _ => {}
@@ -291,19 +286,51 @@ impl TlsState {
         self.conn[d].small = small;
     }
 
-    fn heartbeat(&mut self, p: &[u8], record_len: usize) {
-        // The record length was checked in the header; `small` holds its first bytes.
+    /// Suricata's `SSLv3ParseHeartbeatProtocol` (`d`: 0 to the server, 1 to the client).
+    /// Suricata 7 never raises `heartbeat_message` itself.
+    fn heartbeat(&mut self, d: usize, p: &[u8], record_len: usize) {
         let (Some(&ty), Some(len)) = (p.first(), p.get(1..3)) else {
-            self.event(TlsEvent::InvalidHeartbeatMessage);
             return;
         };
-        if ty != 1 && ty != 2 {
+        // Suricata's flag is the session's: a ChangeCipherSpec seen in either direction.
+        let ccs = self.conn.iter().any(|c| c.ccs);
+        if !ccs && ty != 1 && ty != 2 {
             self.event(TlsEvent::InvalidHeartbeatMessage);
             return;
         }
-        let payload_len = u16::from_be_bytes([len[0], len[1]]) as usize;
-        if payload_len + 3 + 16 > record_len {
-            self.event(TlsEvent::OverflowHeartbeatMessage);
+        let hb = &mut self.hb;
+        if !hb.inflight {
+            hb.inflight = true;
+            if d == 1 {
+                hb.server_init = true;
+            } else {
+                hb.client_init = true;
+            }
+            if ccs {
+                // Encrypted: only its length is known.
+                hb.record_len = record_len;
+                return;
+            }
+            let payload_len = usize::from(u16::from_be_bytes([len[0], len[1]]));
+            // The requested payload must be in the record (CVE-2014-0160) ...
+            if payload_len + 3 > record_len {
+                self.event(TlsEvent::OverflowHeartbeatMessage);
+                return;
+            }
+            // ... with at least 16 bytes of padding (RFC 6520).
+            if record_len - payload_len - 3 < 16 {
+                self.event(TlsEvent::InvalidHeartbeatMessage);
+            }
+        } else if (d == 1 && hb.server_init) || (d == 0 && hb.client_init) {
+            // Another heartbeat in the same direction while one is in flight.
+            self.event(TlsEvent::InvalidHeartbeatMessage);
+        } else {
+            // The answer: an encrypted response longer than the request leaks.
+            let req = hb.record_len;
+            *hb = Heartbeat::default();
+            if ccs && req > 0 && req < record_len {
+                self.event(TlsEvent::DataleakHeartbeatMismatch);
+            }
         }
     }
 
