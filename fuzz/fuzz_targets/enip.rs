@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use shrike_app::registry::{AppParser, ParserConfig, TxMatch};
+use shrike_app::registry::{AppParser, ParserConfig};
 use shrike_app::Dir;
 use shrike_fuzz::{steps, Step};
 
