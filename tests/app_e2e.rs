@@ -829,3 +829,50 @@ fn dnp3_records_and_keywords_as_suricata() {
     let t = &d[3]["dnp3"]["application"]["objects"][0]["points"][0];
     assert_eq!(t["timestamp"], 1_324_573_673_682u64);
 }
+
+/// `filesize` (issue 22) as Suricata 7.0.10 matches it on `ndpi/http-manipulated.pcap`
+/// (files of 366, 366 and 40,717 bytes): closed files on their size, each transaction
+/// once; the same alerts, transactions and packets as `suricata -r` with these rules.
+#[test]
+fn filesize_as_suricata() {
+    let Some(pcap) = common::shared_file("corpus/pcaps/ndpi/http-manipulated.pcap") else {
+        return;
+    };
+    let dir = TempDir::new("filesize");
+    let rf = dir.path().join("fs.rules");
+    std::fs::write(
+        &rf,
+        "alert http any any -> any any (msg:\"big\"; filesize:>1000; sid:1;)\n\
+         alert http any any -> any any (msg:\"eq\"; filesize:366; sid:2;)\n\
+         alert http any any -> any any (msg:\"range\"; filesize:100<>5000; sid:3;)\n\
+         alert http any any -> any any (msg:\"none\"; filesize:<100; sid:4;)\n\
+         alert http any any -> any any (msg:\"kb\"; filesize:1kb; sid:5;)\n",
+    )
+    .unwrap();
+    let out = shrike()
+        .args(["-k", "none", "-r"])
+        .arg(&pcap)
+        .arg("-S")
+        .arg(&rf)
+        .arg("-l")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let recs = eve_records(dir.path());
+    let mut got: Vec<(u64, u64, u64)> = of_type(&recs, "alert")
+        .iter()
+        .map(|a| {
+            (
+                a["alert"]["signature_id"].as_u64().unwrap(),
+                a["tx_id"].as_u64().unwrap(),
+                a["pcap_cnt"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    got.sort_unstable();
+    assert_eq!(
+        got,
+        vec![(1, 1, 0), (2, 0, 9), (2, 0, 19), (3, 0, 9), (3, 0, 19)]
+    );
+}

@@ -167,6 +167,9 @@ pub(crate) struct AppSig {
     pub tls_checks: Box<[TlsCheck]>,
     /// Protocol keywords of the registry.
     pub keywords: Box<[RegKeyword]>,
+    /// `filesize` (Suricata's file match list): a file of the transaction whose size
+    /// matches.
+    pub filesize: Option<UintMatch>,
     /// Direction the transaction is inspected in (`None`: both).
     pub dir: Option<Dir>,
     /// A match decides only the direction it was found in (Suricata's per-direction detect
@@ -189,6 +192,7 @@ impl AppSig {
             || !self.events.is_empty()
             || !self.tls_checks.is_empty()
             || !self.keywords.is_empty()
+            || self.filesize.is_some()
     }
 
     /// The flow's protocol fits the rule's header and `app-layer-protocol` checks.
@@ -604,6 +608,33 @@ fn events_hit(app: &AppFlow, tx: u64, e: AppEvent) -> bool {
     }
 }
 
+/// Suricata's `DetectFilesizeMatch` over the files of transaction `tx` going `d`: a closed
+/// file matches on its size; a truncated or failed one only for `>`/`>=` (the size it
+/// reached is known, the final one is not); an open one is undecided (`None`) while no
+/// other file matched.
+fn filesize_hit(app: &AppFlow, tx: u64, d: Dir, m: &UintMatch) -> Option<bool> {
+    use shrike_app::files::FileState;
+    use shrike_rules::parse::UintMode;
+    let p = app.parser()?;
+    let (mut hit, mut open, mut any) = (false, false, false);
+    p.files(tx, d, &mut |f| {
+        any = true;
+        match f.state() {
+            FileState::Closed => hit |= m.matches(f.size()),
+            FileState::Opened => open = true,
+            _ => hit |= matches!(m.mode, UintMode::Gt | UintMode::Gte) && m.matches(f.size()),
+        }
+    });
+    if hit {
+        Some(true)
+    } else if open || (!any && !p.tx_final(tx, app.is_closed())) {
+        // A file still open, or none yet on a transaction that can still get one.
+        None
+    } else {
+        Some(false)
+    }
+}
+
 /// Evaluate the transaction part of `a` on transaction `tx`.
 fn eval_tx(
     a: &AppSig,
@@ -661,6 +692,14 @@ fn eval_tx(
                 None if end => return TxResult::NoMatch(true),
                 None => return TxResult::NotReady,
             }
+        }
+    }
+    if let Some(m) = &a.filesize {
+        match filesize_hit(app, tx, d, m) {
+            Some(true) => {}
+            Some(false) => return TxResult::NoMatch(fin),
+            None if app.is_closed() => return TxResult::NoMatch(true),
+            None => return TxResult::NotReady,
         }
     }
     for &e in a.events.iter() {

@@ -8,7 +8,7 @@ use shrike_rules::matcher::compile_rule_with;
 use shrike_rules::parse::keywords::{
     BitCmd, FlowintOp, FlowintValue, Keyword, ThresholdType, Track,
 };
-use shrike_rules::parse::{Action, BufferId, Direction, Match, Protocol, Rule};
+use shrike_rules::parse::{Action, BufferId, Direction, Match, Protocol, Rule, UintMatch};
 
 use shrike_app::{AppProto, Dir};
 use shrike_rules::mpm::fast_pattern::select_fast_pattern;
@@ -147,6 +147,34 @@ fn app_keyword(name: &str) -> bool {
         "telnet",
     ];
     PREFIXES.iter().any(|p| name.starts_with(p))
+}
+
+/// `filesize`'s value: Suricata's 64-bit uint syntax (`100`, `<100`, `>100`, `100<>200`).
+/// As Suricata 7.0.10's `DetectU64Parse`, a `KB`, `MB` or `GB` unit (any case, powers of
+/// 1024, right after the number) is taken only in the plain equality form (`2kb`, `=2kb`);
+/// with an operator or a range it is refused.
+pub(crate) fn parse_filesize(v: &str) -> Result<UintMatch, String> {
+    let t = v.trim();
+    let eq = t.strip_prefix('=').map_or(t, str::trim_start);
+    let digits = eq.bytes().take_while(u8::is_ascii_digit).count();
+    if digits > 0 {
+        let mult: Option<u64> = match eq.get(digits..).map(str::to_ascii_lowercase).as_deref() {
+            Some("kb") => Some(1 << 10),
+            Some("mb") => Some(1 << 20),
+            Some("gb") => Some(1 << 30),
+            _ => None,
+        };
+        if let Some(mult) = mult {
+            let n: u64 = eq[..digits]
+                .parse()
+                .map_err(|_| format!("bad number: `{v}`"))?;
+            let n = n
+                .checked_mul(mult)
+                .ok_or_else(|| format!("too large: `{v}`"))?;
+            return Ok(UintMatch::eq(n));
+        }
+    }
+    UintMatch::parse(t, u64::MAX, "filesize").map_err(|e| e.to_string())
 }
 
 fn csum_keyword(name: &str) -> Option<Csum> {
@@ -622,6 +650,12 @@ pub(crate) fn compile(
                 });
                 app.keywords = list.into_boxed_slice();
             }
+            Keyword::Unknown { name, value, .. } if name == "filesize" => {
+                let m = parse_filesize(value.as_deref().unwrap_or(""))
+                    .map_err(|e| SkipReason::Invalid(format!("filesize: {e}")))?;
+                app_keyword_seen = true;
+                app.filesize = Some(m);
+            }
             Keyword::Unknown { name, .. } if name == "tls.store" || name == "tls_store" => {
                 set_app_proto(&mut app, AppProto::TLS)?;
                 app_keyword_seen = true;
@@ -891,5 +925,25 @@ pub(crate) fn action_order(a: Action) -> u8 {
         Action::Drop => 1,
         Action::Reject | Action::RejectSrc | Action::RejectDst | Action::RejectBoth => 2,
         Action::Alert => 3,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_filesize;
+    use shrike_rules::parse::UintMode;
+
+    /// Suricata 7.0.10 (`suricata -T`): units only in the plain equality form.
+    #[test]
+    fn filesize_values_as_suricata() {
+        let eq = |v: &str| parse_filesize(v).map(|m| (m.mode, m.a));
+        assert_eq!(eq("2KB"), Ok((UintMode::Eq, 2048)));
+        assert_eq!(eq("=2kb"), Ok((UintMode::Eq, 2048)));
+        assert_eq!(eq(" 2gb "), Ok((UintMode::Eq, 2 << 30)));
+        assert_eq!(eq(">100").map(|m| m.0), Ok(UintMode::Gt));
+        assert_eq!(eq("100<>200").map(|m| m.0), Ok(UintMode::Range));
+        for bad in ["<2kb", ">1mb", "1<>2kb", "2 KB", "2tb", "2k", "abc"] {
+            assert!(parse_filesize(bad).is_err(), "{bad}");
+        }
     }
 }
