@@ -67,12 +67,9 @@ fn et_open_every_rule_parses() {
         best = best.min(t.elapsed());
         assert_eq!(again.summary.loaded, s.loaded);
     }
+    // Reported, not asserted: speed is measured by the benchmarks (`scripts/bench/`,
+    // criterion), not by a timed test that fails whenever the machine is busy.
     eprintln!("ET Open load+parse best of 3: {best:?}");
-    #[cfg(not(debug_assertions))]
-    assert!(
-        best.as_millis() < 300,
-        "parsing ET Open took {best:?} (budget 300 ms)"
-    );
     assert_eq!(s.total, 24_825, "rule count of the snapshot");
     assert_eq!(s.skipped, 0, "every ET Open rule must parse");
     assert_eq!(s.loaded, 24_825);
