@@ -552,8 +552,13 @@ impl StreamEngine {
                 ev.insert(E::ThreeWhsSynackTfoDataIgnored);
                 tr_mut(s, 0).next_seq = c.isn.wrapping_add(1);
                 if let Some(b) = s.buf_mut(Dir::ToServer) {
-                    let base = b.base_seq;
+                    // The dropped data leaves the reassembly memory count too (the stream
+                    // fuzz target found the count drifting here).
+                    let (base, before) = (b.base_seq, b.mem());
                     *b = super::reassembly::StreamBuf::new(base);
+                    let after = b.mem();
+                    self.stats.reassembly_memuse =
+                        (self.stats.reassembly_memuse + after as u64).saturating_sub(before as u64);
                 }
             }
             set_state(s, S::SynRecv);
