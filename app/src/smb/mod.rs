@@ -2662,7 +2662,13 @@ impl AppParser for SmbState {
             {
                 f(head)
             }
-            (TxData::File { name, .. }, BUF_FILE_NAME) if !name.is_empty() => f(name),
+            // A file's name is inspected in its own direction only, as its data
+            // (Suricata's file list is per direction).
+            (TxData::File { name, dir: fd, .. }, BUF_FILE_NAME)
+                if !name.is_empty() && *fd == dir =>
+            {
+                f(name)
+            }
             (TxData::Dcerpc { stub_req, .. }, BUF_STUB)
                 if dir == Dir::ToServer && !stub_req.is_empty() =>
             {
