@@ -876,3 +876,40 @@ fn filesize_as_suricata() {
         vec![(1, 1, 0), (2, 0, 9), (2, 0, 19), (3, 0, 9), (3, 0, 19)]
     );
 }
+
+/// `filesize` on an SMB file read (zeek `smb_smb2.pcap`, `WP_SMBPlugin.pdf`): Suricata
+/// 7.0.10 alerts once, transaction 12, at packet 1166; so does shrike.
+#[test]
+fn filesize_on_smb_as_suricata() {
+    let Some(pcap) = common::shared_file("corpus/pcaps/zeek/smb_smb2.pcap") else {
+        return;
+    };
+    let dir = TempDir::new("filesize-smb");
+    let rf = dir.path().join("fs.rules");
+    std::fs::write(
+        &rf,
+        "alert smb any any -> any any (msg:\"fs\"; filesize:>1000; sid:9;)\n",
+    )
+    .unwrap();
+    let out = shrike()
+        .args(["-k", "none", "-r"])
+        .arg(&pcap)
+        .arg("-S")
+        .arg(&rf)
+        .arg("-l")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let recs = eve_records(dir.path());
+    let got: Vec<(u64, u64)> = of_type(&recs, "alert")
+        .iter()
+        .map(|a| {
+            (
+                a["tx_id"].as_u64().unwrap(),
+                a["pcap_cnt"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    assert_eq!(got, vec![(12, 1166)]);
+}

@@ -2744,6 +2744,14 @@ impl AppParser for SmbState {
             .retain(|t| !(t.logged && t.id < next && t.seen == 3));
     }
 
+    fn files(&self, tx: u64, dir: Dir, f: &mut dyn FnMut(&TrackedFile)) {
+        if let Some(TxData::File { file, dir: fd, .. }) = self.tx(tx).map(|t| &t.data) {
+            if *fd == dir {
+                f(file);
+            }
+        }
+    }
+
     fn alert_members(&self, tx: u64, w: &mut JsonWriter) -> bool {
         match self.tx(tx) {
             Some(t) => {
