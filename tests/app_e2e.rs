@@ -7,12 +7,17 @@ mod common;
 use common::{assert_valid_eve, eve_records, repo, shrike, stderr, TempDir};
 
 fn run(pcap: &str, rules: &str, tag: &str) -> (Vec<serde_json::Value>, String) {
+    run_path(&repo().join("tests/data/app").join(pcap), rules, tag)
+}
+
+/// [`run`] on a capture anywhere (the shared corpus).
+fn run_path(pcap: &std::path::Path, rules: &str, tag: &str) -> (Vec<serde_json::Value>, String) {
     let dir = TempDir::new(tag);
     let rf = dir.path().join("test.rules");
     std::fs::write(&rf, rules).unwrap();
     let out = shrike()
         .arg("-r")
-        .arg(repo().join("tests/data/app").join(pcap))
+        .arg(pcap)
         .arg("-S")
         .arg(&rf)
         .arg("-l")
@@ -838,28 +843,12 @@ fn filesize_as_suricata() {
     let Some(pcap) = common::shared_file("corpus/pcaps/ndpi/http-manipulated.pcap") else {
         return;
     };
-    let dir = TempDir::new("filesize");
-    let rf = dir.path().join("fs.rules");
-    std::fs::write(
-        &rf,
-        "alert http any any -> any any (msg:\"big\"; filesize:>1000; sid:1;)\n\
-         alert http any any -> any any (msg:\"eq\"; filesize:366; sid:2;)\n\
-         alert http any any -> any any (msg:\"range\"; filesize:100<>5000; sid:3;)\n\
-         alert http any any -> any any (msg:\"none\"; filesize:<100; sid:4;)\n\
-         alert http any any -> any any (msg:\"kb\"; filesize:1kb; sid:5;)\n",
-    )
-    .unwrap();
-    let out = shrike()
-        .args(["-k", "none", "-r"])
-        .arg(&pcap)
-        .arg("-S")
-        .arg(&rf)
-        .arg("-l")
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
-    let recs = eve_records(dir.path());
+    let rules = "alert http any any -> any any (msg:\"big\"; filesize:>1000; sid:1;)\n\
+                 alert http any any -> any any (msg:\"eq\"; filesize:366; sid:2;)\n\
+                 alert http any any -> any any (msg:\"range\"; filesize:100<>5000; sid:3;)\n\
+                 alert http any any -> any any (msg:\"none\"; filesize:<100; sid:4;)\n\
+                 alert http any any -> any any (msg:\"kb\"; filesize:1kb; sid:5;)\n";
+    let (recs, _) = run_path(&pcap, rules, "filesize");
     let mut got: Vec<(u64, u64, u64)> = of_type(&recs, "alert")
         .iter()
         .map(|a| {
@@ -884,24 +873,8 @@ fn filesize_on_smb_as_suricata() {
     let Some(pcap) = common::shared_file("corpus/pcaps/zeek/smb_smb2.pcap") else {
         return;
     };
-    let dir = TempDir::new("filesize-smb");
-    let rf = dir.path().join("fs.rules");
-    std::fs::write(
-        &rf,
-        "alert smb any any -> any any (msg:\"fs\"; filesize:>1000; sid:9;)\n",
-    )
-    .unwrap();
-    let out = shrike()
-        .args(["-k", "none", "-r"])
-        .arg(&pcap)
-        .arg("-S")
-        .arg(&rf)
-        .arg("-l")
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
-    let recs = eve_records(dir.path());
+    let rules = "alert smb any any -> any any (msg:\"fs\"; filesize:>1000; sid:9;)\n";
+    let (recs, _) = run_path(&pcap, rules, "filesize-smb");
     let got: Vec<(u64, u64)> = of_type(&recs, "alert")
         .iter()
         .map(|a| {

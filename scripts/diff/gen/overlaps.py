@@ -159,8 +159,6 @@ def tcp_cases():
                 for off, data in segs:
                     c(base + off, 0x18, data)
                 end = max(o1, n1)
-                if end > o1 and not new_first:
-                    pass
                 c(base + end, 0x18, b"ZZEND")
                 fin = base + end + 5
                 s(sisn + 1, fin, 0x10)
@@ -174,65 +172,18 @@ def udp_header(sp, dp, payload_len):
     return struct.pack("!HHHH", sp, dp, 8 + payload_len, 0)
 
 
-def ip_cases():
+def frag_cases(t0, ident, port, v6):
+    """Every policy × shape × order on one UDP datagram each, fragmented in 8-byte blocks
+    (block 0 holds the UDP header and the first payload bytes)."""
     pkts = []
-    t = [T0 + 10_000.0]
+    t = [t0]
 
     def add(frame):
         t[0] += 0.001
-        pkts.append((t[0], eth(frame)))
+        pkts.append((t[0], eth6(frame) if v6 else eth(frame)))
 
-    ident = 100
-    port = 30000
     for p, _ in enumerate(POLICIES):
-        srv = server(p)
-        cases = [(n, s, False) for n, s in SHAPES.items()] + [(n, s, True) for n, s in SHAPES.items()]
-        for name, (ns, ne), new_first in cases:
-            ident += 1
-            port += 1
-            # Units are 8-byte fragment blocks; the datagram is 8 (UDP header) + payload.
-            # Block 0 holds the UDP header and the first payload bytes.
-            total = max(ORIG[1], ne) + 1
-            payload_len = total * 8 - 8
-            body = bytearray(fill(0, payload_len, False))
-            body[-5:] = b"ZZEND"
-            udp = udp_header(port, 7777, payload_len) + bytes(body)
-
-            def piece(start, end, upper):
-                if upper:
-                    d = bytearray(udp[start * 8 : end * 8].upper())
-                    if start == 0:
-                        d[:8] = udp[:8]
-                    return bytes(d)
-                return udp[start * 8 : end * 8]
-
-            def frag(start, end, upper, last=False):
-                mf = 0 if last else 0x2000
-                return ipv4(CLIENT, srv, 17, piece(start, end, upper), ident=ident, frag=mf | start)
-
-            frags = [frag(ORIG[0], ORIG[1], False), frag(ns, ne, True)]
-            if new_first:
-                frags.reverse()
-            add(frag(0, ORIG[0], False))
-            for f in frags:
-                add(f)
-            end = max(ORIG[1], ne)
-            add(frag(end, total, False, last=True))
-    return pkts
-
-
-def ip6_cases():
-    pkts = []
-    t = [T0 + 20_000.0]
-
-    def add(frame):
-        t[0] += 0.001
-        pkts.append((t[0], eth6(frame)))
-
-    ident = 500
-    port = 40000
-    for p, _ in enumerate(POLICIES):
-        srv = server6(p)
+        srv = server6(p) if v6 else server(p)
         cases = [(n, s, False) for n, s in SHAPES.items()] + [(n, s, True) for n, s in SHAPES.items()]
         for name, (ns, ne), new_first in cases:
             ident += 1
@@ -242,10 +193,11 @@ def ip6_cases():
             body = bytearray(fill(0, payload_len, False))
             body[-5:] = b"ZZEND"
             udp = bytearray(udp_header(port, 7777, payload_len) + bytes(body))
-            ph = CLIENT6 + srv + struct.pack("!IxxxB", len(udp), 17)
-            # The checksum covers the original bytes; overlaps that change data make it
-            # wrong in both engines alike (checksums are not validated with -k none).
-            udp[6:8] = struct.pack("!H", csum(ph + bytes(udp)) or 0xFFFF)
+            if v6:
+                # The checksum covers the original bytes; overlaps that change data make
+                # it wrong in both engines alike (checksums are not validated with -k none).
+                ph = CLIENT6 + srv + struct.pack("!IxxxB", len(udp), 17)
+                udp[6:8] = struct.pack("!H", csum(ph + bytes(udp)) or 0xFFFF)
             udp = bytes(udp)
 
             def piece(start, end, upper):
@@ -257,7 +209,10 @@ def ip6_cases():
                 return udp[start * 8 : end * 8]
 
             def frag(start, end, upper, last=False):
-                return ipv6_frag(CLIENT6, srv, piece(start, end, upper), ident, start, not last)
+                data = piece(start, end, upper)
+                if v6:
+                    return ipv6_frag(CLIENT6, srv, data, ident, start, not last)
+                return ipv4(CLIENT, srv, 17, data, ident=ident, frag=(0 if last else 0x2000) | start)
 
             frags = [frag(ORIG[0], ORIG[1], False), frag(ns, ne, True)]
             if new_first:
@@ -268,6 +223,14 @@ def ip6_cases():
             end = max(ORIG[1], ne)
             add(frag(end, total, False, last=True))
     return pkts
+
+
+def ip_cases():
+    return frag_cases(T0 + 10_000.0, 100, 30000, v6=False)
+
+
+def ip6_cases():
+    return frag_cases(T0 + 20_000.0, 500, 40000, v6=True)
 
 
 def config(out):
