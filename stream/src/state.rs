@@ -709,7 +709,6 @@ impl StreamEngine {
         // In a 4-way handshake the SYN/ACK came from the client: the final ACK is the server's.
         let syn_side = if four { 0 } else { 1 };
         let ack_side = 1 - syn_side;
-        let _ = ack_side;
         if p.has(FIN) {
             // As in the established state (Suricata).
             return self.handle_fin(s, p, ev);

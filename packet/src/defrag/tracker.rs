@@ -250,7 +250,7 @@ impl Tracker {
         ltrim: &mut u32,
     ) -> Step {
         let p = self.frags[prev];
-        let (p_off, p_len, p_end) = (p.offset, p.data_len, p.end());
+        let (p_off, p_end) = (p.offset, p.end());
         match self.policy {
             DefragPolicy::Bsd => {
                 if frag_offset < p_end {
@@ -349,10 +349,7 @@ impl Tracker {
                 Step::Next
             }
             // No trimming: the copy order decides (the later offset wins).
-            DefragPolicy::BsdRight => {
-                let _ = p_len;
-                Step::Next
-            }
+            DefragPolicy::BsdRight => Step::Next,
         }
     }
 
