@@ -213,11 +213,6 @@ impl RecordCtx<'_> {
 /// `dir` (Suricata's `AlertAddFiles`: the transaction's files in that direction, as they
 /// stand); `None` without files.
 pub fn alert_files(app: &AppFlow, tx: u64, dir: crate::Dir) -> Option<Vec<u8>> {
-    // SMB writes its transaction's file into the alert itself (`alert_members`, as
-    // Suricata's SMB alert logger); its `files` serve the file keywords only.
-    if app.proto.protocol().is_some_and(|p| p.name == "smb") {
-        return None;
-    }
     let p: &dyn AppParser = app.parser()?;
     let mut w = JsonWriter::with_capacity(256);
     let mut any = false;

@@ -2756,14 +2756,6 @@ impl AppParser for SmbState {
         match self.tx(tx) {
             Some(t) => {
                 self.write_smb(t, w);
-                // Suricata adds the transaction's files to the alert.
-                if let TxData::File { file, .. } = &t.data {
-                    w.open_array("files");
-                    w.start_object();
-                    file.write_eve(w, t.id, None);
-                    w.close();
-                    w.close();
-                }
                 true
             }
             None => false,
