@@ -886,3 +886,77 @@ fn filesize_on_smb_as_suricata() {
         .collect();
     assert_eq!(got, vec![(12, 1166)]);
 }
+
+/// DCERPC over TCP on zeek `dce-rpc_mapi.pcap` (endpoint mapper on 135, MAPI on the ports it
+/// hands out, detected there by pattern): the 10 `dcerpc` records and the alerts of `dce_iface`
+/// with `dce_opnum` in an `alert tcp` rule, a version condition with `dcerpc.stub_data`, and
+/// a to-server `dcerpc.opnum`, all as Suricata 7.0.10 gives them on this capture.
+#[test]
+fn dcerpc_over_tcp_as_suricata() {
+    let Some(pcap) = common::shared_file("corpus/pcaps/zeek/dce-rpc_mapi.pcap") else {
+        return;
+    };
+    let rules = "\
+alert tcp any any -> any any (msg:\"epm map\"; dce_iface:e1af8308-5d1f-11c9-91a4-08002b14a0fa; dce_opnum:3; sid:1;)
+alert dcerpc any any -> any any (msg:\"mapi\"; dcerpc.iface:f5cc5a18-4264-101a-8c59-08002b2f8426,>50; dcerpc.stub_data; content:\"|00|\"; sid:2;)
+alert dcerpc any any -> any any (msg:\"opnum 2\"; flow:to_server; dcerpc.opnum:2; sid:3;)
+";
+    let (recs, _) = run_path(&pcap, rules, "dcerpc-mapi");
+    let dce = of_type(&recs, "dcerpc");
+    assert_eq!(dce.len(), 10);
+    let binds = dce
+        .iter()
+        .filter(|r| r["dcerpc"]["request"] == "BIND")
+        .count();
+    assert_eq!(binds, 6);
+    let req = dce
+        .iter()
+        .find(|r| r["src_port"] == 1069 && r["dcerpc"]["request"] == "REQUEST")
+        .expect("the 1069 request");
+    assert_eq!(
+        req["dcerpc"],
+        serde_json::json!({"request": "REQUEST", "req": {"opnum": 2, "frag_cnt": 1,
+            "stub_data_size": 76}, "response": "RESPONSE", "res": {"frag_cnt": 1,
+            "stub_data_size": 196}, "call_id": 1, "rpc_version": "5.0"})
+    );
+    let mut got: Vec<(u64, u64, u64)> = of_type(&recs, "alert")
+        .iter()
+        .map(|a| {
+            (
+                a["pcap_cnt"].as_u64().unwrap_or(0),
+                a["alert"]["signature_id"].as_u64().unwrap(),
+                a["src_port"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    got.sort_unstable();
+    assert_eq!(
+        got,
+        vec![
+            (0, 1, 1072),
+            (0, 2, 4997),
+            (400, 1, 135),
+            (401, 1, 1066),
+            (506, 3, 1069),
+            (563, 2, 1067),
+            (705, 1, 135)
+        ]
+    );
+}
+
+/// DCERPC over UDP (nDPI `dcerpc.pcap`, connectionless requests whose answers go to another
+/// port): the flows are `dcerpc` and their 8 transactions counted, but unanswered requests are
+/// never logged, as Suricata 7.0.10 (no end-of-flow flush for UDP).
+#[test]
+fn dcerpc_over_udp_as_suricata() {
+    let Some(pcap) = common::shared_file("corpus/pcaps/ndpi/dcerpc.pcap") else {
+        return;
+    };
+    let (recs, _) = run_path(&pcap, "", "dcerpc-udp");
+    assert!(of_type(&recs, "dcerpc").is_empty());
+    let flows = of_type(&recs, "flow");
+    assert_eq!(flows.iter().filter(|f| f["app_proto"] == "dcerpc").count(), 2);
+    let stats = of_type(&recs, "stats");
+    let last = stats.last().expect("stats");
+    assert_eq!(last["stats"]["app_layer"]["tx"]["dcerpc_udp"], 8);
+}

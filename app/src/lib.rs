@@ -16,6 +16,7 @@
 
 pub mod anomaly;
 pub mod common;
+pub mod dcerpc;
 pub mod dhcp;
 pub mod dnp3;
 pub mod dns;

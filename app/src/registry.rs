@@ -315,6 +315,11 @@ pub trait AppParser: std::fmt::Debug + Send + Any {
     /// Call `f` with each file of transaction `tx` going `dir` (the `files` array of alerts,
     /// file keywords); protocols without files keep the default.
     fn files(&self, _tx: u64, _dir: Dir, _f: &mut dyn FnMut(&crate::files::TrackedFile)) {}
+    /// DCERPC carried by this flow, for the `dcerpc.*` keywords (DCERPC itself, and SMB for
+    /// DCERPC over named pipes); protocols without keep the default.
+    fn dce(&self) -> Option<&dyn crate::dcerpc::DceView> {
+        None
+    }
     /// For the protocol's own keywords in the engine (downcast to the parser's type).
     fn as_any(&self) -> &dyn Any;
     /// Mutable [`AppParser::as_any`].
@@ -343,6 +348,7 @@ pub static PROTOCOLS: &[&Protocol] = &[
     &crate::mqtt::PROTOCOL,
     &crate::pgsql::PROTOCOL,
     &crate::http2::PROTOCOL,
+    &crate::dcerpc::PROTOCOL,
     &crate::smb::PROTOCOL,
     &crate::enip::PROTOCOL,
     &crate::quic::PROTOCOL,
@@ -364,6 +370,18 @@ impl AppProto {
     pub const DNS: AppProto = AppProto(3);
     /// TLS ([`PROTOCOLS`]`[2]`).
     pub const TLS: AppProto = AppProto(4);
+
+    /// DCERPC ([`PROTOCOLS`]`[19]`; checked by a test).
+    pub const DCERPC: AppProto = AppProto(2 + 19);
+    /// SMB ([`PROTOCOLS`]`[20]`; checked by a test).
+    pub const SMB: AppProto = AppProto(2 + 20);
+
+    /// Whether a rule of protocol `self` (header or keywords) inspects a flow of protocol
+    /// `flow`: the same protocol, or a `dcerpc` rule on an SMB flow (DCERPC over named
+    /// pipes; Suricata's `AppProtoEquals`).
+    pub fn sig_matches(self, flow: AppProto) -> bool {
+        self == flow || (self == AppProto::DCERPC && flow == AppProto::SMB)
+    }
 
     /// The protocol at registry index `i`.
     pub fn from_index(i: usize) -> AppProto {
@@ -455,6 +473,10 @@ mod tests {
             }
         }
         assert_eq!(AppProto::from_name("ssl"), Some(AppProto::TLS));
+        assert_eq!(AppProto::from_name("dcerpc"), Some(AppProto::DCERPC));
+        assert_eq!(AppProto::from_name("smb"), Some(AppProto::SMB));
+        assert!(AppProto::DCERPC.sig_matches(AppProto::SMB));
+        assert!(!AppProto::SMB.sig_matches(AppProto::DCERPC));
         assert_eq!(AppProto::from_name("nope"), None);
         assert_eq!(AppProto::default(), AppProto::UNKNOWN);
     }

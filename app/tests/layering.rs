@@ -48,8 +48,12 @@ fn no_protocol_uses_a_sibling_protocol() {
             // allowed dependency between protocol folders. QUIC's CRYPTO frames carry a
             // TLS ClientHello/ServerHello, read with TLS's hello parser and JA3 hashing as
             // Suricata's QUIC uses its TLS parser's.
+            // SMB carries DCERPC over named pipes and reads it with DCERPC's PDU code, as
+            // Suricata's SMB parser uses its DCERPC module.
             let allowed = |other: &str| {
-                (name == "http2" && other == "http") || (name == "quic" && other == "tls")
+                (name == "http2" && other == "http")
+                    || (name == "quic" && other == "tls")
+                    || (name == "smb" && other == "dcerpc")
             };
             for (other, _) in protos
                 .iter()

@@ -144,9 +144,7 @@ pub(crate) fn readiness(app: &AppFlow, tx: u64, b: AppBuf, dir: Dir) -> Option<b
             Some(t.handshake_done() || t.failed() || closed || t.buffer_final(d, tb))
         }
         AppBuf::Reg { proto, id, .. } => {
-            if app.proto != proto {
-                return None;
-            }
+            let id = flow_buffer(app, proto, id)?;
             app.parser()?
                 .buffer_ready(tx, id, b.dir().unwrap_or(dir), closed)
         }
@@ -183,10 +181,24 @@ pub(crate) fn visit(
             }
             hit
         }
-        AppBuf::Reg { proto, id, .. } => {
-            app.proto == proto && app.parser().is_some_and(|p| p.buffer(tx, id, d, f))
-        }
+        AppBuf::Reg { proto, id, .. } => flow_buffer(app, proto, id)
+            .is_some_and(|id| app.parser().is_some_and(|p| p.buffer(tx, id, d, f))),
     }
+}
+
+/// Buffer `id` of protocol `proto` as the flow's parser numbers it: the same id on a flow of
+/// that protocol; on a flow a `proto` rule also inspects (`dcerpc.stub_data` on SMB), the
+/// flow protocol's buffer of the same name.
+fn flow_buffer(app: &AppFlow, proto: AppProto, id: u16) -> Option<u16> {
+    if app.proto == proto {
+        return Some(id);
+    }
+    if !proto.sig_matches(app.proto) {
+        return None;
+    }
+    let name = proto.protocol()?.buffers.get(usize::from(id))?.name;
+    let own = app.proto.protocol()?.buffers;
+    u16::try_from(own.iter().position(|b| b.name == name)?).ok()
 }
 
 /// The flow's HTTP/2 parser, if the flow is HTTP/2.

@@ -199,7 +199,7 @@ impl AppSig {
     pub(crate) fn proto_ok(&self, p: AppProto) -> bool {
         if self
             .proto
-            .is_some_and(|want| want != p && !(self.http2 && Some(p) == http2_proto()))
+            .is_some_and(|want| !(want.sig_matches(p) || self.http2 && Some(p) == http2_proto()))
         {
             return false;
         }
@@ -341,7 +341,14 @@ impl AppIndex {
                 Some(d) => &[di(d)][..],
                 None => &[0, 1][..],
             };
-            let also = a.http2.then(|| http2_proto().and_then(pi)).flatten();
+            // HTTP rules also run on HTTP/2 flows, DCERPC rules on SMB flows.
+            let also = if a.http2 {
+                http2_proto().and_then(pi)
+            } else if a.proto == Some(AppProto::DCERPC) {
+                pi(AppProto::SMB)
+            } else {
+                None
+            };
             for (p, &d) in std::iter::once(p0)
                 .chain(also)
                 .flat_map(|p| dirs.iter().map(move |d| (p, d)))
@@ -683,7 +690,7 @@ fn eval_tx(
         // No more data can come: a keyword still undecided does not match.
         let end = app.is_closed();
         for k in a.keywords.iter() {
-            if app.proto != k.proto || k.dir.is_some_and(|want| want != d) {
+            if !k.proto.sig_matches(app.proto) || k.dir.is_some_and(|want| want != d) {
                 return TxResult::NoMatch(true);
             }
             match k.m.matches(p, tx, d) {
@@ -746,6 +753,7 @@ impl super::Engine {
         &self,
         app: &AppFlow,
         payload: &[u8],
+        window: &[u8],
         to_server: bool,
         state: &mut super::FlowDetect,
         sc: &mut AppScratch,
@@ -761,17 +769,28 @@ impl super::Engine {
         } else {
             Dir::ToClient
         };
-        let env = MatchEnv::default();
         let mut txs = std::mem::take(&mut sc.txs);
         live_txs(app, d, &mut txs);
         sc.pay.clear();
-        if let Some(pm) = pidx.pay[di(d)].as_ref().filter(|_| !payload.is_empty()) {
+        if let Some(pm) = pidx.pay[di(d)].as_ref() {
             let out = &mut sc.pay;
-            scan_pats(&*pm.pf, &pm.pats, payload, &mut |n| out.push(n));
+            // The packet's payload and the raw stream window it brings up for inspection.
+            for data in [payload, window] {
+                if !data.is_empty() {
+                    scan_pats(&*pm.pf, &pm.pats, data, &mut |n| out.push(n));
+                }
+            }
             out.sort_unstable();
             out.dedup();
         }
         for &tx in &txs {
+            // `byte_test`/`byte_jump` with `dce` read the stub in its data representation.
+            let env = MatchEnv {
+                dce_little_endian: app.proto == AppProto::DCERPC
+                    && app
+                        .parser()
+                        .is_some_and(|p| shrike_app::dcerpc::stub_little_endian(p, tx)),
+            };
             let dn = di(d) as u8;
             let mut prog = state.app.get_or_insert_with(Box::default).take_prog(tx, dn);
             candidates(pidx, app, tx, d, &mut prog, sc);
@@ -911,7 +930,7 @@ impl super::Engine {
         if flow.state.inspection_stopped() {
             return th.alerts();
         }
-        self.run_txs(&p, &mut flow, th);
+        self.run_txs(&p, &mut flow, None, None, th);
         self.finish_packet(&p, Some(&mut flow), th);
         th.alerts()
     }

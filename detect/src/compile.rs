@@ -308,6 +308,7 @@ pub(crate) fn compile(
     pcre: shrike_rules::matcher::PcreLimits,
 ) -> Result<Compiled, SkipReason> {
     let (proto, header_app) = header(rule)?;
+    let proto_covers_tcp = proto.contains(6);
     let mut app = AppSig {
         proto: header_app,
         ..AppSig::default()
@@ -812,15 +813,17 @@ pub(crate) fn compile(
         host_post: host_post.into_boxed_slice(),
         tags: tags.into_boxed_slice(),
         stream: super::stream_inspect::StreamMode::of(
-            matches!(
-                rule.protocol,
+            match rule.protocol {
                 Protocol::Tcp
-                    | Protocol::TcpStream
-                    | Protocol::Ip
-                    | Protocol::Ipv4
-                    | Protocol::Ipv6
-                    | Protocol::Pkthdr
-            ),
+                | Protocol::TcpStream
+                | Protocol::Ip
+                | Protocol::Ipv4
+                | Protocol::Ipv6
+                | Protocol::Pkthdr => true,
+                // An app-layer rule covers TCP when its protocol runs over TCP.
+                Protocol::App(_) => proto_covers_tcp,
+                _ => false,
+            },
             has_payload,
             no_stream,
             packet_only,
@@ -843,7 +846,12 @@ fn set_app_proto(app: &mut AppSig, p: AppProto) -> Result<(), SkipReason> {
             app.proto = Some(p);
             Ok(())
         }
-        Some(q) if q == p => Ok(()),
+        // Suricata's `DetectSignatureSetAppProto`: an SMB keyword in a DCERPC rule is
+        // refused; a DCERPC keyword in an SMB rule keeps the rule SMB.
+        Some(q) if q == AppProto::DCERPC && p == AppProto::SMB => Err(SkipReason::Invalid(
+            "keywords of smb in a dcerpc rule".to_string(),
+        )),
+        Some(q) if q.sig_matches(p) || p.sig_matches(q) => Ok(()),
         // HTTP keywords in an `http2` rule (Suricata 7 inspects them on HTTP/2).
         Some(q) if p == AppProto::HTTP && Some(q) == super::app_inspect::http2_proto() => Ok(()),
         Some(q) => Err(SkipReason::Invalid(format!(

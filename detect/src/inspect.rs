@@ -334,7 +334,7 @@ impl Engine {
 
         // Transactions of the flow's app layer.
         if let Some(f) = flow.as_mut() {
-            self.run_txs(&p, f, th);
+            self.run_txs(&p, f, sv.as_ref(), stream, th);
         }
 
         self.finalize(&p, flow.as_mut(), th);
@@ -342,13 +342,25 @@ impl Engine {
     }
 
     /// Transaction inspection of the packet's flow.
-    pub(crate) fn run_txs(&self, p: &PacketView<'_>, f: &mut FlowInput<'_>, th: &mut DetectThread) {
+    ///
+    /// The payload matches of a transaction rule are inspected as a packet rule's: against
+    /// the raw stream window `sv` when the packet has one (Suricata's stream engine among the
+    /// rule's app-layer engines), else the packet.
+    pub(crate) fn run_txs(
+        &self,
+        p: &PacketView<'_>,
+        f: &mut FlowInput<'_>,
+        sv: Option<&PacketView<'_>>,
+        stream: Option<super::stream_inspect::StreamData<'_>>,
+        th: &mut DetectThread,
+    ) {
         let Some(app) = f.app.filter(|_| !self.app.is_empty()) else {
             return;
         };
-        // A packet without payload that brought nothing to the app layer (a bare ACK)
-        // cannot change what the transactions hold: skip their inspection.
+        // A packet without payload or stream window that brought nothing to the app layer
+        // (a bare ACK) cannot change what the transactions hold: skip their inspection.
         if p.payload.is_empty()
+            && sv.is_none()
             && f.state
                 .app
                 .as_deref()
@@ -365,7 +377,8 @@ impl Engine {
         let has_hostbits = self.has_hostbits;
         let mut pkt_ok = |n: u32, st: &super::FlowDetect, sc: &mut Scratch| {
             self.sigs.get(n as usize).is_some_and(|s| {
-                self.sig_matches(s, p, st.vars(), sc, &env)
+                self.sig_matches_stream(s, p, sv, stream, st.vars(), sc, &env)
+                    .is_some()
                     && (!has_hostbits || {
                         let mut hb = host.hostbits();
                         s.host_checks.iter().all(|b| hb.check(b, p))
@@ -375,6 +388,7 @@ impl Engine {
         self.inspect_txs(
             app,
             p.payload,
+            sv.map_or(&[][..], |v| v.payload),
             f.to_server,
             f.state,
             &mut th.app_sc,

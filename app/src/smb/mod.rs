@@ -19,12 +19,12 @@
 //! * Rules: `alert smb`, `smb.share`, `smb.named_pipe`, `smb.ntlmssp_user`,
 //!   `smb.ntlmssp_domain` sticky buffers.
 
-pub mod dcerpc;
 pub mod krb;
 
 use std::any::Any;
 use std::collections::{HashMap, VecDeque};
 
+use crate::dcerpc::pdu as dcerpc;
 use dcerpc::Iface;
 
 use shrike_output::eve::header::write_eve_header;
@@ -115,33 +115,11 @@ pub static PROTOCOL: Protocol = Protocol {
         "unusual_ntlmssp_order",
         "too_many_transactions",
     ],
-    keywords: &[
-        KeywordDesc {
-            name: "dcerpc.iface",
-            dir: None,
-            setup: setup_iface,
-        },
-        KeywordDesc {
-            name: "dcerpc.opnum",
-            dir: None,
-            setup: setup_opnum,
-        },
-        KeywordDesc {
-            name: "dce_iface",
-            dir: None,
-            setup: setup_iface,
-        },
-        KeywordDesc {
-            name: "dce_opnum",
-            dir: None,
-            setup: setup_opnum,
-        },
-        KeywordDesc {
-            name: "smb.version",
-            dir: None,
-            setup: setup_version,
-        },
-    ],
+    keywords: &[KeywordDesc {
+        name: "smb.version",
+        dir: None,
+        setup: setup_version,
+    }],
     generic_stats: true,
 };
 
@@ -2427,61 +2405,6 @@ fn dos_error_string(class: u8, code: u32) -> String {
 
 const FSCTL_PIPE_TRANSCEIVE: u32 = 0x0011_c017;
 
-/// `dcerpc.iface`: `uuid[,<|>|=|!version][,any_frag]`.
-#[derive(Debug)]
-struct IfaceMatch {
-    uuid: [u8; 16],
-    ver: Option<(u8, u16)>,
-}
-
-fn setup_iface(v: Option<&str>) -> Result<Box<dyn TxMatch>, String> {
-    let v = v.ok_or("needs a value")?;
-    let mut parts = v.split(',').map(str::trim);
-    let uuid = dcerpc::parse_uuid(parts.next().unwrap_or_default())
-        .ok_or_else(|| format!("invalid uuid {v:?}"))?;
-    let mut ver = None;
-    for p in parts {
-        if p == "any_frag" {
-            continue;
-        }
-        let (op, n) = match p.as_bytes().first() {
-            Some(c @ (b'<' | b'>' | b'=' | b'!')) => (*c, &p[1..]),
-            _ => (b'=', p),
-        };
-        let n: u16 = n
-            .trim()
-            .parse()
-            .map_err(|_| format!("invalid version {p:?}"))?;
-        ver = Some((op, n));
-    }
-    Ok(Box::new(IfaceMatch { uuid, ver }))
-}
-
-impl TxMatch for IfaceMatch {
-    fn matches(&self, parser: &dyn AppParser, tx: u64, _dir: Dir) -> Option<bool> {
-        let s = parser.as_any().downcast_ref::<SmbState>()?;
-        let t = s.tx(tx)?;
-        let TxData::Dcerpc { req_cmd, .. } = &t.data else {
-            return Some(false);
-        };
-        if *req_cmd != Some(dcerpc::REQUEST) {
-            return Some(false);
-        }
-        let ifs = s.ifaces.as_deref().unwrap_or_default();
-        Some(ifs.iter().any(|i| {
-            i.acked
-                && i.ack_result == 0
-                && i.uuid == self.uuid
-                && self.ver.is_none_or(|(op, n)| match op {
-                    b'<' => i.ver < n,
-                    b'>' => i.ver > n,
-                    b'!' => i.ver != n,
-                    _ => i.ver == n,
-                })
-        }))
-    }
-}
-
 /// `smb.version` (Suricata 8): 1 or 2, the transaction's SMB header version.
 #[derive(Debug)]
 struct VersionMatch(u8);
@@ -2498,41 +2421,6 @@ impl TxMatch for VersionMatch {
     fn matches(&self, parser: &dyn AppParser, tx: u64, _dir: Dir) -> Option<bool> {
         let s = parser.as_any().downcast_ref::<SmbState>()?;
         Some(s.tx(tx)?.ver == self.0)
-    }
-}
-
-/// `dcerpc.opnum`: a list of numbers and `N-M` ranges.
-#[derive(Debug)]
-struct OpnumMatch(Vec<(u16, u16)>);
-
-fn setup_opnum(v: Option<&str>) -> Result<Box<dyn TxMatch>, String> {
-    let v = v.ok_or("needs a value")?;
-    let mut out = Vec::new();
-    for p in v.split(',').map(str::trim) {
-        let r = match p.split_once('-') {
-            Some((a, b)) => (a.trim().parse(), b.trim().parse()),
-            None => (p.parse(), p.parse()),
-        };
-        match r {
-            (Ok(a), Ok(b)) if a <= b => out.push((a, b)),
-            _ => return Err(format!("invalid opnum {p:?}")),
-        }
-    }
-    Ok(Box::new(OpnumMatch(out)))
-}
-
-impl TxMatch for OpnumMatch {
-    fn matches(&self, parser: &dyn AppParser, tx: u64, _dir: Dir) -> Option<bool> {
-        let s = parser.as_any().downcast_ref::<SmbState>()?;
-        let t = s.tx(tx)?;
-        Some(match &t.data {
-            TxData::Dcerpc {
-                req_cmd: Some(dcerpc::REQUEST),
-                opnum,
-                ..
-            } => self.0.iter().any(|(a, b)| (*a..=*b).contains(opnum)),
-            _ => false,
-        })
     }
 }
 
@@ -2591,6 +2479,41 @@ impl Smb2Hdr {
     }
     fn is_async(&self) -> bool {
         self.flags & 2 != 0
+    }
+}
+
+impl crate::dcerpc::DceView for SmbState {
+    /// `dcerpc.iface` on transaction `tx`: a DCERPC REQUEST over a pipe whose bound
+    /// interfaces include an accepted one of that UUID (and version).
+    fn iface_hit(&self, tx: u64, m: &crate::dcerpc::IfaceArg) -> Option<bool> {
+        let t = self.tx(tx)?;
+        let TxData::Dcerpc { req_cmd, .. } = &t.data else {
+            return Some(false);
+        };
+        if *req_cmd != Some(dcerpc::REQUEST) {
+            return Some(false);
+        }
+        let ifs = self.ifaces.as_deref().unwrap_or_default();
+        Some(ifs.iter().any(|i| {
+            i.acked
+                && i.ack_result == 0
+                && i.uuid == m.uuid
+                && m.version
+                    .as_ref()
+                    .is_none_or(|v| v.matches(u64::from(i.ver)))
+        }))
+    }
+
+    /// The opnum of transaction `tx` when it is a DCERPC REQUEST over a pipe.
+    fn opnum(&self, tx: u64) -> Option<u16> {
+        match &self.tx(tx)?.data {
+            TxData::Dcerpc {
+                req_cmd: Some(dcerpc::REQUEST),
+                opnum,
+                ..
+            } => Some(*opnum),
+            _ => None,
+        }
     }
 }
 
@@ -2750,6 +2673,10 @@ impl AppParser for SmbState {
                 f(file);
             }
         }
+    }
+
+    fn dce(&self) -> Option<&dyn crate::dcerpc::DceView> {
+        Some(self)
     }
 
     fn alert_members(&self, tx: u64, w: &mut JsonWriter) -> bool {

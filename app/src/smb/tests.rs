@@ -1,4 +1,5 @@
 use super::*;
+use crate::dcerpc::{setup_iface, setup_opnum};
 
 fn hdr(cmd: u16, resp: bool, status: u32, msg: u64, tree: u32, ssn: u64) -> Vec<u8> {
     let mut h = vec![0u8; 64];
