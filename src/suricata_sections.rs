@@ -668,7 +668,8 @@ fn engine(tree: &Value, out: &mut Value) {
 /// `stream:`, `host-os-policy:` and `defrag:` keys shrike's stream engine and defragmenter
 /// share with Suricata.
 fn stream_defrag(tree: &Value, out: &mut Value) {
-    for key in ["midstream", "async-oneside"] {
+    // `inline: auto` means inline in IPS mode only: shrike is an IDS, so it stays off.
+    for key in ["midstream", "async-oneside", "inline"] {
         if let Some(v) = get(tree, &format!("stream.{key}")) {
             out["detect"]["stream"][key] = Value::Bool(truthy(v));
         }

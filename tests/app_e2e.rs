@@ -955,8 +955,47 @@ fn dcerpc_over_udp_as_suricata() {
     let (recs, _) = run_path(&pcap, "", "dcerpc-udp");
     assert!(of_type(&recs, "dcerpc").is_empty());
     let flows = of_type(&recs, "flow");
-    assert_eq!(flows.iter().filter(|f| f["app_proto"] == "dcerpc").count(), 2);
+    assert_eq!(
+        flows.iter().filter(|f| f["app_proto"] == "dcerpc").count(),
+        2
+    );
     let stats = of_type(&recs, "stats");
     let last = stats.last().expect("stats");
     assert_eq!(last["stats"]["app_layer"]["tx"]["dcerpc_udp"], 8);
+}
+
+/// `stream.inline` (Suricata's key, or shrike's `detect.stream.inline`): data reaches the
+/// app layer and detection with its own packet, so the `LOGIN` alerts of `imap.pcap` come on
+/// the client's data packets (10 and 40) instead of the server's ACKs (14 and 44), as Suricata
+/// 7.0.10 gives them with `--set stream.inline=yes` / `no`.
+#[test]
+fn stream_inline_alerts_on_the_data_packet() {
+    let rules = "alert imap any any -> any any (msg:\"imap login\"; flow:to_server; content:\"LOGIN\"; sid:1;)\n";
+    let pcap = repo().join("tests/data/app/imap.pcap");
+    let alerts = |inline: bool, tag: &str| {
+        let dir = TempDir::new(tag);
+        let rf = dir.path().join("test.rules");
+        std::fs::write(&rf, rules).unwrap();
+        let out = shrike()
+            .arg("--set")
+            .arg(format!("detect.stream.inline={inline}"))
+            .arg("-r")
+            .arg(&pcap)
+            .arg("-S")
+            .arg(&rf)
+            .arg("-l")
+            .arg(dir.path())
+            .output()
+            .expect("run shrike");
+        assert!(out.status.success(), "{}", stderr(&out));
+        let recs = eve_records(dir.path());
+        let mut got: Vec<u64> = of_type(&recs, "alert")
+            .iter()
+            .map(|a| a["pcap_cnt"].as_u64().unwrap())
+            .collect();
+        got.sort_unstable();
+        got
+    };
+    assert_eq!(alerts(false, "inline-off"), vec![14, 44]);
+    assert_eq!(alerts(true, "inline-on"), vec![10, 40]);
 }

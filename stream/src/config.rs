@@ -8,6 +8,7 @@
 //!   async-oneside: false
 //!   max-synack-queued: 5
 //!   max-syn-queued: 10
+//!   inline: false                # stream inline (IPS) mode
 //!   reassembly:
 //!     memcap: 256mb              # segment data and bookkeeping (per engine)
 //!     depth: 1mb                 # 0 = unlimited
@@ -40,6 +41,10 @@ pub struct StreamConfig {
     pub max_synack_queued: u8,
     /// Differing resent SYNs remembered per session before `3whs_syn_flood` (default 10).
     pub max_syn_queued: u8,
+    /// Stream inline mode (`stream.inline`, Suricata's IPS stream handling): a packet's data
+    /// goes to the app layer and to raw inspection with the packet itself, not once the
+    /// other side acknowledges it. Gaps are still declared only when acknowledged.
+    pub inline: bool,
     /// `stream.reassembly`.
     pub reassembly: ReassemblyConfig,
 }
@@ -52,6 +57,7 @@ impl Default for StreamConfig {
             async_oneside: false,
             max_synack_queued: 5,
             max_syn_queued: 10,
+            inline: false,
             reassembly: ReassemblyConfig::default(),
         }
     }

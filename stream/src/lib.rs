@@ -405,6 +405,9 @@ impl StreamEngine {
             s.tracks.first().map_or(0, |t| t.last_ack),
             s.tracks.get(1).map_or(0, |t| t.last_ack),
         ];
+        let inline = self.cfg.inline;
+        let pkt_dir = idx(res.tcp_dir);
+        let added = res.added;
         let Some(data) = s.data.as_mut() else {
             return;
         };
@@ -419,6 +422,17 @@ impl StreamEngine {
                     .unwrap_or(b.base_off)
                     .max(b.limit)
             };
+            if inline && i == pkt_dir && b.limit != u64::MAX {
+                // Inline: the packet's direction is released up to the end of its in-order
+                // data (Suricata's `UPDATE_DIR_PACKET` without the ack limit), and a packet
+                // that added data is inspected raw with it (`StreamReassembleRawInline`).
+                let from = b.app_progress.min(b.raw_progress).max(b.base_off);
+                let end = from + b.data_at(from, u64::MAX).len() as u64;
+                b.limit = b.limit.max(end);
+                if added {
+                    b.flags |= sf::TRIGGER_RAW;
+                }
+            }
             // Raw inspection skips acked holes.
             let rp = b.raw_progress.max(b.base_off);
             if rp < b.limit && !b.covered(rp) {

@@ -44,6 +44,32 @@ fn three_way_handshake_and_acked_data() {
     assert_eq!(c.eng.stats.synack, 1);
 }
 
+/// `stream.inline`: data goes to the app layer and raw inspection with its own packet, holes
+/// wait until data fills them, and a gap is still declared only once acknowledged.
+#[test]
+fn inline_mode_releases_data_with_its_packet() {
+    let mut c = Conn::new(StreamConfig {
+        inline: true,
+        ..StreamConfig::default()
+    });
+    c.handshake();
+    let r = c.send(TS, ACK | PSH, 1001, 5001, b"GET / HTTP/1.0\r\n\r\n");
+    assert!(r.added);
+    assert_eq!(c.app[0], b"GET / HTTP/1.0\r\n\r\n");
+    assert_eq!(c.raw[0], b"GET / HTTP/1.0\r\n\r\n");
+    // Out of order: nothing past the hole until it is filled.
+    c.send(TS, ACK, 1023, 5001, b"CCCC");
+    assert_eq!(c.app[0].len(), 18);
+    c.send(TS, ACK, 1019, 5001, b"BBBB");
+    assert_eq!(&c.app[0][18..], b"BBBBCCCC");
+    // A hole acknowledged by the server is a gap, as in IDS mode.
+    c.send(TS, ACK, 1031, 5001, b"EEEE");
+    assert_eq!(c.app[0].len(), 26);
+    let r = c.send(TC, ACK, 5001, 1035, b"");
+    assert!(r.events.contains(E::ReassemblySeqGap));
+    assert_eq!(&c.app[0][26..], b"????EEEE");
+}
+
 #[test]
 fn raw_window_waits_for_chunk_or_close() {
     let mut c = Conn::new(cfg());
