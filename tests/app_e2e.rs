@@ -999,3 +999,69 @@ fn stream_inline_alerts_on_the_data_packet() {
     assert_eq!(alerts(false, "inline-off"), vec![14, 44]);
     assert_eq!(alerts(true, "inline-on"), vec![10, 40]);
 }
+
+/// `filemd5` / `filesha1` with hash lists beside the rule file (zeek `smb_smb2.pcap`,
+/// `WP_SMBPlugin.pdf`), as Suricata 7.0.10 runs these three rules: the listed MD5 alerts at
+/// packet 1166 on transaction 12, its negation does not, and the `filesha1` rule never
+/// matches because the first hash rule of the group (`filemd5`) decides that only MD5 is
+/// computed (`SigGroupHeadSetFileHashFlag`), which `fileinfo` then shows.
+#[test]
+fn file_hash_lists_as_suricata() {
+    let Some(pcap) = common::shared_file("corpus/pcaps/zeek/smb_smb2.pcap") else {
+        return;
+    };
+    let dir = TempDir::new("filehash");
+    std::fs::write(
+        dir.path().join("md5.list"),
+        "# listed\n6963bec0dabec7af2996fcab1cd36507  WP_SMBPlugin.pdf\n\n00000000000000000000000000000000\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("sha1.list"),
+        "71F726BEA9970470D4F4BD8ADC904BD2D009C9B4\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("bad.list"), "6963bec0\n").unwrap();
+    let rf = dir.path().join("test.rules");
+    std::fs::write(
+        &rf,
+        "alert smb any any -> any any (msg:\"md5\"; filemd5:md5.list; sid:1;)
+alert smb any any -> any any (msg:\"not md5\"; filemd5:!md5.list; sid:2;)
+alert smb any any -> any any (msg:\"sha1\"; filesha1:sha1.list; sid:3;)
+alert smb any any -> any any (msg:\"short\"; filemd5:bad.list; sid:4;)
+",
+    )
+    .unwrap();
+    let out = shrike()
+        .arg("-r")
+        .arg(&pcap)
+        .arg("-S")
+        .arg(&rf)
+        .arg("-l")
+        .arg(dir.path())
+        .output()
+        .expect("run shrike");
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    // The list with a short hash refuses its rule, naming the list's file and line.
+    assert!(err.contains("bad.list:1"), "{err}");
+    let recs = eve_records(dir.path());
+    let got: Vec<(u64, u64, u64)> = of_type(&recs, "alert")
+        .iter()
+        .map(|a| {
+            (
+                a["pcap_cnt"].as_u64().unwrap_or(0),
+                a["alert"]["signature_id"].as_u64().unwrap(),
+                a["tx_id"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(got, vec![(1166, 1, 12)]);
+    let files = of_type(&recs, "fileinfo");
+    assert_eq!(files.len(), 1);
+    assert_eq!(
+        files[0]["fileinfo"]["md5"],
+        "6963bec0dabec7af2996fcab1cd36507"
+    );
+    assert!(files[0]["fileinfo"].get("sha1").is_none());
+}

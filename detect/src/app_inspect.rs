@@ -170,6 +170,9 @@ pub(crate) struct AppSig {
     /// `filesize` (Suricata's file match list): a file of the transaction whose size
     /// matches.
     pub filesize: Option<UintMatch>,
+    /// `filemd5` / `filesha1` / `filesha256`: a closed file of the transaction whose hash
+    /// is (or, negated, is not) in the list.
+    pub filehash: Box<[std::sync::Arc<FileHashList>]>,
     /// Direction the transaction is inspected in (`None`: both).
     pub dir: Option<Dir>,
     /// A match decides only the direction it was found in (Suricata's per-direction detect
@@ -184,7 +187,20 @@ pub(crate) struct AppSig {
     pub pkt_fp: PktFastPat,
 }
 
+/// The protocols whose files `filesize`, `filemd5` ... inspect in a rule of no protocol.
+const FILE_PROTOCOLS: &[&str] = &["http", "smtp", "ftp-data", "smb", "nfs", "http2"];
+
 impl AppSig {
+    /// Whether the transaction part is file keywords only (`filesize`, file hashes).
+    pub(crate) fn files_only(&self) -> bool {
+        (self.filesize.is_some() || !self.filehash.is_empty())
+            && self.sections.is_empty()
+            && self.urilen.is_none()
+            && self.events.is_empty()
+            && self.tls_checks.is_empty()
+            && self.keywords.is_empty()
+    }
+
     /// Whether the rule is inspected per transaction (rather than per packet).
     pub(crate) fn is_tx(&self) -> bool {
         !self.sections.is_empty()
@@ -193,6 +209,7 @@ impl AppSig {
             || !self.tls_checks.is_empty()
             || !self.keywords.is_empty()
             || self.filesize.is_some()
+            || !self.filehash.is_empty()
     }
 
     /// The flow's protocol fits the rule's header and `app-layer-protocol` checks.
@@ -300,6 +317,8 @@ pub(crate) struct AppIndex {
     per: Vec<ProtoIndex>,
     /// Number of transaction rules.
     pub tx_rules: usize,
+    /// Some transaction rule also has payload matches (inspected on the raw stream window).
+    pub payload_rules: bool,
 }
 
 fn pi(p: AppProto) -> Option<usize> {
@@ -325,6 +344,7 @@ impl AppIndex {
         let mut idx = AppIndex {
             per: (0..n_protos).map(|_| ProtoIndex::default()).collect(),
             tx_rules: 0,
+            payload_rules: false,
         };
         let mut bufs: Vec<[Vec<(BufKey, Pats)>; 2]> =
             (0..n_protos).map(|_| [Vec::new(), Vec::new()]).collect();
@@ -333,24 +353,36 @@ impl AppIndex {
             let Some(a) = s.app.as_deref().filter(|a| a.is_tx()) else {
                 continue;
             };
-            let Some(p0) = a.proto.and_then(pi) else {
-                continue;
-            };
+            let mut protos: Vec<usize> = Vec::with_capacity(2);
+            match a.proto.and_then(pi) {
+                Some(p0) => {
+                    protos.push(p0);
+                    // HTTP rules also run on HTTP/2 flows, DCERPC rules on SMB flows.
+                    if a.http2 {
+                        protos.extend(http2_proto().and_then(pi));
+                    } else if a.proto == Some(AppProto::DCERPC) {
+                        protos.extend(pi(AppProto::SMB));
+                    }
+                }
+                // A rule of no app protocol whose transaction keywords are all file ones
+                // (`alert ip ... filemd5:...`) inspects the files of every protocol that
+                // carries them (Suricata's `files` engines, registered per protocol).
+                None if a.files_only() => protos.extend(
+                    FILE_PROTOCOLS
+                        .iter()
+                        .filter_map(|n| AppProto::from_name(n).and_then(pi)),
+                ),
+                None => continue,
+            }
             idx.tx_rules += 1;
+            idx.payload_rules |= !s.sections.is_empty();
             let dirs: &[usize] = match a.dir {
                 Some(d) => &[di(d)][..],
                 None => &[0, 1][..],
             };
-            // HTTP rules also run on HTTP/2 flows, DCERPC rules on SMB flows.
-            let also = if a.http2 {
-                http2_proto().and_then(pi)
-            } else if a.proto == Some(AppProto::DCERPC) {
-                pi(AppProto::SMB)
-            } else {
-                None
-            };
-            for (p, &d) in std::iter::once(p0)
-                .chain(also)
+            for (p, &d) in protos
+                .iter()
+                .copied()
                 .flat_map(|p| dirs.iter().map(move |d| (p, d)))
             {
                 match &a.fp {
@@ -642,6 +674,61 @@ fn filesize_hit(app: &AppFlow, tx: u64, d: Dir, m: &UintMatch) -> Option<bool> {
     }
 }
 
+/// Which hash a file hash list holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileHashKind {
+    /// `filemd5`.
+    Md5,
+    /// `filesha1`.
+    Sha1,
+    /// `filesha256`.
+    Sha256,
+}
+
+/// The hash list of a `filemd5`/`filesha1`/`filesha256` keyword (Suricata's
+/// `DetectFileHashData`).
+#[derive(Debug)]
+pub struct FileHashList {
+    /// Which hash.
+    pub kind: FileHashKind,
+    /// `!`: a file whose hash is not listed matches.
+    pub negated: bool,
+    /// The listed hashes.
+    pub hashes: std::collections::HashSet<Box<[u8]>>,
+}
+
+/// Suricata's `DetectFileHashMatch` over the files of transaction `tx` going `d`: only a
+/// closed file whose hash was computed decides (listed, or not listed when negated).
+fn filehash_hit(app: &AppFlow, tx: u64, d: Dir, m: &FileHashList) -> Option<bool> {
+    use shrike_app::files::FileState;
+    let p = app.parser()?;
+    let (mut hit, mut open, mut any) = (false, false, false);
+    p.files(tx, d, &mut |f| {
+        any = true;
+        match f.state() {
+            FileState::Closed => {
+                let h: Option<&[u8]> = match m.kind {
+                    FileHashKind::Md5 => f.md5().map(|h| &h[..]),
+                    FileHashKind::Sha1 => f.sha1().map(|h| &h[..]),
+                    FileHashKind::Sha256 => f.sha256().map(|h| &h[..]),
+                };
+                if let Some(h) = h {
+                    hit |= m.hashes.contains(h) != m.negated;
+                }
+            }
+            FileState::Opened => open = true,
+            _ => {}
+        }
+    });
+    if hit {
+        Some(true)
+    } else if open || (!any && !p.tx_final(tx, app.is_closed())) {
+        None
+    } else {
+        Some(false)
+    }
+}
+
 /// Evaluate the transaction part of `a` on transaction `tx`.
 fn eval_tx(
     a: &AppSig,
@@ -703,6 +790,14 @@ fn eval_tx(
     }
     if let Some(m) = &a.filesize {
         match filesize_hit(app, tx, d, m) {
+            Some(true) => {}
+            Some(false) => return TxResult::NoMatch(fin),
+            None if app.is_closed() => return TxResult::NoMatch(true),
+            None => return TxResult::NotReady,
+        }
+    }
+    for m in a.filehash.iter() {
+        match filehash_hit(app, tx, d, m) {
             Some(true) => {}
             Some(false) => return TxResult::NoMatch(fin),
             None if app.is_closed() => return TxResult::NoMatch(true),

@@ -177,6 +177,75 @@ pub(crate) fn parse_filesize(v: &str) -> Result<UintMatch, String> {
     UintMatch::parse(t, u64::MAX, "filesize").map_err(|e| e.to_string())
 }
 
+/// `filemd5` / `filesha1` / `filesha256` (Suricata's `DetectFileHashParse`): `[!]<file>`,
+/// the file absolute, or relative to the rule file's folder, else to the working folder.
+/// Each line's leading run of hex digits is a hash of the kind's length (a line without one
+/// is skipped; another length refuses the rule, with the list's file and line).
+pub(crate) fn parse_filehash(
+    kind: super::app_inspect::FileHashKind,
+    value: &str,
+    rule_file: &str,
+) -> Result<super::app_inspect::FileHashList, String> {
+    use super::app_inspect::FileHashKind;
+    let v = value.trim();
+    let (negated, name) = match v.strip_prefix('!') {
+        Some(n) => (true, n.trim()),
+        None => (false, v),
+    };
+    if name.is_empty() {
+        return Err("needs a file name".into());
+    }
+    let p = std::path::Path::new(name);
+    let path = if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        let beside = std::path::Path::new(rule_file)
+            .parent()
+            .map(|d| d.join(p))
+            .filter(|c| c.exists());
+        beside.unwrap_or_else(|| p.to_path_buf())
+    };
+    let text =
+        std::fs::read(&path).map_err(|e| format!("opening hash file {}: {e}", path.display()))?;
+    let len = match kind {
+        FileHashKind::Md5 => 16,
+        FileHashKind::Sha1 => 20,
+        FileHashKind::Sha256 => 32,
+    };
+    let mut hashes = std::collections::HashSet::new();
+    for (i, line) in text.split(|&c| c == b'\n').enumerate() {
+        let hex: Vec<u8> = line
+            .iter()
+            .copied()
+            .take_while(u8::is_ascii_hexdigit)
+            .collect();
+        if hex.is_empty() {
+            continue;
+        }
+        if hex.len() != 2 * len {
+            return Err(format!(
+                "{}:{}: hash string not {} characters",
+                path.display(),
+                i + 1,
+                2 * len
+            ));
+        }
+        let bytes: Vec<u8> = hex
+            .chunks(2)
+            .map(|c| {
+                let s = std::str::from_utf8(c).unwrap_or("00");
+                u8::from_str_radix(s, 16).unwrap_or(0)
+            })
+            .collect();
+        hashes.insert(bytes.into_boxed_slice());
+    }
+    Ok(super::app_inspect::FileHashList {
+        kind,
+        negated,
+        hashes,
+    })
+}
+
 fn csum_keyword(name: &str) -> Option<Csum> {
     Some(match name {
         "ipv4-csum" => Csum::Ipv4,
@@ -651,6 +720,22 @@ pub(crate) fn compile(
                 });
                 app.keywords = list.into_boxed_slice();
             }
+            Keyword::Unknown { name, value, .. }
+                if matches!(name.as_str(), "filemd5" | "filesha1" | "filesha256") =>
+            {
+                use super::app_inspect::FileHashKind;
+                let kind = match name.as_str() {
+                    "filemd5" => FileHashKind::Md5,
+                    "filesha1" => FileHashKind::Sha1,
+                    _ => FileHashKind::Sha256,
+                };
+                let m = parse_filehash(kind, value.as_deref().unwrap_or(""), &source)
+                    .map_err(|e| SkipReason::Invalid(format!("{name}: {e}")))?;
+                app_keyword_seen = true;
+                let mut list = std::mem::take(&mut app.filehash).into_vec();
+                list.push(Arc::new(m));
+                app.filehash = list.into_boxed_slice();
+            }
             Keyword::Unknown { name, value, .. } if name == "filesize" => {
                 let m = parse_filesize(value.as_deref().unwrap_or(""))
                     .map_err(|e| SkipReason::Invalid(format!("filesize: {e}")))?;
@@ -938,7 +1023,8 @@ pub(crate) fn action_order(a: Action) -> u8 {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_filesize;
+    use super::{parse_filehash, parse_filesize};
+    use crate::app_inspect::FileHashKind;
     use shrike_rules::parse::UintMode;
 
     /// Suricata 7.0.10 (`suricata -T`): units only in the plain equality form.
@@ -953,5 +1039,40 @@ mod tests {
         for bad in ["<2kb", ">1mb", "1<>2kb", "2 KB", "2tb", "2k", "abc"] {
             assert!(parse_filesize(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn file_hash_lists_as_suricata() {
+        let dir = std::env::temp_dir().join(format!("shrike-filehash-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let rules = dir.join("x.rules");
+        std::fs::write(
+            dir.join("ok.md5"),
+            "# comment\n6963BEC0dabec7af2996fcab1cd36507 name\n\n6963bec0dabec7af2996fcab1cd36507\n",
+        )
+        .unwrap();
+        std::fs::write(dir.join("short.md5"), "abc\n").unwrap();
+        let rf = rules.to_str().unwrap();
+        let m = parse_filehash(FileHashKind::Md5, "ok.md5", rf).unwrap();
+        assert!(!m.negated);
+        assert_eq!(m.hashes.len(), 1);
+        assert!(m.hashes.contains(
+            &[
+                0x69, 0x63, 0xbe, 0xc0, 0xda, 0xbe, 0xc7, 0xaf, 0x29, 0x96, 0xfc, 0xab, 0x1c, 0xd3,
+                0x65, 0x07
+            ][..]
+        ));
+        assert!(
+            parse_filehash(FileHashKind::Md5, " !ok.md5", rf)
+                .unwrap()
+                .negated
+        );
+        // The same list read as SHA-1 has the wrong length; a short line too; a missing file.
+        let e = parse_filehash(FileHashKind::Sha1, "ok.md5", rf).unwrap_err();
+        assert!(e.contains("ok.md5:2") && e.contains("40"), "{e}");
+        assert!(parse_filehash(FileHashKind::Md5, "short.md5", rf).is_err());
+        assert!(parse_filehash(FileHashKind::Md5, "missing.md5", rf).is_err());
+        assert!(parse_filehash(FileHashKind::Md5, "", rf).is_err());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -153,6 +153,27 @@ impl DetectThread {
 }
 
 impl Engine {
+    /// What the rules need tracked files to compute, merged into the app layer's file
+    /// settings by the pipeline. As Suricata 7.0.10's `SigGroupHeadSetFileHashFlag`, the
+    /// first rule (in signature order) using `filemd5`, `filesha1` or `filesha256` decides
+    /// the one hash computed: a `filesha1` rule after a `filemd5` one never sees a SHA-1.
+    pub fn file_needs(&self) -> shrike_app::files::FileConfig {
+        use super::app_inspect::FileHashKind;
+        let mut c = shrike_app::files::FileConfig::default();
+        let first = self
+            .sigs
+            .iter()
+            .filter_map(|s| s.app.as_deref())
+            .find_map(|a| a.filehash.first());
+        match first.map(|m| m.kind) {
+            Some(FileHashKind::Md5) => c.md5 = true,
+            Some(FileHashKind::Sha1) => c.sha1 = true,
+            Some(FileHashKind::Sha256) => c.sha256 = true,
+            None => {}
+        }
+        c
+    }
+
     /// A detection context for one worker.
     pub fn thread(&self) -> DetectThread {
         DetectThread {
@@ -357,10 +378,11 @@ impl Engine {
         let Some(app) = f.app.filter(|_| !self.app.is_empty()) else {
             return;
         };
-        // A packet without payload or stream window that brought nothing to the app layer
-        // (a bare ACK) cannot change what the transactions hold: skip their inspection.
+        // A packet without payload that brought nothing to the app layer (a bare ACK)
+        // cannot change what the transactions hold: skip their inspection, unless it brings
+        // up a raw stream window for transaction rules with payload matches.
         if p.payload.is_empty()
-            && sv.is_none()
+            && (sv.is_none() || !self.app.payload_rules)
             && f.state
                 .app
                 .as_deref()

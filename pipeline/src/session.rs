@@ -101,6 +101,14 @@ impl Sessions {
         }
     }
 
+    /// Tracked files also compute what the rules need (`filemd5` rules: MD5).
+    pub fn add_file_needs(&mut self, need: shrike_app::files::FileConfig) {
+        self.app.cfg.files.merge(need);
+        let mut http = (*self.app.cfg.http).clone();
+        http.files.merge(need);
+        self.app.cfg.http = std::sync::Arc::new(http);
+    }
+
     /// One TCP packet of a flow: session tracking, reassembly, then every released chunk to
     /// the app layer.
     pub fn tcp_packet(

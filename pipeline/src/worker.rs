@@ -245,6 +245,9 @@ impl Worker {
     /// This worker is one of `workers`: the stream memcaps are shared between them.
     pub fn with_share(mut self, cfg: &SensorConfig, workers: usize) -> Worker {
         self.sess = Sessions::new(cfg, workers);
+        if let Some(d) = self.detect.as_ref() {
+            self.sess.add_file_needs(d.engine.file_needs());
+        }
         self
     }
 
@@ -273,6 +276,7 @@ impl Worker {
             let remap = shrike_detect::VarRemap::new(&d.engine, &engine);
             let old = std::mem::replace(&mut d.thread, engine.thread());
             d.thread = engine.thread_after_reload(old);
+            self.sess.add_file_needs(engine.file_needs());
             d.engine = engine;
             self.flows
                 .for_each_mut(&mut |f| f.data.detect.rebind(&remap));
@@ -293,6 +297,9 @@ impl Worker {
 
     /// Run detection in this worker (`None`: decode and flows only).
     pub fn with_detect(mut self, det: Option<WorkerDetect>) -> Worker {
+        if let Some(d) = det.as_ref() {
+            self.sess.add_file_needs(d.engine.file_needs());
+        }
         self.detect = det.map(|d| Detect {
             thread: d.engine.thread(),
             engine: d.engine,

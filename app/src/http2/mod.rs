@@ -1259,6 +1259,16 @@ impl AppParser for Http2State {
             .is_some_and(|t| ev < 32 && t.events & (1 << ev) != 0)
     }
 
+    fn files(&self, tx: u64, dir: Dir, f: &mut dyn FnMut(&TrackedFile)) {
+        let d = match dir {
+            Dir::ToServer => 0,
+            Dir::ToClient => 1,
+        };
+        if let Some(file) = self.tx(tx).and_then(|t| t.files[d].as_deref()) {
+            f(file);
+        }
+    }
+
     fn tx_final(&self, tx: u64, closed: bool) -> bool {
         closed || self.tx(tx).is_none_or(|t| t.complete())
     }
