@@ -374,6 +374,46 @@ fn outputs(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) -> Result<(
                     }
                 }
             }
+            "file-store" => {
+                let v2 = body
+                    .get("version")
+                    .and_then(|v| v.as_u64().or_else(|| v.as_str()?.parse().ok()))
+                    == Some(2);
+                if !v2 {
+                    if enabled {
+                        ignored.push("outputs.file-store (version 1)".into());
+                    }
+                    continue;
+                }
+                let s = &mut out["output"]["file-store"];
+                s["enabled"] = Value::Bool(enabled);
+                if let Some(d) = body.get("dir").and_then(string) {
+                    s["dir"] = Value::String(d);
+                }
+                if let Some(v) = body.get("force-filestore") {
+                    s["force-filestore"] = Value::Bool(truthy(v));
+                }
+                // `force-hash` there adds hashes to every file, as the eve `files` option.
+                if let Some(Value::Array(h)) = body.get("force-hash") {
+                    let list = &mut out["detect"]["app-log"]["files"]["force-hash"];
+                    if !list.is_array() {
+                        *list = Value::Array(Vec::new());
+                    }
+                    if let Some(a) = list.as_array_mut() {
+                        a.extend(h.iter().filter_map(string).map(Value::String));
+                    }
+                }
+                for k in [
+                    "stream-depth",
+                    "write-fileinfo",
+                    "force-magic",
+                    "max-open-files",
+                ] {
+                    if enabled && body.get(k).is_some() {
+                        ignored.push(format!("outputs.file-store.{k}"));
+                    }
+                }
+            }
             other if enabled => ignored.push(format!("outputs.{other}")),
             _ => {}
         }

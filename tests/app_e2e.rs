@@ -1065,3 +1065,57 @@ alert smb any any -> any any (msg:\"short\"; filemd5:bad.list; sid:4;)
     );
     assert!(files[0]["fileinfo"].get("sha1").is_none());
 }
+
+/// The file store: `output.file-store` on and a `noalert` `filestore` rule (zeek
+/// `smb_smb2.pcap`): the PDF read over SMB is written under `filestore/<xx>/<sha256>` of the
+/// log folder with its exact bytes, `fileinfo` says `stored: true` with `file_id` 1 and the
+/// rule's sid, and no alert is written. Without the rule nothing is stored.
+#[test]
+fn filestore_rule_stores_the_file() {
+    let Some(pcap) = common::shared_file("corpus/pcaps/zeek/smb_smb2.pcap") else {
+        return;
+    };
+    let run = |rules: &str, tag: &str| {
+        let dir = TempDir::new(tag);
+        let rf = dir.path().join("test.rules");
+        std::fs::write(&rf, rules).unwrap();
+        let out = shrike()
+            .arg("--set")
+            .arg("output.file-store.enabled=true")
+            .arg("-r")
+            .arg(&pcap)
+            .arg("-S")
+            .arg(&rf)
+            .arg("-l")
+            .arg(dir.path())
+            .output()
+            .expect("run shrike");
+        assert!(out.status.success(), "{}", stderr(&out));
+        let recs = eve_records(dir.path());
+        (dir, recs)
+    };
+    let (dir, recs) = run(
+        "alert smb any any -> any any (msg:\"store\"; filestore; noalert; sid:7;)\n",
+        "filestore-on",
+    );
+    assert!(of_type(&recs, "alert").is_empty());
+    let files = of_type(&recs, "fileinfo");
+    assert_eq!(files.len(), 1);
+    let fi = &files[0]["fileinfo"];
+    assert_eq!(fi["stored"], true);
+    assert_eq!(fi["file_id"], 1);
+    assert_eq!(fi["sid"], serde_json::json!([7]));
+    let sha = fi["sha256"].as_str().expect("sha256").to_string();
+    let stored = dir.path().join("filestore").join(&sha[..2]).join(&sha);
+    let bytes = std::fs::read(&stored).expect("stored file");
+    assert_eq!(bytes.len() as u64, fi["size"].as_u64().unwrap());
+    assert!(bytes.starts_with(b"%PDF"));
+
+    let (dir, recs) = run("", "filestore-off");
+    let fi = &of_type(&recs, "fileinfo")[0]["fileinfo"];
+    assert_eq!(fi["stored"], false);
+    let tmp: Vec<_> = std::fs::read_dir(dir.path().join("filestore/tmp"))
+        .unwrap()
+        .collect();
+    assert!(tmp.is_empty());
+}

@@ -1,9 +1,13 @@
 //! File tracking shared by every protocol that carries files (Suricata's File API,
 //! `util-file.c`): a protocol opens a [`TrackedFile`] with a name when a file's first bytes
-//! arrive, appends its data in order (hashes are updated as the data streams by, nothing is
-//! buffered beyond the first bytes kept for `file.magic`), signals gaps, and closes it
-//! (`CLOSED`) or cuts it short (`TRUNCATED`). The `fileinfo` record and the `files` array
-//! of alerts are written from it ([`TrackedFile::write_eve`], Suricata's `EveFileInfo`).
+//! arrive, appends its data in order (hashes are updated as the data streams by; nothing is
+//! buffered beyond the first bytes kept for `file.magic`, unless `filestore` rules may still
+//! ask for the file), signals gaps, and closes it (`CLOSED`) or cuts it short
+//! (`TRUNCATED`). The `fileinfo` record and the `files` array of alerts are written from it
+//! ([`TrackedFile::write_eve`], Suricata's `EveFileInfo`).
+//!
+//! The file store ([`enable_store`], Suricata's `file-store` v2) writes the files asked for
+//! ([`TrackedFile::request_store`], [`apply_filestore`]) under their SHA-256.
 //!
 //! What is tracked is set once per engine ([`FileConfig`]): the eve-log `files` options
 //! (`force-hash`, `force-magic`) and what the loaded rules need (`filemd5` needs MD5 ...).
@@ -32,6 +36,9 @@ pub struct FileConfig {
     pub sha256: bool,
     /// Keep the first bytes for `magic` (`force-magic`, `filemagic` rules).
     pub magic: bool,
+    /// Rules may ask to store files (`filestore`): keep a file's data until it is stored
+    /// or its transaction is logged (Suricata keeps file data a filestore may still want).
+    pub keep_for_store: bool,
 }
 
 impl FileConfig {
@@ -41,6 +48,7 @@ impl FileConfig {
         self.sha1 |= o.sha1;
         self.sha256 |= o.sha256;
         self.magic |= o.magic;
+        self.keep_for_store |= o.keep_for_store;
     }
 
     /// `force-hash` values (`md5`, `sha1`, `sha256`); unknown names are returned.
@@ -55,6 +63,161 @@ impl FileConfig {
             }
         }
         bad
+    }
+}
+
+/// Most bytes of a file kept in memory while a `filestore` rule may still ask for it; a
+/// bigger file is stored only when asked before its data went past this.
+pub const STORE_KEEP_MAX: usize = 32 * 1024 * 1024;
+
+/// The file store (Suricata's `file-store` output, version 2): files are written to
+/// `<dir>/tmp/file.<id>` while they stream, then renamed to `<dir>/<xx>/<sha256>` (`xx` the
+/// hash's first byte in hex) when they end; `id` counts stored files from 1 per process.
+#[derive(Debug)]
+pub struct FileStore {
+    dir: std::path::PathBuf,
+    force: bool,
+    next_id: std::sync::atomic::AtomicU32,
+    /// Files stored, and write failures (`file_store.fs_errors`).
+    pub stored: std::sync::atomic::AtomicU64,
+    /// Open, write or rename failures.
+    pub errors: std::sync::atomic::AtomicU64,
+}
+
+static STORE: std::sync::OnceLock<FileStore> = std::sync::OnceLock::new();
+
+/// Turn the file store on (once per process): files go under `dir`; `force` stores every
+/// file (`force-filestore`). Creates `dir/tmp`.
+pub fn enable_store(dir: &std::path::Path, force: bool) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir.join("tmp"))?;
+    let _ = STORE.set(FileStore {
+        dir: dir.to_path_buf(),
+        force,
+        next_id: std::sync::atomic::AtomicU32::new(0),
+        stored: std::sync::atomic::AtomicU64::new(0),
+        errors: std::sync::atomic::AtomicU64::new(0),
+    });
+    Ok(())
+}
+
+/// The file store, when on.
+pub fn store() -> Option<&'static FileStore> {
+    STORE.get()
+}
+
+/// A file being written to the store.
+#[derive(Debug)]
+struct Storing {
+    id: u32,
+    tmp: std::path::PathBuf,
+    out: Option<std::io::BufWriter<std::fs::File>>,
+}
+
+impl Storing {
+    fn start(st: &FileStore) -> Option<Storing> {
+        use std::sync::atomic::Ordering;
+        let id = st.next_id.fetch_add(1, Ordering::Relaxed) + 1;
+        let tmp = st.dir.join("tmp").join(format!("file.{id}"));
+        match std::fs::File::create(&tmp) {
+            Ok(f) => Some(Storing {
+                id,
+                tmp,
+                out: Some(std::io::BufWriter::new(f)),
+            }),
+            Err(_) => {
+                st.errors.fetch_add(1, Ordering::Relaxed);
+                None
+            }
+        }
+    }
+
+    fn write(&mut self, d: &[u8]) {
+        use std::io::Write;
+        if let Some(o) = self.out.as_mut() {
+            if o.write_all(d).is_err() {
+                self.out = None;
+                if let Some(st) = store() {
+                    st.errors.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }
+            }
+        }
+    }
+
+    /// Close the temporary file and move it to its final name; the file id on success.
+    fn finish(mut self, sha256: Option<&[u8; 32]>) -> Option<u32> {
+        use std::io::Write;
+        use std::sync::atomic::Ordering;
+        let st = store()?;
+        let ok = self.out.take().is_some_and(|mut o| o.flush().is_ok());
+        let Some(h) = sha256.filter(|_| ok) else {
+            let _ = std::fs::remove_file(&self.tmp);
+            return None;
+        };
+        let hex: String = h.iter().map(|b| format!("{b:02x}")).collect();
+        let sub = st.dir.join(&hex[..2]);
+        let dst = sub.join(&hex);
+        let moved = std::fs::create_dir_all(&sub).is_ok()
+            && if dst.exists() {
+                // The same content is stored already: keep that one.
+                std::fs::remove_file(&self.tmp).is_ok()
+            } else {
+                std::fs::rename(&self.tmp, &dst).is_ok()
+            };
+        if moved {
+            st.stored.fetch_add(1, Ordering::Relaxed);
+            Some(self.id)
+        } else {
+            st.errors.fetch_add(1, Ordering::Relaxed);
+            let _ = std::fs::remove_file(&self.tmp);
+            None
+        }
+    }
+}
+
+/// What a `filestore` rule's match stores (Suricata's `FilestorePostMatchWithOptions`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StoreScope {
+    /// The files of the matching transaction in the given directions (Suricata's default
+    /// `file` scope and its `tx` scope, for the files present).
+    Tx,
+    /// The files of every live transaction in the given directions (`ssn` / `flow`).
+    Flow,
+}
+
+/// Apply a `filestore` match of rule `sid` on transaction `tx` to the flow's parser:
+/// `dirs` = [to server, to client].
+pub fn apply_filestore(
+    p: &mut dyn crate::registry::AppParser,
+    tx: u64,
+    dirs: [bool; 2],
+    scope: StoreScope,
+    sid: u32,
+) {
+    if store().is_none() {
+        return;
+    }
+    let mut txs = Vec::new();
+    match scope {
+        StoreScope::Tx => txs.push(tx),
+        StoreScope::Flow => {
+            p.live_txs(crate::Dir::ToServer, &mut txs);
+            p.live_txs(crate::Dir::ToClient, &mut txs);
+            txs.sort_unstable();
+            txs.dedup();
+        }
+    }
+    for t in txs {
+        for (i, d) in [crate::Dir::ToServer, crate::Dir::ToClient]
+            .into_iter()
+            .enumerate()
+        {
+            if dirs[i] {
+                p.files_mut(t, d, &mut |f| {
+                    f.add_sid(sid);
+                    f.request_store();
+                });
+            }
+        }
     }
 }
 
@@ -112,24 +275,123 @@ pub struct TrackedFile {
     /// Opened without a name (HTTP/2's files): `filename` is left out, as Suricata's
     /// `EveFileInfo` does for a NULL name.
     unnamed: bool,
+    /// File store state (only with the store on).
+    st: Option<Box<StoreSt>>,
+}
+
+/// A tracked file's file store state.
+#[derive(Clone, Debug, Default)]
+struct StoreSt {
+    /// Data kept while a `filestore` rule may still ask for the file (`None`: not kept,
+    /// or past [`STORE_KEEP_MAX`]).
+    kept: Option<Vec<u8>>,
+    /// Being written to the store (Suricata's `FILE_STORE`).
+    storing: Option<Storing>,
+    /// Asked to be stored.
+    asked: bool,
+    /// Stored under this file id (`FILE_STORED`).
+    stored: Option<u32>,
+}
+
+impl Drop for Storing {
+    fn drop(&mut self) {
+        // Dropped before it ended (the flow went away): nothing to name it by.
+        if self.out.take().is_some() {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+impl Clone for Storing {
+    fn clone(&self) -> Self {
+        // A copy of a tracked file does not write to the store.
+        Storing {
+            id: self.id,
+            tmp: self.tmp.clone(),
+            out: None,
+        }
+    }
 }
 
 impl TrackedFile {
     /// A file named `name` (cut to [`FILENAME_MAX`]) computing what `cfg` asks.
     pub fn open(name: &[u8], cfg: &FileConfig) -> TrackedFile {
         let name = &name[..name.len().min(FILENAME_MAX)];
-        let hashers = (cfg.md5 || cfg.sha1 || cfg.sha256).then(|| {
+        let st = store();
+        // The store names files by SHA-256 (Suricata's file-store turns it on).
+        let sha256 = cfg.sha256 || st.is_some();
+        let hashers = (cfg.md5 || cfg.sha1 || sha256).then(|| {
             Box::new(Hashers {
                 md5: cfg.md5.then(Md5::new),
                 sha1: cfg.sha1.then(Sha1::new),
-                sha256: cfg.sha256.then(Sha256::new),
+                sha256: sha256.then(Sha256::new),
             })
         });
-        TrackedFile {
+        let mut f = TrackedFile {
             name: name.to_vec(),
             hashers,
             keep_head: cfg.magic,
+            st: st.map(|_| {
+                Box::new(StoreSt {
+                    kept: cfg.keep_for_store.then(Vec::new),
+                    ..StoreSt::default()
+                })
+            }),
             ..TrackedFile::default()
+        };
+        if st.is_some_and(|s| s.force) {
+            f.request_store();
+        }
+        f
+    }
+
+    /// A `filestore` rule (or `force-filestore`) asks for the file: it is written to the
+    /// store from its first byte if that is still at hand (the file is open and was followed
+    /// from the start, or its data was kept), and named when it ends.
+    pub fn request_store(&mut self) {
+        let (Some(store), Some(st)) = (store(), self.st.as_deref_mut()) else {
+            return;
+        };
+        if st.asked {
+            return;
+        }
+        st.asked = true;
+        if self.size > 0 && st.kept.is_none() {
+            return;
+        }
+        let Some(mut w) = Storing::start(store) else {
+            return;
+        };
+        if let Some(k) = st.kept.take() {
+            w.write(&k);
+        }
+        match self.state {
+            FileState::Opened => st.storing = Some(w),
+            FileState::Closed | FileState::Truncated => {
+                st.stored = w.finish(self.sha256.as_ref());
+            }
+            FileState::Error => {
+                let _ = w.finish(None);
+            }
+        }
+    }
+
+    /// Stored under this file id (`fileinfo.file_id`).
+    pub fn stored_id(&self) -> Option<u32> {
+        self.st.as_deref().and_then(|s| s.stored)
+    }
+
+    fn is_storing(&self) -> bool {
+        self.st.as_deref().is_some_and(|s| s.storing.is_some())
+    }
+
+    /// End the file's store state: name the stored file by `sha256` (`None`: drop it).
+    fn finish_store(&mut self, sha256: Option<[u8; 32]>) {
+        if let Some(st) = self.st.as_deref_mut() {
+            st.kept = None;
+            if let Some(w) = st.storing.take() {
+                st.stored = w.finish(sha256.as_ref());
+            }
         }
     }
 
@@ -167,6 +429,17 @@ impl TrackedFile {
             let n = (MAGIC_HEAD - self.head.len()).min(data.len());
             self.head.extend_from_slice(&data[..n]);
         }
+        if let Some(st) = self.st.as_deref_mut() {
+            if let Some(w) = st.storing.as_mut() {
+                w.write(data);
+            } else if let Some(k) = st.kept.as_mut() {
+                if k.len() + data.len() <= STORE_KEEP_MAX {
+                    k.extend_from_slice(data);
+                } else {
+                    st.kept = None;
+                }
+            }
+        }
     }
 
     /// `len` bytes of the file are missing: counted in its size, not hashed (Suricata's
@@ -175,6 +448,7 @@ impl TrackedFile {
         if self.state == FileState::Opened {
             self.gaps = true;
             self.size += len;
+            // Nothing is written for the missing bytes (Suricata's store skips gaps too).
         }
     }
 
@@ -198,14 +472,19 @@ impl TrackedFile {
                 self.sha256 = h.sha256.map(|s| s.finalize().into());
             }
         }
+        if self.is_storing() {
+            self.finish_store(self.sha256);
+        }
     }
 
     /// As [`TrackedFile::close`] for the files Suricata's Rust file tracker follows (SMB,
-    /// NFS): its close passes the flow's `FILE_NOSTORE` (no filestore applies), so a
-    /// truncated file keeps no hash at all.
+    /// NFS): its close passes the flow's `FILE_NOSTORE` unless the file is being stored, so
+    /// a truncated file not being stored keeps no hash at all (a stored one keeps its
+    /// SHA-256 and is stored, as Suricata 7.0.10 does with `force-filestore`).
     pub fn close_tracked(&mut self, truncated: bool) {
+        let storing = self.is_storing();
         self.close(truncated);
-        if self.state == FileState::Truncated {
+        if self.state == FileState::Truncated && !storing {
             self.sha256 = None;
         }
     }
@@ -215,6 +494,7 @@ impl TrackedFile {
         if self.state == FileState::Opened {
             self.state = FileState::Error;
             self.hashers = None;
+            self.finish_store(None);
         }
     }
 
@@ -292,7 +572,18 @@ impl TrackedFile {
         if let Some(s) = &self.sha256 {
             w.set_hex("sha256", s);
         }
-        w.set_bool("stored", false);
+        match self.stored_id() {
+            Some(id) => {
+                w.set_bool("stored", true);
+                w.set_u64("file_id", u64::from(id));
+            }
+            None => {
+                w.set_bool("stored", false);
+                if self.is_storing() {
+                    w.set_bool("storing", true);
+                }
+            }
+        }
         w.set_u64("size", self.size);
         if self.range.1 > 0 {
             w.set_u64("start", self.range.0);
@@ -312,6 +603,7 @@ mod tests {
             sha1: true,
             sha256: true,
             magic: true,
+            keep_for_store: false,
         }
     }
 

@@ -315,6 +315,14 @@ pub trait AppParser: std::fmt::Debug + Send + Any {
     /// Call `f` with each file of transaction `tx` going `dir` (the `files` array of alerts,
     /// file keywords); protocols without files keep the default.
     fn files(&self, _tx: u64, _dir: Dir, _f: &mut dyn FnMut(&crate::files::TrackedFile)) {}
+    /// As [`AppParser::files`], mutable (a `filestore` rule asks for the files).
+    fn files_mut(
+        &mut self,
+        _tx: u64,
+        _dir: Dir,
+        _f: &mut dyn FnMut(&mut crate::files::TrackedFile),
+    ) {
+    }
     /// DCERPC carried by this flow, for the `dcerpc.*` keywords (DCERPC itself, and SMB for
     /// DCERPC over named pipes); protocols without keep the default.
     fn dce(&self) -> Option<&dyn crate::dcerpc::DceView> {

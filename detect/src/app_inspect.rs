@@ -170,6 +170,9 @@ pub(crate) struct AppSig {
     /// `filesize` (Suricata's file match list): a file of the transaction whose size
     /// matches.
     pub filesize: Option<UintMatch>,
+    /// `filestore`: a file of the transaction (any state) matches, and the match asks the
+    /// file store for files.
+    pub filestore: Option<FilestoreSpec>,
     /// `filemd5` / `filesha1` / `filesha256`: a closed file of the transaction whose hash
     /// is (or, negated, is not) in the list.
     pub filehash: Box<[std::sync::Arc<FileHashList>]>,
@@ -193,7 +196,7 @@ const FILE_PROTOCOLS: &[&str] = &["http", "smtp", "ftp-data", "smb", "nfs", "htt
 impl AppSig {
     /// Whether the transaction part is file keywords only (`filesize`, file hashes).
     pub(crate) fn files_only(&self) -> bool {
-        (self.filesize.is_some() || !self.filehash.is_empty())
+        (self.filesize.is_some() || !self.filehash.is_empty() || self.filestore.is_some())
             && self.sections.is_empty()
             && self.urilen.is_none()
             && self.events.is_empty()
@@ -210,6 +213,7 @@ impl AppSig {
             || !self.keywords.is_empty()
             || self.filesize.is_some()
             || !self.filehash.is_empty()
+            || self.filestore.is_some()
     }
 
     /// The flow's protocol fits the rule's header and `app-layer-protocol` checks.
@@ -674,6 +678,63 @@ fn filesize_hit(app: &AppFlow, tx: u64, d: Dir, m: &UintMatch) -> Option<bool> {
     }
 }
 
+/// `filestore[:<direction>[,<scope>]]` (Suricata's `DetectFilestoreData`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FilestoreSpec {
+    /// `None`: the direction of the matching packet (Suricata's default); else
+    /// [to server, to client].
+    pub dirs: Option<[bool; 2]>,
+    /// Which transactions' files.
+    pub scope: shrike_app::files::StoreScope,
+}
+
+impl FilestoreSpec {
+    /// Parse the keyword's value (`None`: no value).
+    pub fn parse(v: Option<&str>) -> Result<FilestoreSpec, String> {
+        use shrike_app::files::StoreScope;
+        let mut spec = FilestoreSpec {
+            dirs: None,
+            scope: StoreScope::Tx,
+        };
+        let Some(v) = v.map(str::trim).filter(|v| !v.is_empty()) else {
+            return Ok(spec);
+        };
+        let args: Vec<&str> = v.split(',').map(str::trim).collect();
+        let word =
+            |a: &str| !a.is_empty() && a.bytes().all(|c| c.is_ascii_alphabetic() || c == b'_');
+        if args.len() > 3 || !args.iter().all(|a| word(a)) {
+            return Err(format!("invalid value {v:?}"));
+        }
+        match args[0].to_ascii_lowercase().as_str() {
+            "request" | "to_server" => spec.dirs = Some([true, false]),
+            "response" | "to_client" => spec.dirs = Some([false, true]),
+            "both" => spec.dirs = Some([true, true]),
+            _ => {}
+        }
+        if let Some(sc) = args.get(1) {
+            match sc.to_ascii_lowercase().as_str() {
+                "ssn" | "flow" => spec.scope = StoreScope::Flow,
+                _ => spec.scope = StoreScope::Tx,
+            }
+        }
+        Ok(spec)
+    }
+}
+
+/// Whether transaction `tx` has a file going `d` (`None`: not yet, and it still may).
+fn filestore_hit(app: &AppFlow, tx: u64, d: Dir) -> Option<bool> {
+    let p = app.parser()?;
+    let mut any = false;
+    p.files(tx, d, &mut |_| any = true);
+    if any {
+        Some(true)
+    } else if !p.tx_final(tx, app.is_closed()) {
+        None
+    } else {
+        Some(false)
+    }
+}
+
 /// Which hash a file hash list holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FileHashKind {
@@ -790,6 +851,14 @@ fn eval_tx(
     }
     if let Some(m) = &a.filesize {
         match filesize_hit(app, tx, d, m) {
+            Some(true) => {}
+            Some(false) => return TxResult::NoMatch(fin),
+            None if app.is_closed() => return TxResult::NoMatch(true),
+            None => return TxResult::NotReady,
+        }
+    }
+    if a.filestore.is_some() {
+        match filestore_hit(app, tx, d) {
             Some(true) => {}
             Some(false) => return TxResult::NoMatch(fin),
             None if app.is_closed() => return TxResult::NoMatch(true),

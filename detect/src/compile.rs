@@ -736,6 +736,12 @@ pub(crate) fn compile(
                 list.push(Arc::new(m));
                 app.filehash = list.into_boxed_slice();
             }
+            Keyword::Unknown { name, value, .. } if name == "filestore" => {
+                let spec = super::app_inspect::FilestoreSpec::parse(value.as_deref())
+                    .map_err(|e| SkipReason::Invalid(format!("filestore: {e}")))?;
+                app_keyword_seen = true;
+                app.filestore = Some(spec);
+            }
             Keyword::Unknown { name, value, .. } if name == "filesize" => {
                 let m = parse_filesize(value.as_deref().unwrap_or(""))
                     .map_err(|e| SkipReason::Invalid(format!("filesize: {e}")))?;
@@ -1074,5 +1080,32 @@ mod tests {
         assert!(parse_filehash(FileHashKind::Md5, "missing.md5", rf).is_err());
         assert!(parse_filehash(FileHashKind::Md5, "", rf).is_err());
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn filestore_values_as_suricata() {
+        use crate::app_inspect::FilestoreSpec;
+        use shrike_app::files::StoreScope;
+        let p = |v: Option<&str>| FilestoreSpec::parse(v).map(|s| (s.dirs, s.scope));
+        assert_eq!(p(None), Ok((None, StoreScope::Tx)));
+        assert_eq!(
+            p(Some("request")),
+            Ok((Some([true, false]), StoreScope::Tx))
+        );
+        assert_eq!(
+            p(Some("to_client,file")),
+            Ok((Some([false, true]), StoreScope::Tx))
+        );
+        assert_eq!(
+            p(Some("both, flow")),
+            Ok((Some([true, true]), StoreScope::Flow))
+        );
+        assert_eq!(
+            p(Some("both,ssn")),
+            Ok((Some([true, true]), StoreScope::Flow))
+        );
+        for bad in ["a,b,c,d", "to_server;tx", "1"] {
+            assert!(p(Some(bad)).is_err(), "{bad}");
+        }
     }
 }

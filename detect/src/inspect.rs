@@ -87,11 +87,33 @@ pub struct DetectThread {
     /// The gate was passed for `order`.
     turn: bool,
     tagged: bool,
+    /// `filestore` matches of this packet, applied to the flow's files by the caller.
+    stores: Vec<FileStoreReq>,
     /// Counters.
     pub stats: DetectStats,
 }
 
+/// A `filestore` rule matched (see [`DetectThread::file_stores`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FileStoreReq {
+    /// The transaction it matched.
+    pub tx: u64,
+    /// Directions whose files are asked for: [to server, to client].
+    pub dirs: [bool; 2],
+    /// Which transactions' files.
+    pub scope: shrike_app::files::StoreScope,
+    /// The rule.
+    pub sid: u32,
+}
+
 impl DetectThread {
+    /// The `filestore` matches of the last packet: apply them to the flow's parser with
+    /// [`shrike_app::files::apply_filestore`] (noalert and suppressed rules included, as
+    /// Suricata's post-match runs before alerting).
+    pub fn file_stores(&self) -> &[FileStoreReq] {
+        &self.stores
+    }
+
     /// File mode: order host-state decisions with `gate` (see [`super::host_state`]).
     pub fn set_gate(&mut self, gate: Arc<dyn HostGate>) {
         self.gate = Some(gate);
@@ -118,6 +140,7 @@ impl DetectThread {
     pub(crate) fn begin(&mut self) {
         self.alerts.clear();
         self.queue.clear();
+        self.stores.clear();
         self.tagged = false;
     }
 
@@ -171,6 +194,12 @@ impl Engine {
             Some(FileHashKind::Sha256) => c.sha256 = true,
             None => {}
         }
+        // A `filestore` rule may ask for a file after its first bytes went by.
+        c.keep_for_store = self
+            .sigs
+            .iter()
+            .filter_map(|s| s.app.as_deref())
+            .any(|a| a.filestore.is_some());
         c
     }
 
@@ -191,6 +220,7 @@ impl Engine {
             order: 0,
             turn: false,
             tagged: false,
+            stores: Vec::new(),
             stats: DetectStats::default(),
         }
     }
@@ -581,6 +611,21 @@ impl Engine {
             let verdict = self.alert_verdict(s, p, &th.host);
             if verdict == Verdict::Drop {
                 continue;
+            }
+            if let Some(fs) = s.app.as_deref().and_then(|a| a.filestore) {
+                if tx < STREAM_NO_TX {
+                    let dirs = fs.dirs.unwrap_or(if p.to_server {
+                        [true, false]
+                    } else {
+                        [false, true]
+                    });
+                    th.stores.push(FileStoreReq {
+                        tx,
+                        dirs,
+                        scope: fs.scope,
+                        sid: s.info.sid,
+                    });
+                }
             }
             if !s.tags.is_empty() {
                 let now = p.ts_ns / 1_000_000_000;

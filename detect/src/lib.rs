@@ -63,7 +63,7 @@ use std::time::Duration;
 pub use build::BuildInput;
 pub use compile::SkipReason;
 pub use config::{AlertOutputConfig, EngineConfig};
-pub use inspect::{Alert, DetectStats, DetectThread};
+pub use inspect::{Alert, DetectStats, DetectThread, FileStoreReq};
 pub use packet::{FlowInput, Packet};
 pub use reload::VarRemap;
 pub use setup::{EngineSetup, LoadedEngine, NegatedHeaders};

@@ -353,6 +353,31 @@ pub struct OutputConfig {
     pub fast: FastConfig,
     /// stats.log.
     pub stats: StatsLogConfig,
+    /// The file store (Suricata's `file-store` output, version 2).
+    pub file_store: FileStoreConfig,
+}
+
+/// `file-store` settings (Suricata's `outputs: - file-store:` version 2).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+pub struct FileStoreConfig {
+    /// Store files (default no): those a `filestore` rule asks for, or all of them with
+    /// `force-filestore`.
+    pub enabled: bool,
+    /// Folder, relative to the log folder unless absolute (default `filestore`).
+    pub dir: String,
+    /// Store every file (default no).
+    pub force_filestore: bool,
+}
+
+impl Default for FileStoreConfig {
+    fn default() -> Self {
+        FileStoreConfig {
+            enabled: false,
+            dir: "filestore".into(),
+            force_filestore: false,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -277,6 +277,7 @@ pub fn run_live(
     }
     let workers_total: usize = plans.iter().map(|(li, _)| li.threads).sum();
     let capture_threads: usize = plans.iter().map(|(_, s)| s.len()).sum();
+    run::file_store_setup(cfg, log_dir)?;
     let (pipeline, mut outputs) = EvePipeline::start(&cfg.eve_config(), log_dir, workers_total + 1)
         .map_err(|e| RunError(format!("{}: {e}", log_dir.display())))?;
     let stats_out = outputs.pop().expect("stats output");

@@ -82,6 +82,17 @@ impl DetectSetup {
     }
 }
 
+/// Turn the file store on when configured (its folder relative to the log folder).
+pub(crate) fn file_store_setup(cfg: &SensorConfig, log_dir: &Path) -> Result<(), RunError> {
+    let fs = &cfg.output.file_store;
+    if !fs.enabled {
+        return Ok(());
+    }
+    let dir = log_dir.join(&fs.dir);
+    shrike_app::files::enable_store(&dir, fs.force_filestore)
+        .map_err(|e| RunError(format!("file-store {}: {e}", dir.display())))
+}
+
 /// Prepare fast.log (created like Suricata does even without rules; truncated once unless
 /// `append`) and the per-worker hand-out.
 fn detect_setup(cfg: &SensorConfig, opts: &RunOptions) -> Option<DetectSetup> {
@@ -228,6 +239,7 @@ pub fn run_files(cfg: &SensorConfig, opts: RunOptions) -> Result<RunResult, RunE
     // protects live capture against crafted hash collisions; a file is not a live attack.
     let seed = FILE_SEED;
 
+    file_store_setup(cfg, &opts.log_dir)?;
     // Output: one handle per worker plus one for the stats writer.
     let (pipeline, mut outputs) = EvePipeline::start(&cfg.eve_config(), &opts.log_dir, workers + 1)
         .map_err(|e| RunError(format!("{}: {e}", opts.log_dir.display())))?;

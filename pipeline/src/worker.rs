@@ -533,6 +533,20 @@ impl Worker {
                     x.tcp.raw_consume(tdir, consumed);
                 }
             }
+            // `filestore` matches ask the flow's parser for files (before they are logged).
+            if !d.thread.file_stores().is_empty() {
+                if let Some(p) = flow
+                    .data
+                    .ext
+                    .as_mut()
+                    .and_then(|x| x.app.as_deref_mut())
+                    .and_then(|a| a.state.as_deref_mut())
+                {
+                    for r in d.thread.file_stores() {
+                        shrike_app::files::apply_filestore(p, r.tx, r.dirs, r.scope, r.sid);
+                    }
+                }
+            }
             if alerted || d.thread.tagged() {
                 if alerted {
                     flow.data.ext().alerted = true;

@@ -173,6 +173,14 @@ impl AppParser for FtpDataState {
         }
     }
 
+    fn files_mut(&mut self, _tx: u64, dir: Dir, f: &mut dyn FnMut(&mut crate::files::TrackedFile)) {
+        if dir == self.dir {
+            if let Some(file) = self.file.as_deref_mut() {
+                f(file);
+            }
+        }
+    }
+
     fn tx_count(&self) -> u64 {
         1
     }

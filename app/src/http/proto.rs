@@ -94,6 +94,17 @@ impl AppParser for HttpState {
         }
     }
 
+    fn files_mut(&mut self, tx: u64, dir: Dir, f: &mut dyn FnMut(&mut crate::files::TrackedFile)) {
+        let Some(t) = self.tx_mut(tx) else {
+            return;
+        };
+        let body = match dir {
+            Dir::ToServer => &mut t.req_body,
+            Dir::ToClient => &mut t.resp_body,
+        };
+        body.for_each_file_mut(f);
+    }
+
     fn tx_final(&self, tx: u64, closed: bool) -> bool {
         self.tx(tx).is_none_or(|t| t.is_complete() || closed)
     }

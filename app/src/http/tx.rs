@@ -181,6 +181,18 @@ impl Body {
             .into_iter()
             .chain(self.multipart.iter().flat_map(|m| m.files()))
     }
+    /// Each of the body's files, mutable.
+    pub(crate) fn for_each_file_mut(&mut self, f: &mut dyn FnMut(&mut crate::files::TrackedFile)) {
+        if let Some(x) = self.file.as_deref_mut() {
+            f(x);
+        }
+        if let Some(m) = self.multipart.as_deref_mut() {
+            for p in m.parts.iter_mut() {
+                f(&mut p.file);
+            }
+        }
+    }
+
     /// Ends the body's files: cut short when `truncated`.
     pub(crate) fn close_file(&mut self, truncated: bool) {
         if let Some(f) = self.file.as_deref_mut() {

@@ -1269,6 +1269,21 @@ impl AppParser for Http2State {
         }
     }
 
+    fn files_mut(&mut self, tx: u64, dir: Dir, f: &mut dyn FnMut(&mut TrackedFile)) {
+        let d = match dir {
+            Dir::ToServer => 0,
+            Dir::ToClient => 1,
+        };
+        if let Some(file) = self
+            .txs
+            .iter_mut()
+            .find(|t| t.id == tx)
+            .and_then(|t| t.files[d].as_deref_mut())
+        {
+            f(file);
+        }
+    }
+
     fn tx_final(&self, tx: u64, closed: bool) -> bool {
         closed || self.tx(tx).is_none_or(|t| t.complete())
     }

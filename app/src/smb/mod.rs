@@ -2675,6 +2675,15 @@ impl AppParser for SmbState {
         }
     }
 
+    fn files_mut(&mut self, tx: u64, dir: Dir, f: &mut dyn FnMut(&mut TrackedFile)) {
+        let t = self.txs.iter_mut().find(|t| t.id == tx);
+        if let Some(TxData::File { file, dir: fd, .. }) = t.map(|t| &mut t.data) {
+            if *fd == dir {
+                f(file);
+            }
+        }
+    }
+
     fn dce(&self) -> Option<&dyn crate::dcerpc::DceView> {
         Some(self)
     }

@@ -1097,6 +1097,17 @@ impl AppParser for SmtpState {
         }
     }
 
+    fn files_mut(&mut self, tx: u64, dir: Dir, f: &mut dyn FnMut(&mut crate::files::TrackedFile)) {
+        if dir != Dir::ToServer {
+            return;
+        }
+        if let Some(t) = self.txs.iter_mut().find(|t| t.id == tx) {
+            for x in t.files.iter_mut() {
+                f(&mut x.file);
+            }
+        }
+    }
+
     fn as_any(&self) -> &dyn Any {
         self
     }
