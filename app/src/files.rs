@@ -212,6 +212,7 @@ pub fn apply_filestore(
             .enumerate()
         {
             if dirs[i] {
+                p.lift_file_limit(t, d);
                 p.files_mut(t, d, &mut |f| {
                     f.add_sid(sid);
                     f.request_store();

@@ -315,6 +315,9 @@ pub trait AppParser: std::fmt::Debug + Send + Any {
     /// Call `f` with each file of transaction `tx` going `dir` (the `files` array of alerts,
     /// file keywords); protocols without files keep the default.
     fn files(&self, _tx: u64, _dir: Dir, _f: &mut dyn FnMut(&crate::files::TrackedFile)) {}
+    /// A `filestore` rule matched transaction `tx` in `dir`: files are no longer cut by the
+    /// protocol's body limit (Suricata's `SetStreamDepthFlag`, HTTP's).
+    fn lift_file_limit(&mut self, _tx: u64, _dir: Dir) {}
     /// As [`AppParser::files`], mutable (a `filestore` rule asks for the files).
     fn files_mut(
         &mut self,

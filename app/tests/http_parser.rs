@@ -1109,3 +1109,40 @@ fn unterminated_line_after_response_is_body_at_close() {
     );
     assert_eq!(st.tx(0).unwrap().response_progress(), Progress::Complete);
 }
+
+/// A `filestore` match lifts the body limit for the transaction's files (Suricata's
+/// `HTP_STREAM_DEPTH_SET`): the response file goes on past `response-body-limit` and ends
+/// `CLOSED` with every byte, while the inspection buffer stays at the limit.
+#[test]
+fn filestore_lifts_the_body_limit_for_files() {
+    use shrike_app::files::FileState;
+    use shrike_app::registry::AppParser;
+    let cfg = HttpConfig {
+        response_body_limit: 10,
+        ..HttpConfig::default()
+    };
+    for lifted in [false, true] {
+        let mut st = with(cfg.clone());
+        st.parse(Dir::ToServer, b"GET /f.bin HTTP/1.1\r\nHost: h\r\n\r\n");
+        st.parse(
+            Dir::ToClient,
+            b"HTTP/1.1 200 OK\r\nContent-Length: 30\r\n\r\n0123",
+        );
+        if lifted {
+            AppParser::lift_file_limit(&mut st, 0, Dir::ToClient);
+        }
+        st.parse(Dir::ToClient, b"4567890123");
+        st.parse(Dir::ToClient, b"4567890123456789");
+        let mut got = None;
+        AppParser::files(&st, 0, Dir::ToClient, &mut |f| {
+            got = Some((f.state(), f.size()))
+        });
+        let want = if lifted {
+            (FileState::Closed, 30)
+        } else {
+            (FileState::Truncated, 10)
+        };
+        assert_eq!(got, Some(want), "lifted {lifted}");
+        assert_eq!(st.tx(0).unwrap().response_body().data(), b"0123456789");
+    }
+}

@@ -534,16 +534,15 @@ impl Worker {
                 }
             }
             // `filestore` matches ask the flow's parser for files (before they are logged).
-            if !d.thread.file_stores().is_empty() {
-                if let Some(p) = flow
-                    .data
-                    .ext
-                    .as_mut()
-                    .and_then(|x| x.app.as_deref_mut())
-                    .and_then(|a| a.state.as_deref_mut())
-                {
-                    for r in d.thread.file_stores() {
-                        shrike_app::files::apply_filestore(p, r.tx, r.dirs, r.scope, r.sid);
+            if !d.thread.file_stores().is_empty() && shrike_app::files::store().is_some() {
+                if let Some(x) = flow.data.ext.as_deref_mut() {
+                    // Suricata's `TcpSessionSetReassemblyDepth(FileReassemblyDepth())`: the
+                    // session is reassembled without limit from now on.
+                    x.tcp.set_app_depth(0);
+                    if let Some(p) = x.app.as_deref_mut().and_then(|a| a.state.as_deref_mut()) {
+                        for r in d.thread.file_stores() {
+                            shrike_app::files::apply_filestore(p, r.tx, r.dirs, r.scope, r.sid);
+                        }
                     }
                 }
             }

@@ -543,10 +543,13 @@ fn store(body: &mut Body, b: &[u8], limit: u64, files: &crate::files::FileConfig
             }
         }
         // Suricata's `AppLayerHtpCheckDepth`: the chunk reaching the body limit is cut to
-        // it, the next one ends the file as truncated.
-        let within = limit == 0 || body.total < limit;
-        let n = usize::try_from(limit.saturating_sub(body.total)).unwrap_or(usize::MAX);
-        let cut = if limit == 0 { b } else { &b[..n.min(b.len())] };
+        // it, the next one ends the file as truncated; once a `filestore` rule matched, the
+        // file reassembly depth applies instead (unlimited: shrike has no
+        // `file-store.stream-depth`).
+        let flim = if body.depth_set { 0 } else { limit };
+        let within = flim == 0 || body.total < flim;
+        let n = usize::try_from(flim.saturating_sub(body.total)).unwrap_or(usize::MAX);
+        let cut = if flim == 0 { b } else { &b[..n.min(b.len())] };
         if let Some(f) = body.file.as_deref_mut() {
             if within {
                 f.append(cut);

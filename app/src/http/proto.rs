@@ -94,6 +94,15 @@ impl AppParser for HttpState {
         }
     }
 
+    fn lift_file_limit(&mut self, tx: u64, dir: Dir) {
+        if let Some(t) = self.tx_mut(tx) {
+            match dir {
+                Dir::ToServer => t.req_body.depth_set = true,
+                Dir::ToClient => t.resp_body.depth_set = true,
+            }
+        }
+    }
+
     fn files_mut(&mut self, tx: u64, dir: Dir, f: &mut dyn FnMut(&mut crate::files::TrackedFile)) {
         let Some(t) = self.tx_mut(tx) else {
             return;

@@ -125,6 +125,9 @@ pub struct Body {
     pub(crate) multipart: Option<Box<super::multipart::Multipart>>,
     /// Whether the body's files were decided (named, multipart, or none).
     pub(crate) files_decided: bool,
+    /// A `filestore` rule matched the transaction (Suricata's `HTP_STREAM_DEPTH_SET`): its
+    /// files are no longer cut at the body limit.
+    pub(crate) depth_set: bool,
 }
 
 impl Body {
