@@ -13,9 +13,21 @@ fn run(pcap: &str, rules: &str, tag: &str) -> (Vec<serde_json::Value>, String) {
 /// [`run`] on a capture anywhere (the shared corpus).
 fn run_path(pcap: &std::path::Path, rules: &str, tag: &str) -> (Vec<serde_json::Value>, String) {
     let dir = TempDir::new(tag);
+    run_in(&dir, pcap, rules, &[])
+}
+
+/// Run shrike on `pcap` with `rules` (written to `dir/test.rules`, so files a rule names can
+/// sit beside it) and the extra `args`, logging to `dir`: its EVE records and stderr.
+fn run_in(
+    dir: &TempDir,
+    pcap: &std::path::Path,
+    rules: &str,
+    args: &[&str],
+) -> (Vec<serde_json::Value>, String) {
     let rf = dir.path().join("test.rules");
     std::fs::write(&rf, rules).unwrap();
     let out = shrike()
+        .args(args)
         .arg("-r")
         .arg(pcap)
         .arg("-S")
@@ -974,21 +986,8 @@ fn stream_inline_alerts_on_the_data_packet() {
     let pcap = repo().join("tests/data/app/imap.pcap");
     let alerts = |inline: bool, tag: &str| {
         let dir = TempDir::new(tag);
-        let rf = dir.path().join("test.rules");
-        std::fs::write(&rf, rules).unwrap();
-        let out = shrike()
-            .arg("--set")
-            .arg(format!("detect.stream.inline={inline}"))
-            .arg("-r")
-            .arg(&pcap)
-            .arg("-S")
-            .arg(&rf)
-            .arg("-l")
-            .arg(dir.path())
-            .output()
-            .expect("run shrike");
-        assert!(out.status.success(), "{}", stderr(&out));
-        let recs = eve_records(dir.path());
+        let set = format!("detect.stream.inline={inline}");
+        let (recs, _) = run_in(&dir, &pcap, rules, &["--set", &set]);
         let mut got: Vec<u64> = of_type(&recs, "alert")
             .iter()
             .map(|a| a["pcap_cnt"].as_u64().unwrap())
@@ -1022,30 +1021,18 @@ fn file_hash_lists_as_suricata() {
     )
     .unwrap();
     std::fs::write(dir.path().join("bad.list"), "6963bec0\n").unwrap();
-    let rf = dir.path().join("test.rules");
-    std::fs::write(
-        &rf,
+    let (recs, err) = run_in(
+        &dir,
+        &pcap,
         "alert smb any any -> any any (msg:\"md5\"; filemd5:md5.list; sid:1;)
 alert smb any any -> any any (msg:\"not md5\"; filemd5:!md5.list; sid:2;)
 alert smb any any -> any any (msg:\"sha1\"; filesha1:sha1.list; sid:3;)
 alert smb any any -> any any (msg:\"short\"; filemd5:bad.list; sid:4;)
 ",
-    )
-    .unwrap();
-    let out = shrike()
-        .arg("-r")
-        .arg(&pcap)
-        .arg("-S")
-        .arg(&rf)
-        .arg("-l")
-        .arg(dir.path())
-        .output()
-        .expect("run shrike");
-    let err = stderr(&out);
-    assert!(out.status.success(), "{err}");
+        &[],
+    );
     // The list with a short hash refuses its rule, naming the list's file and line.
     assert!(err.contains("bad.list:1"), "{err}");
-    let recs = eve_records(dir.path());
     let got: Vec<(u64, u64, u64)> = of_type(&recs, "alert")
         .iter()
         .map(|a| {
@@ -1077,21 +1064,12 @@ fn filestore_rule_stores_the_file() {
     };
     let run = |rules: &str, tag: &str| {
         let dir = TempDir::new(tag);
-        let rf = dir.path().join("test.rules");
-        std::fs::write(&rf, rules).unwrap();
-        let out = shrike()
-            .arg("--set")
-            .arg("output.file-store.enabled=true")
-            .arg("-r")
-            .arg(&pcap)
-            .arg("-S")
-            .arg(&rf)
-            .arg("-l")
-            .arg(dir.path())
-            .output()
-            .expect("run shrike");
-        assert!(out.status.success(), "{}", stderr(&out));
-        let recs = eve_records(dir.path());
+        let (recs, _) = run_in(
+            &dir,
+            &pcap,
+            rules,
+            &["--set", "output.file-store.enabled=true"],
+        );
         (dir, recs)
     };
     let (dir, recs) = run(

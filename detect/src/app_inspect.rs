@@ -658,20 +658,35 @@ fn events_hit(app: &AppFlow, tx: u64, e: AppEvent) -> bool {
 fn filesize_hit(app: &AppFlow, tx: u64, d: Dir, m: &UintMatch) -> Option<bool> {
     use shrike_app::files::FileState;
     use shrike_rules::parse::UintMode;
+    any_file(app, tx, d, &mut |f| match f.state() {
+        FileState::Closed => Some(m.matches(f.size())),
+        FileState::Opened => None,
+        _ => Some(matches!(m.mode, UintMode::Gt | UintMode::Gte) && m.matches(f.size())),
+    })
+}
+
+/// Whether a file of transaction `tx` going `d` matches by `each` (`Some(true)`), none can
+/// (`Some(false)`), or it is not decided yet (`None`: a file `each` leaves open, or no file
+/// yet on a transaction that can still get one).
+fn any_file(
+    app: &AppFlow,
+    tx: u64,
+    d: Dir,
+    each: &mut dyn FnMut(&shrike_app::files::TrackedFile) -> Option<bool>,
+) -> Option<bool> {
     let p = app.parser()?;
     let (mut hit, mut open, mut any) = (false, false, false);
     p.files(tx, d, &mut |f| {
         any = true;
-        match f.state() {
-            FileState::Closed => hit |= m.matches(f.size()),
-            FileState::Opened => open = true,
-            _ => hit |= matches!(m.mode, UintMode::Gt | UintMode::Gte) && m.matches(f.size()),
+        match each(f) {
+            Some(true) => hit = true,
+            None => open = true,
+            Some(false) => {}
         }
     });
     if hit {
         Some(true)
     } else if open || (!any && !p.tx_final(tx, app.is_closed())) {
-        // A file still open, or none yet on a transaction that can still get one.
         None
     } else {
         Some(false)
@@ -723,16 +738,7 @@ impl FilestoreSpec {
 
 /// Whether transaction `tx` has a file going `d` (`None`: not yet, and it still may).
 fn filestore_hit(app: &AppFlow, tx: u64, d: Dir) -> Option<bool> {
-    let p = app.parser()?;
-    let mut any = false;
-    p.files(tx, d, &mut |_| any = true);
-    if any {
-        Some(true)
-    } else if !p.tx_final(tx, app.is_closed()) {
-        None
-    } else {
-        Some(false)
-    }
+    any_file(app, tx, d, &mut |_| Some(true))
 }
 
 /// Which hash a file hash list holds.
@@ -762,32 +768,18 @@ pub struct FileHashList {
 /// closed file whose hash was computed decides (listed, or not listed when negated).
 fn filehash_hit(app: &AppFlow, tx: u64, d: Dir, m: &FileHashList) -> Option<bool> {
     use shrike_app::files::FileState;
-    let p = app.parser()?;
-    let (mut hit, mut open, mut any) = (false, false, false);
-    p.files(tx, d, &mut |f| {
-        any = true;
-        match f.state() {
-            FileState::Closed => {
-                let h: Option<&[u8]> = match m.kind {
-                    FileHashKind::Md5 => f.md5().map(|h| &h[..]),
-                    FileHashKind::Sha1 => f.sha1().map(|h| &h[..]),
-                    FileHashKind::Sha256 => f.sha256().map(|h| &h[..]),
-                };
-                if let Some(h) = h {
-                    hit |= m.hashes.contains(h) != m.negated;
-                }
-            }
-            FileState::Opened => open = true,
-            _ => {}
+    any_file(app, tx, d, &mut |f| match f.state() {
+        FileState::Closed => {
+            let h: Option<&[u8]> = match m.kind {
+                FileHashKind::Md5 => f.md5().map(|h| &h[..]),
+                FileHashKind::Sha1 => f.sha1().map(|h| &h[..]),
+                FileHashKind::Sha256 => f.sha256().map(|h| &h[..]),
+            };
+            Some(h.is_some_and(|h| m.hashes.contains(h) != m.negated))
         }
-    });
-    if hit {
-        Some(true)
-    } else if open || (!any && !p.tx_final(tx, app.is_closed())) {
-        None
-    } else {
-        Some(false)
-    }
+        FileState::Opened => None,
+        _ => Some(false),
+    })
 }
 
 /// Evaluate the transaction part of `a` on transaction `tx`.
@@ -849,24 +841,15 @@ fn eval_tx(
             }
         }
     }
-    if let Some(m) = &a.filesize {
-        match filesize_hit(app, tx, d, m) {
-            Some(true) => {}
-            Some(false) => return TxResult::NoMatch(fin),
-            None if app.is_closed() => return TxResult::NoMatch(true),
-            None => return TxResult::NotReady,
-        }
-    }
-    if a.filestore.is_some() {
-        match filestore_hit(app, tx, d) {
-            Some(true) => {}
-            Some(false) => return TxResult::NoMatch(fin),
-            None if app.is_closed() => return TxResult::NoMatch(true),
-            None => return TxResult::NotReady,
-        }
-    }
-    for m in a.filehash.iter() {
-        match filehash_hit(app, tx, d, m) {
+    // File keywords: a file decides, none yet waits (no match once the flow ended).
+    let file_checks = a
+        .filesize
+        .iter()
+        .map(|m| filesize_hit(app, tx, d, m))
+        .chain(a.filestore.iter().map(|_| filestore_hit(app, tx, d)))
+        .chain(a.filehash.iter().map(|m| filehash_hit(app, tx, d, m)));
+    for r in file_checks {
+        match r {
             Some(true) => {}
             Some(false) => return TxResult::NoMatch(fin),
             None if app.is_closed() => return TxResult::NoMatch(true),

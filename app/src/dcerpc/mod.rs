@@ -473,6 +473,18 @@ impl TcpState {
         })
     }
 
+    /// The open transaction of `call_id` for the current PDU, or a new one (by index).
+    fn tx_for_pdu(&mut self, call_id: u32, dir: Dir) -> usize {
+        match self.tx_by_call_id(call_id, dir) {
+            Some(i) => i,
+            None => {
+                let tx = self.create_tx(call_id);
+                self.txs.list.push_back(tx);
+                self.txs.list.len() - 1
+            }
+        }
+    }
+
     fn clean_buffer(&mut self, dir: Dir) {
         let b = &mut self.dirs[di(dir)];
         b.buf.clear();
@@ -643,14 +655,7 @@ impl TcpState {
         let ctxid = rd16(le, body, 4)?;
         let opnum = rd16(le, body, 6)?;
         let consumed = 8;
-        let i = match self.tx_by_call_id(h.call_id, Dir::ToServer) {
-            Some(i) => i,
-            None => {
-                let tx = self.create_tx(h.call_id);
-                self.txs.list.push_back(tx);
-                self.txs.list.len() - 1
-            }
-        };
+        let i = self.tx_for_pdu(h.call_id, Dir::ToServer);
         let tx = &mut self.txs.list[i];
         tx.req_cmd = h.ptype;
         tx.ctxid = ctxid;
@@ -734,14 +739,7 @@ impl TcpState {
                 if self.process_bindack(body).is_none() {
                     return false;
                 }
-                let i = match self.tx_by_call_id(h.call_id, Dir::ToClient) {
-                    Some(i) => i,
-                    None => {
-                        let tx = self.create_tx(h.call_id);
-                        self.txs.list.push_back(tx);
-                        self.txs.list.len() - 1
-                    }
-                };
+                let i = self.tx_for_pdu(h.call_id, Dir::ToClient);
                 let tx = &mut self.txs.list[i];
                 tx.resp_cmd = h.ptype;
                 tx.resp_done = true;
@@ -753,14 +751,8 @@ impl TcpState {
                 None => return false,
             },
             RESPONSE => {
-                match self.tx_by_call_id(h.call_id, Dir::ToClient) {
-                    Some(i) => self.txs.list[i].resp_cmd = h.ptype,
-                    None => {
-                        let mut tx = self.create_tx(h.call_id);
-                        tx.resp_cmd = h.ptype;
-                        self.txs.list.push_back(tx);
-                    }
-                }
+                let i = self.tx_for_pdu(h.call_id, Dir::ToClient);
+                self.txs.list[i].resp_cmd = h.ptype;
                 match self.common_stub(body, 0, Dir::ToClient) {
                     Some(n) => n,
                     None => return false,
