@@ -140,6 +140,23 @@ impl AppFlow {
         out
     }
 
+    /// Suricata's `alproto_ts` (`to_server`) or `alproto_tc` for detection's
+    /// `app-layer-protocol`: unknown while that direction's detection has not run (a TCP
+    /// direction that saw no data yet), `failed` when it gave up, else what it found. UDP
+    /// flows set both at once.
+    pub fn dir_proto(&self, to_server: bool) -> AppProto {
+        if self.ip_proto != 6 {
+            return self.proto;
+        }
+        let i = usize::from(!to_server);
+        match self.detect[i] {
+            DetectDir::Pending => AppProto::UNKNOWN,
+            DetectDir::Failed => AppProto::FAILED,
+            DetectDir::Done if self.dir_other[i] != AppProto::UNKNOWN => self.dir_other[i],
+            DetectDir::Done => self.proto,
+        }
+    }
+
     /// Suricata's detection of the direction that had not found the protocol yet, on the
     /// data it gets once the other direction found it (`TCPProtoDetect` with
     /// `alproto_otherdir` set): the same protocol ends it quietly, another protocol or

@@ -216,16 +216,27 @@ impl AppSig {
             || self.filestore.is_some()
     }
 
-    /// The flow's protocol fits the rule's header and `app-layer-protocol` checks.
-    pub(crate) fn proto_ok(&self, p: AppProto) -> bool {
+    /// The flow's protocol `p` fits the rule's header, and the protocol of the direction
+    /// inspected (`dir_p`) its `app-layer-protocol` checks (Suricata's
+    /// `DetectAppLayerProtocolPacketMatch`: no match while that direction's protocol is
+    /// unknown; `http` also names HTTP/2 and `dcerpc` SMB, `AppProtoEquals`).
+    pub(crate) fn proto_ok(&self, p: AppProto, dir_p: AppProto) -> bool {
         if self
             .proto
             .is_some_and(|want| !(want.sig_matches(p) || self.http2 && Some(p) == http2_proto()))
         {
             return false;
         }
+        if self.protocol_checks.is_empty() {
+            return true;
+        }
+        if dir_p == AppProto::UNKNOWN {
+            return false;
+        }
         self.protocol_checks.iter().all(|(n, neg)| {
-            let is = AppProto::from_name(n) == Some(p);
+            let is = AppProto::from_name(n).is_some_and(|w| {
+                w.sig_matches(dir_p) || (&**n == "http" && Some(dir_p) == http2_proto())
+            });
             is != *neg
         })
     }
@@ -956,7 +967,7 @@ impl super::Engine {
                 {
                     continue;
                 }
-                if !a.proto_ok(app.proto) {
+                if !a.proto_ok(app.proto, app.dir_proto(d == Dir::ToServer)) {
                     continue;
                 }
                 if !pkt_ok(n, state, scratch) {
@@ -1074,6 +1085,9 @@ impl super::Engine {
         p.established = true;
         p.mask |= super::sig::mask::FLOW;
         p.app_proto = flow.app.map_or(AppProto::UNKNOWN, |a| a.proto);
+        p.dir_proto = flow
+            .app
+            .map_or(AppProto::UNKNOWN, |a| a.dir_proto(flow.to_server));
         if flow.state.inspection_stopped() {
             return th.alerts();
         }

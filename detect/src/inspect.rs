@@ -252,6 +252,9 @@ impl Engine {
         if let Some(f) = flow.as_mut() {
             p.has_flow = true;
             p.app_proto = f.app.map_or(shrike_app::AppProto::UNKNOWN, |a| a.proto);
+            p.dir_proto = f
+                .app
+                .map_or(shrike_app::AppProto::UNKNOWN, |a| a.dir_proto(f.to_server));
             p.to_server = f.to_server;
             p.mask |= mask::FLOW;
             let tracked = if p.is_tcp {
@@ -542,7 +545,10 @@ impl Engine {
         if s.mask & p.mask != s.mask {
             return false;
         }
-        if s.app.as_ref().is_some_and(|a| !a.proto_ok(p.app_proto)) {
+        if s.app
+            .as_ref()
+            .is_some_and(|a| !a.proto_ok(p.app_proto, p.dir_proto))
+        {
             return false;
         }
         if s.require_flowvar && p.has_flow && vars.is_none_or(FlowVars::is_empty) {

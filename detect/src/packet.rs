@@ -74,6 +74,9 @@ pub(crate) struct PacketView<'a> {
     pub stream_events: shrike_stream::StreamEventSet,
     /// The flow's app-layer protocol.
     pub app_proto: shrike_app::AppProto,
+    /// The protocol detection found in the packet's direction (Suricata's `alproto_ts` /
+    /// `alproto_tc`), for `app-layer-protocol`.
+    pub dir_proto: shrike_app::AppProto,
     /// `[client, server]` stream sizes of the flow's TCP session (`stream_size`), when
     /// the packet belongs to one.
     pub tcp_sizes: Option<[u32; 2]>,
@@ -139,6 +142,7 @@ impl<'a> PacketView<'a> {
             established: false,
             stream_events: shrike_stream::StreamEventSet::EMPTY,
             app_proto: shrike_app::AppProto::UNKNOWN,
+            dir_proto: shrike_app::AppProto::UNKNOWN,
             tcp_sizes: None,
             pseudo: false,
         }

@@ -40,6 +40,11 @@ pub struct Sessions {
     reversed: bool,
 }
 
+/// The protocols whose Suricata 7.0.10 parsers call `AppLayerParserTriggerRawStreamReassembly`
+/// (`sc_app_layer_parser_trigger_raw_stream_reassembly`) when a request, response or record
+/// completes; the others (SMB, SSH, FTP, MQTT ...) leave raw inspection to the chunk size.
+const RAW_TRIGGER: &[&str] = &["http", "smtp", "tls", "dns", "dcerpc", "pgsql"];
+
 /// The `host-os-policy` table of the configuration (an invalid entry is reported once and
 /// the table falls back to the default policy).
 pub fn host_policy(cfg: &SensorConfig) -> HostOsPolicy {
@@ -203,8 +208,12 @@ impl Sessions {
             tcp.set_app_depth(dep);
         }
         // A transaction completed in this direction: inspect the raw stream now, not
-        // only when a full chunk has accumulated (Suricata's trigger on tx completion).
-        if app.as_deref().map_or(0, |a| a.complete_in(d)) > done_before {
+        // only when a full chunk has accumulated (Suricata's trigger on tx completion),
+        // for the protocols whose Suricata 7 parser asks for it.
+        let triggers = app
+            .as_deref()
+            .is_some_and(|a| RAW_TRIGGER.contains(&a.proto.name()));
+        if triggers && app.as_deref().map_or(0, |a| a.complete_in(d)) > done_before {
             tcp.trigger_raw(d);
         }
     }

@@ -740,6 +740,14 @@ pub fn parse_keyword(name: &str, value: Option<&str>) -> PResult<Option<Keyword>
                 Some(n) => (true, n.trim()),
                 None => (false, v),
             };
+            // Suricata 7's `DetectAppLayerProtocolParse`: `failed` or a protocol it knows
+            // (Suricata 8's `,final` / `,either` modes are unknown names there).
+            if n != "failed" && super::ast::AppProto::parse(n).is_none() {
+                return Err(ParseError::bad(
+                    "app-layer-protocol",
+                    format!("unknown protocol \"{n}\""),
+                ));
+            }
             Keyword::AppLayerProtocol {
                 negated,
                 name: n.to_string(),
