@@ -30,6 +30,7 @@ pub mod imap;
 pub mod krb5;
 pub mod layer;
 pub mod log;
+pub mod modbus;
 pub mod mqtt;
 pub mod ntp;
 pub mod pgsql;
