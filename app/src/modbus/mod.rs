@@ -265,11 +265,11 @@ impl ModbusState {
     fn message(&mut self, dir: Dir, mut msg: Message) -> bool {
         match dir {
             Dir::ToServer => {
-                // A response seen first (unsolicited) that this request matches.
+                // A response seen first (unsolicited) that this request matches; Suricata
+                // still holds it (logged or not) until detection saw it going to the
+                // server, which is after this request is parsed.
                 let found = self.txs.iter_mut().find(|t| {
-                    !t.logged
-                        && t.request.is_none()
-                        && t.response.as_ref().is_some_and(|r| msg.matches(r))
+                    t.request.is_none() && t.response.as_ref().is_some_and(|r| msg.matches(r))
                 });
                 if let Some(t) = found {
                     t.set_events_from_flags(&msg.error_flags);
@@ -285,9 +285,7 @@ impl ModbusState {
             }
             Dir::ToClient => {
                 let found = self.txs.iter_mut().find(|t| {
-                    !t.logged
-                        && t.response.is_none()
-                        && t.request.as_ref().is_some_and(|r| msg.matches(r))
+                    t.response.is_none() && t.request.as_ref().is_some_and(|r| msg.matches(r))
                 });
                 if let Some(t) = found {
                     t.set_response_events(&msg);
@@ -401,7 +399,9 @@ impl AppParser for ModbusState {
     }
 
     fn log(&mut self, c: &mut LogCtx<'_>) {
-        let closed = c.closed || self.closed;
+        // After a parser error or a gap Suricata ends the flow's app layer: everything
+        // open is logged at once.
+        let closed = c.closed || self.closed || self.failed;
         let write = c.write && c.out.wants_type("modbus");
         for i in 0..self.txs.len() {
             let Some(t) = self.txs.get_mut(i) else {
@@ -450,7 +450,9 @@ impl AppParser for ModbusState {
     }
 
     fn drain_events(&mut self, _from: u64, _flow_logged: bool, f: &mut dyn FnMut(AppAnomaly)) {
-        for t in self.txs.iter_mut() {
+        // Suricata's anomaly logger stops at a transaction once it is logged: events raised
+        // on it later (a request matched to a logged response) are not reported.
+        for t in self.txs.iter_mut().filter(|t| !t.logged) {
             let new = t.events & !t.events_reported;
             if new == 0 {
                 continue;

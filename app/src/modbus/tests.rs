@@ -347,3 +347,22 @@ fn many_pairs_complete() {
     assert_eq!(s.complete_in(Dir::ToServer), 20);
     assert!(s.txs().all(|t| t.events == 0));
 }
+
+#[test]
+fn request_after_unsolicited_response_joins_it() {
+    let mut s = state();
+    s.parse(Dir::ToClient, &rd_coils_resp());
+    assert!(s.has_event(0, u16::from(ev::UNSOLICITED_RESPONSE)));
+    s.parse(Dir::ToServer, &rd_coils_req());
+    assert_eq!(s.tx_count(), 1);
+    let t = s.tx(0).unwrap();
+    assert!(t.request.is_some() && t.response.is_some());
+    // A request of another transaction id opens its own transaction.
+    s.parse(Dir::ToServer, &wr_mult_req());
+    assert_eq!(s.tx_count(), 2);
+    let mut seen = Vec::new();
+    s.drain_events(0, false, &mut |a| seen.push((a.tx_id, a.name)));
+    assert_eq!(seen, vec![(0, "unsolicited_response")]);
+    s.drain_events(0, false, &mut |a| seen.push((a.tx_id, a.name)));
+    assert_eq!(seen.len(), 1);
+}
