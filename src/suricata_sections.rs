@@ -1176,6 +1176,27 @@ outputs:
     }
 
     #[test]
+    fn translates_modbus_settings() {
+        let (cfg, _) = translate(&parse_tree("a: 1\n").unwrap(), Path::new("/etc")).unwrap();
+        let m = cfg.detect.app_layer.modbus;
+        assert!(!m.enabled);
+        assert_eq!((m.request_flood, m.stream_depth), (500, None));
+        let yaml = "app-layer:\n  protocols:\n    modbus:\n      enabled: yes\n      \
+                    request-flood: 20\n      stream-depth: 1mb\n      detection-ports:\n        \
+                    dp: 502\n";
+        let (cfg, _) = translate(&parse_tree(yaml).unwrap(), Path::new("/etc")).unwrap();
+        let m = cfg.detect.app_layer.modbus;
+        assert!(m.enabled);
+        assert_eq!((m.request_flood, m.stream_depth), (20, Some(1 << 20)));
+        let yaml = "app-layer:\n  protocols:\n    modbus:\n      enabled: no\n      \
+                    stream-depth: 0\n";
+        let (cfg, _) = translate(&parse_tree(yaml).unwrap(), Path::new("/etc")).unwrap();
+        let m = cfg.detect.app_layer.modbus;
+        assert!(!m.enabled);
+        assert_eq!(m.stream_depth, Some(0));
+    }
+
+    #[test]
     fn translates_mqtt_settings() {
         let yaml = "app-layer:\n  protocols:\n    mqtt:\n      max-msg-length: 50kb\n      \
                     max-tx: 7\n      subscribe-topic-match-limit: 0\noutputs:\n  - eve-log:\n      \
