@@ -102,6 +102,9 @@ const PARSER: sawp_modbus::Modbus = sawp_modbus::Modbus { probe_strict: true };
 const PROBE_MAX_DEPTH: usize = 16;
 /// Logged transactions kept for detection.
 const KEEP_LOGGED: usize = 8;
+/// Open transactions a flow holds at most whatever `request-flood` says (0 lifts the flood
+/// limit, not this one): past it the parser gives up on the flow.
+pub const MAX_OPEN_TXS: usize = 4096;
 /// Longest Modbus ADU (MBAP header and the longest length Suricata accepts).
 const MAX_ADU: usize = 6 + 254;
 
@@ -200,6 +203,8 @@ pub struct ModbusState {
     open: usize,
     /// The flood limit was reached (no new transaction until one is freed).
     givenup: bool,
+    /// Kept transactions with a response and no request (a request may still join one).
+    response_only: usize,
     bufs: [Vec<u8>; 2],
     failed: bool,
     done: u64,
@@ -222,6 +227,7 @@ impl ModbusState {
             next_id: 0,
             open: 0,
             givenup: false,
+            response_only: 0,
             bufs: Default::default(),
             failed: false,
             done: 0,
@@ -231,7 +237,9 @@ impl ModbusState {
 
     /// Transaction `id`, if kept.
     pub fn tx(&self, id: u64) -> Option<&ModbusTx> {
-        self.txs.iter().find(|t| t.id == id)
+        // Ids grow along the queue (pushed in order, removed anywhere).
+        let i = self.txs.binary_search_by_key(&id, |t| t.id).ok()?;
+        self.txs.get(i)
     }
 
     /// The transactions kept.
@@ -241,7 +249,7 @@ impl ModbusState {
 
     /// Suricata's `new_tx`: `None` once flooded.
     fn new_tx(&mut self) -> Option<ModbusTx> {
-        if self.givenup {
+        if self.givenup || self.open >= MAX_OPEN_TXS {
             return None;
         }
         let mut t = ModbusTx::new(self.next_id);
@@ -257,6 +265,9 @@ impl ModbusState {
         if t.complete() {
             self.done += 1;
         }
+        if t.request.is_none() {
+            self.response_only += 1;
+        }
         self.open += 1;
         self.txs.push_back(t);
     }
@@ -268,12 +279,18 @@ impl ModbusState {
                 // A response seen first (unsolicited) that this request matches; Suricata
                 // still holds it (logged or not) until detection saw it going to the
                 // server, which is after this request is parsed.
-                let found = self.txs.iter_mut().find(|t| {
-                    t.request.is_none() && t.response.as_ref().is_some_and(|r| msg.matches(r))
-                });
+                let found = (self.response_only > 0)
+                    .then(|| {
+                        self.txs.iter_mut().find(|t| {
+                            t.request.is_none()
+                                && t.response.as_ref().is_some_and(|r| msg.matches(r))
+                        })
+                    })
+                    .flatten();
                 if let Some(t) = found {
                     t.set_events_from_flags(&msg.error_flags);
                     t.request = Some(msg);
+                    self.response_only -= 1;
                     return true;
                 }
                 let Some(mut t) = self.new_tx() else {
@@ -444,7 +461,9 @@ impl AppParser for ModbusState {
             let Some(i) = self.txs.iter().position(|t| t.logged) else {
                 break;
             };
-            self.txs.remove(i);
+            if self.txs.remove(i).is_some_and(|t| t.request.is_none()) {
+                self.response_only = self.response_only.saturating_sub(1);
+            }
             drop_n -= 1;
         }
     }

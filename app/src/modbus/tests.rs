@@ -179,6 +179,24 @@ fn flood_then_parser_error() {
 }
 
 #[test]
+fn no_flood_limit_still_bounded() {
+    let cfg = ModbusConfig {
+        request_flood: 0,
+        ..Default::default()
+    };
+    let mut s = ModbusState::new(cfg);
+    let one = adu(1, 0, &[0x01, 0, 0, 0, 1]);
+    let burst: Vec<u8> = one.iter().copied().cycle().take(one.len() * 1000).collect();
+    let mut gave_up = false;
+    for _ in 0..(MAX_OPEN_TXS / 1000 + 1) {
+        gave_up |= s.parse(Dir::ToServer, &burst);
+    }
+    assert!(gave_up);
+    assert_eq!(s.tx_count(), MAX_OPEN_TXS as u64);
+    assert!(s.txs().all(|t| t.events == 0));
+}
+
+#[test]
 fn bad_length_skips_and_gap_stops() {
     let mut s = state();
     // Length 300 (above 254): one message with an invalid length, its bytes skipped.
