@@ -205,6 +205,9 @@ pub struct ModbusState {
     givenup: bool,
     /// Kept transactions with a response and no request (a request may still join one).
     response_only: usize,
+    /// Whether the `modbus` EVE logger runs (learnt at the first logging call): Suricata
+    /// runs no transaction logger, the anomaly one included, on a protocol without its own.
+    logger_on: Option<bool>,
     bufs: [Vec<u8>; 2],
     failed: bool,
     done: u64,
@@ -228,6 +231,7 @@ impl ModbusState {
             open: 0,
             givenup: false,
             response_only: 0,
+            logger_on: None,
             bufs: Default::default(),
             failed: false,
             done: 0,
@@ -419,7 +423,9 @@ impl AppParser for ModbusState {
         // After a parser error or a gap Suricata ends the flow's app layer: everything
         // open is logged at once.
         let closed = c.closed || self.closed || self.failed;
-        let write = c.write && c.out.wants_type("modbus");
+        let wanted = c.out.wants_type("modbus");
+        self.logger_on = Some(wanted);
+        let write = c.write && wanted;
         for i in 0..self.txs.len() {
             let Some(t) = self.txs.get_mut(i) else {
                 break;
@@ -470,13 +476,18 @@ impl AppParser for ModbusState {
 
     fn drain_events(&mut self, _from: u64, _flow_logged: bool, f: &mut dyn FnMut(AppAnomaly)) {
         // Suricata's anomaly logger stops at a transaction once it is logged: events raised
-        // on it later (a request matched to a logged response) are not reported.
+        // on it later (a request matched to a logged response) are not reported; without
+        // the `modbus` logger none are.
+        let report = self.logger_on != Some(false);
         for t in self.txs.iter_mut().filter(|t| !t.logged) {
             let new = t.events & !t.events_reported;
             if new == 0 {
                 continue;
             }
             t.events_reported = t.events;
+            if !report {
+                continue;
+            }
             for (i, name) in EVENTS.iter().enumerate() {
                 if new & (1 << i) != 0 {
                     f(AppAnomaly {
