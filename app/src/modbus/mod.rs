@@ -100,8 +100,9 @@ const PARSER: sawp_modbus::Modbus = sawp_modbus::Modbus { probe_strict: true };
 /// Suricata's probing depth for Modbus: a direction still undecided after this many bytes
 /// is not Modbus.
 const PROBE_MAX_DEPTH: usize = 16;
-/// Logged transactions kept for detection.
-const KEEP_LOGGED: usize = 8;
+/// [`ModbusTx::seen`]: detection saw the transaction going to the server / the client.
+const SEEN_TS: u8 = 1;
+const SEEN_TC: u8 = 2;
 /// Open transactions a flow holds at most whatever `request-flood` says (0 lifts the flood
 /// limit, not this one): past it the parser gives up on the flow.
 pub const MAX_OPEN_TXS: usize = 4096;
@@ -136,6 +137,8 @@ pub struct ModbusTx {
     pub events: u8,
     events_reported: u8,
     logged: bool,
+    /// Directions detection inspected it in ([`SEEN_TS`], [`SEEN_TC`]).
+    seen: u8,
 }
 
 impl ModbusTx {
@@ -147,6 +150,7 @@ impl ModbusTx {
             events: 0,
             events_reported: 0,
             logged: false,
+            seen: 0,
         }
     }
 
@@ -199,8 +203,6 @@ pub struct ModbusState {
     cfg: ModbusConfig,
     txs: VecDeque<ModbusTx>,
     next_id: u64,
-    /// Transactions not logged yet (Suricata's live transaction count).
-    open: usize,
     /// The flood limit was reached (no new transaction until one is freed).
     givenup: bool,
     /// Kept transactions with a response and no request (a request may still join one).
@@ -228,7 +230,6 @@ impl ModbusState {
             cfg,
             txs: VecDeque::new(),
             next_id: 0,
-            open: 0,
             givenup: false,
             response_only: 0,
             logger_on: None,
@@ -253,12 +254,13 @@ impl ModbusState {
 
     /// Suricata's `new_tx`: `None` once flooded.
     fn new_tx(&mut self) -> Option<ModbusTx> {
-        if self.givenup || self.open >= MAX_OPEN_TXS {
+        if self.givenup || self.txs.len() >= MAX_OPEN_TXS {
             return None;
         }
         let mut t = ModbusTx::new(self.next_id);
         self.next_id += 1;
-        if self.cfg.request_flood != 0 && self.open >= self.cfg.request_flood {
+        // Suricata counts every transaction not freed yet.
+        if self.cfg.request_flood != 0 && self.txs.len() >= self.cfg.request_flood {
             t.set_event(ev::FLOODED);
             self.givenup = true;
         }
@@ -272,7 +274,6 @@ impl ModbusState {
         if t.request.is_none() {
             self.response_only += 1;
         }
-        self.open += 1;
         self.txs.push_back(t);
     }
 
@@ -422,20 +423,30 @@ impl AppParser for ModbusState {
     fn log(&mut self, c: &mut LogCtx<'_>) {
         // After a parser error or a gap Suricata ends the flow's app layer: everything
         // open is logged at once.
-        let closed = c.closed || self.closed || self.failed;
+        let end = c.closed || self.closed;
+        let all = end || self.failed;
         let wanted = c.out.wants_type("modbus");
         self.logger_on = Some(wanted);
         let write = c.write && wanted;
+        // Detection ran on this packet before logging: every kept transaction complete now
+        // was inspected complete in the packet's direction (Suricata's inspected flag).
+        let seen = match c.pkt_dir {
+            Some(Dir::ToServer) => SEEN_TS,
+            Some(Dir::ToClient) => SEEN_TC,
+            None => SEEN_TS | SEEN_TC,
+        };
         for i in 0..self.txs.len() {
             let Some(t) = self.txs.get_mut(i) else {
                 break;
             };
-            if t.logged || !(closed || t.complete()) {
+            if all || t.complete() {
+                t.seen |= seen;
+            }
+            if t.logged || !(all || t.complete()) {
                 continue;
             }
             t.logged = true;
             c.logged += 1;
-            self.open = self.open.saturating_sub(1);
             if !write {
                 continue;
             }
@@ -450,27 +461,29 @@ impl AppParser for ModbusState {
             rec.close();
             let _ = rec.commit();
         }
-        // Suricata frees logged transactions: below the limit, new ones are taken again.
-        if self.givenup && self.cfg.request_flood != 0 && self.open < self.cfg.request_flood {
-            self.givenup = false;
-        }
         *c.next = self
             .txs
             .iter()
             .find(|t| !t.logged)
             .map_or(self.next_id, |t| t.id);
-        // Free logged transactions, keeping the latest few for detection until the end.
-        let keep = if closed { 0 } else { KEEP_LOGGED };
-        let logged = self.txs.iter().filter(|t| t.logged).count();
-        let mut drop_n = logged.saturating_sub(keep);
-        while drop_n > 0 {
-            let Some(i) = self.txs.iter().position(|t| t.logged) else {
-                break;
-            };
-            if self.txs.remove(i).is_some_and(|t| t.request.is_none()) {
-                self.response_only = self.response_only.saturating_sub(1);
-            }
-            drop_n -= 1;
+        // Suricata frees a transaction once it is logged and detection saw it in both
+        // directions (a request may still join a logged unsolicited response until then).
+        let before = self.txs.len();
+        let mut response_only = 0;
+        self.txs.retain(|t| {
+            let freed = t.logged && t.seen == SEEN_TS | SEEN_TC;
+            let keep = !(end || freed);
+            response_only += usize::from(keep && t.request.is_none());
+            keep
+        });
+        self.response_only = response_only;
+        // Below the flood limit again, new transactions are taken.
+        if self.txs.len() < before
+            && self.givenup
+            && self.cfg.request_flood != 0
+            && self.txs.len() < self.cfg.request_flood
+        {
+            self.givenup = false;
         }
     }
 
