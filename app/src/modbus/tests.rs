@@ -384,3 +384,29 @@ fn request_after_unsolicited_response_joins_it() {
     s.drain_events(0, false, &mut |a| seen.push((a.tx_id, a.name)));
     assert_eq!(seen.len(), 1);
 }
+
+#[test]
+fn detected_on_502_only_when_enabled() {
+    use crate::layer::{AppLayer, FlowCtx};
+    let ctx = |port| FlowCtx {
+        ip_proto: 6,
+        client_port: 40000,
+        server_port: port,
+        ts_ns: 0,
+        midstream: false,
+        addrs: [[0; 16]; 2],
+    };
+    let run = |enabled: bool, port: u16| {
+        let mut al = AppLayer::new();
+        al.cfg.modbus.enabled = enabled;
+        let mut f = None;
+        al.on_tcp_data(&mut f, &ctx(port), Dir::ToServer, &rd_coils_req());
+        al.on_tcp_data(&mut f, &ctx(port), Dir::ToClient, &rd_coils_resp());
+        let f = f.unwrap();
+        let n = f.state_as::<ModbusState>().map(|s| s.tx_count());
+        (f.proto.name(), n)
+    };
+    assert_eq!(run(true, 502), ("modbus", Some(1)));
+    assert_ne!(run(false, 502).0, "modbus");
+    assert_ne!(run(true, 503).0, "modbus");
+}
