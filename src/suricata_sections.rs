@@ -173,6 +173,7 @@ fn app_layer(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) {
     mqtt_settings(tree, out);
     pgsql_settings(tree, out);
     dnp3_settings(tree, out);
+    modbus_settings(tree, out);
     smtp(tree, out, ignored);
     const FTP: &str = "app-layer.protocols.ftp";
     for k in ["max-tx", "max-line-length"] {
@@ -284,6 +285,25 @@ fn dnp3_settings(tree: &Value, out: &mut Value) {
                 _ => eprintln!("shrike: warning: invalid value for dnp3.{key}"),
             }
         }
+    }
+}
+
+/// `app-layer.protocols.modbus`: `enabled` (off unless set, as in Suricata 7),
+/// `request-flood` (open transactions before `flooded`, 0: no limit) and `stream-depth`.
+fn modbus_settings(tree: &Value, out: &mut Value) {
+    const BASE: &str = "app-layer.protocols.modbus";
+    if let Some(v) = get(tree, &format!("{BASE}.enabled")) {
+        let on = truthy(v) || v.as_str() == Some("detection-only");
+        out["detect"]["app-layer"]["modbus"]["enabled"] = Value::Bool(on);
+    }
+    if let Some(v) = get(tree, &format!("{BASE}.request-flood")).and_then(string) {
+        match v.trim().parse::<u64>() {
+            Ok(n) => out["detect"]["app-layer"]["modbus"]["request-flood"] = json!(n),
+            Err(_) => eprintln!("shrike: warning: invalid value for modbus.request-flood"),
+        }
+    }
+    if let Some(n) = get(tree, &format!("{BASE}.stream-depth")).and_then(parse_size) {
+        out["detect"]["app-layer"]["modbus"]["stream-depth"] = json!(n);
     }
 }
 
@@ -1194,6 +1214,27 @@ outputs:
         assert!(d.enabled);
         // A zero max-objects is refused, as Suricata (the default stays).
         assert_eq!((d.max_points, d.max_objects, d.max_tx), (100, 2048, 32));
+    }
+
+    #[test]
+    fn translates_modbus_settings() {
+        let (cfg, _) = translate(&parse_tree("a: 1\n").unwrap(), Path::new("/etc")).unwrap();
+        let m = cfg.detect.app_layer.modbus;
+        assert!(!m.enabled);
+        assert_eq!((m.request_flood, m.stream_depth), (500, None));
+        let yaml = "app-layer:\n  protocols:\n    modbus:\n      enabled: yes\n      \
+                    request-flood: 20\n      stream-depth: 1mb\n      detection-ports:\n        \
+                    dp: 502\n";
+        let (cfg, _) = translate(&parse_tree(yaml).unwrap(), Path::new("/etc")).unwrap();
+        let m = cfg.detect.app_layer.modbus;
+        assert!(m.enabled);
+        assert_eq!((m.request_flood, m.stream_depth), (20, Some(1 << 20)));
+        let yaml = "app-layer:\n  protocols:\n    modbus:\n      enabled: no\n      \
+                    stream-depth: 0\n";
+        let (cfg, _) = translate(&parse_tree(yaml).unwrap(), Path::new("/etc")).unwrap();
+        let m = cfg.detect.app_layer.modbus;
+        assert!(!m.enabled);
+        assert_eq!(m.stream_depth, Some(0));
     }
 
     #[test]

@@ -847,6 +847,128 @@ fn dnp3_records_and_keywords_as_suricata() {
     assert_eq!(t["timestamp"], 1_324_573_673_682u64);
 }
 
+/// Modbus (off unless enabled, as Suricata 7): the `modbus` records, the `modbus` keyword
+/// and the `value_mismatch` event on the Modbus flow of the zeek capture, as Suricata 7.0.10
+/// writes them (checked with `suricata -r` and the same config and rules).
+#[test]
+fn modbus_records_and_keyword_as_suricata() {
+    let Some(pcap) =
+        common::shared_file("corpus/pcaps/zeek/modbus_modbus-and-non-modbus-p502.pcap")
+    else {
+        return;
+    };
+    let run = |enabled: bool, tag: &str| {
+        let dir = TempDir::new(tag);
+        let cfg = dir.path().join("suricata.yaml");
+        std::fs::write(
+            &cfg,
+            format!(
+                "%YAML 1.1\n---\napp-layer:\n  protocols:\n    modbus:\n      enabled: {}\n\
+                 outputs:\n  - eve-log:\n      enabled: yes\n      filename: eve.json\n      \
+                 types:\n        - alert\n        - anomaly\n        - modbus\n        - flow\n",
+                if enabled { "yes" } else { "no" }
+            ),
+        )
+        .unwrap();
+        let rf = dir.path().join("test.rules");
+        std::fs::write(
+            &rf,
+            "alert modbus any any -> any any (msg:\"rc\"; modbus: access read coils; sid:1;)\n\
+             alert modbus any any -> any any (msg:\"wh\"; modbus: access write holding, address 6, value 11; sid:2;)\n\
+             alert modbus any any -> any any (msg:\"u\"; modbus: unit 10, function 5; sid:3;)\n\
+             alert modbus any any -> any any (msg:\"ev\"; app-layer-event:modbus.value_mismatch; sid:4;)\n\
+             alert modbus any any -> any any (msg:\"no\"; modbus: unit 11; sid:5;)\n",
+        )
+        .unwrap();
+        let out = shrike()
+            .arg("-c")
+            .arg(&cfg)
+            .args(["-k", "none", "-r"])
+            .arg(&pcap)
+            .arg("-S")
+            .arg(&rf)
+            .arg("-l")
+            .arg(dir.path())
+            .output()
+            .expect("run shrike");
+        assert!(out.status.success(), "shrike failed: {}", stderr(&out));
+        let recs = eve_records(dir.path());
+        assert_valid_eve(&recs);
+        recs
+    };
+    let off = run(false, "modbus-off");
+    assert!(of_type(&off, "modbus").is_empty());
+    assert!(of_type(&off, "flow")
+        .iter()
+        .all(|f| f["app_proto"] != "modbus"));
+    let recs = run(true, "modbus-on");
+    let alerts: Vec<(u64, u64, u64)> = of_type(&recs, "alert")
+        .iter()
+        .map(|a| {
+            (
+                a["alert"]["signature_id"].as_u64().unwrap(),
+                a["pcap_cnt"].as_u64().unwrap(),
+                a["tx_id"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        alerts,
+        vec![
+            (1, 6, 0),
+            (1, 9, 1),
+            (4, 12, 2),
+            (4, 14, 2),
+            (3, 15, 3),
+            (3, 18, 4),
+            (2, 21, 5)
+        ]
+    );
+    let m = of_type(&recs, "modbus");
+    let got: Vec<(u64, u64, &str, &str)> = m
+        .iter()
+        .map(|r| {
+            (
+                r["pcap_cnt"].as_u64().unwrap(),
+                r["modbus"]["id"].as_u64().unwrap(),
+                r["modbus"]["request"]["function_code"].as_str().unwrap(),
+                r["modbus"]["response"]["error_flags"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (6, 1, "RdCoils", "NONE"),
+            (9, 2, "RdCoils", "NONE"),
+            (12, 3, "RdHoldRegs", "DATA_VALUE"),
+            (15, 4, "WrSingleCoil", "NONE"),
+            (18, 5, "WrSingleCoil", "NONE"),
+            (21, 6, "WrSingleReg", "NONE"),
+        ]
+    );
+    let r = &m[5]["modbus"]["request"];
+    assert_eq!(r["unit_id"], 10);
+    assert_eq!(r["access_type"], "WRITE | HOLDING | SINGLE | WRITE_SINGLE");
+    assert_eq!(
+        (r["write"]["address"].as_u64(), r["write"]["data"].as_u64()),
+        (Some(5), Some(11))
+    );
+    let a = of_type(&recs, "alert");
+    assert_eq!(a[6]["modbus"]["response"]["write"]["data"], 11);
+    let an: Vec<(u64, &str)> = of_type(&recs, "anomaly")
+        .iter()
+        .filter(|r| r["anomaly"]["app_proto"] == "modbus")
+        .map(|r| {
+            (
+                r["tx_id"].as_u64().unwrap(),
+                r["anomaly"]["event"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(an, vec![(2, "value_mismatch")]);
+}
+
 /// `filesize` (issue 22) as Suricata 7.0.10 matches it on `ndpi/http-manipulated.pcap`
 /// (files of 366, 366 and 40,717 bytes): closed files on their size, each transaction
 /// once; the same alerts, transactions and packets as `suricata -r` with these rules.

@@ -31,6 +31,7 @@ pub mod imap;
 pub mod krb5;
 pub mod layer;
 pub mod log;
+pub mod modbus;
 pub mod mqtt;
 pub mod ntp;
 pub mod pgsql;

@@ -131,6 +131,8 @@ pub struct ParserConfig {
     pub files: crate::files::FileConfig,
     /// DNP3 (`app-layer.protocols.dnp3.*`).
     pub dnp3: crate::dnp3::Dnp3Config,
+    /// Modbus (`app-layer.protocols.modbus.*`).
+    pub modbus: crate::modbus::ModbusConfig,
 }
 
 impl ParserConfig {
@@ -142,6 +144,7 @@ impl ParserConfig {
             "pgsql" => self.pgsql.enabled,
             "mqtt" => self.mqtt.enabled,
             "dnp3" => self.dnp3.enabled,
+            "modbus" => self.modbus.enabled,
             _ => true,
         }
     }
@@ -152,6 +155,7 @@ impl ParserConfig {
         match name {
             "pgsql" => Some(self.pgsql.stream_depth),
             "smb" => Some(self.smb.stream_depth),
+            "modbus" => self.modbus.stream_depth,
             _ => None,
         }
     }
@@ -365,6 +369,7 @@ pub static PROTOCOLS: &[&Protocol] = &[
     &crate::quic::PROTOCOL,
     &crate::imap::PROTOCOL,
     &crate::dnp3::PROTOCOL,
+    &crate::modbus::PROTOCOL,
 ];
 
 /// Most protocols the registry can hold (the size of per-protocol counter arrays).

@@ -61,6 +61,9 @@ pub struct AppLayerSettings {
     /// DNP3 parser (`app-layer.protocols.dnp3`: `enabled`, `max-points`, `max-objects`,
     /// `max-tx`).
     pub dnp3: shrike_app::dnp3::Dnp3Config,
+    /// Modbus parser (`app-layer.protocols.modbus`: `enabled`, `request-flood`,
+    /// `stream-depth`).
+    pub modbus: shrike_app::modbus::ModbusConfig,
 }
 
 /// The whole sensor configuration. Every section has built-in defaults, so no file at all works.

@@ -98,6 +98,7 @@ impl Sessions {
         app.cfg.mqtt = cfg.detect.app_layer.mqtt;
         app.cfg.pgsql = cfg.detect.app_layer.pgsql;
         app.cfg.dnp3 = cfg.detect.app_layer.dnp3;
+        app.cfg.modbus = cfg.detect.app_layer.modbus;
         app.log.pgsql = cfg.detect.app_log.pgsql;
         Sessions {
             stream: StreamEngine::new(sc, host_policy(cfg)),
