@@ -956,6 +956,12 @@ fn report_input_error(e: &CaptureError, in_dir: bool, result: &mut RunResult) {
         // A directory is read as a whole: one bad file does not fail the others.
         eprintln!("shrike: warning: {e}; file skipped (the rest of it, if any)");
         result.skipped_files += 1;
+    } else if matches!(e, CaptureError::Corrupt { .. }) {
+        // A damaged record inside a capture ends that capture like a truncation: the
+        // records before it were processed and the run succeeds, as Suricata's pcap reader
+        // (an error line, exit 0).
+        eprintln!("shrike: error: {e}; the records before it were processed");
+        result.skipped_files += 1;
     } else {
         eprintln!("shrike: error: {e}");
         result.input_errors += 1;
