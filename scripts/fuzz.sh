@@ -20,7 +20,7 @@ MINUTES=${1:-10}
 shift || true
 TARGETS=("$@")
 if [ ${#TARGETS[@]} -eq 0 ]; then
-    TARGETS=(decode pcap_reader rules config_yaml stream defrag http dns tls ssh sip rfb tftp snmp dhcp ike krb5 mqtt pgsql smtp ftp http2 smb dcerpc enip quic dnp3 modbus)
+    TARGETS=(decode pcap_reader rules config_yaml stream defrag http dns tls ssh sip rfb tftp snmp dhcp ike krb5 mqtt pgsql smtp ftp http2 smb dcerpc enip quic dnp3 modbus bittorrent_dht)
 fi
 SAN=${FUZZ_SANITIZER:-none}
 TC=${FUZZ_TOOLCHAIN:-stable}

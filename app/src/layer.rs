@@ -320,6 +320,8 @@ fn counter_name(p: &crate::registry::Protocol) -> &'static str {
     match p.name {
         "sip" => "sip_udp",
         "ftp-data" => "ftp_data",
+        // Likewise BitTorrent DHT (Suricata 7 writes `bittorrent-dht`).
+        "bittorrent-dht" => "bittorrent_dht",
         n => n,
     }
 }

@@ -15,6 +15,7 @@
 #![forbid(unsafe_code)]
 
 pub mod anomaly;
+pub mod bittorrent_dht;
 pub mod common;
 pub mod dcerpc;
 pub mod dhcp;

@@ -370,6 +370,7 @@ pub static PROTOCOLS: &[&Protocol] = &[
     &crate::imap::PROTOCOL,
     &crate::dnp3::PROTOCOL,
     &crate::modbus::PROTOCOL,
+    &crate::bittorrent_dht::PROTOCOL,
 ];
 
 /// Most protocols the registry can hold (the size of per-protocol counter arrays).
