@@ -62,7 +62,7 @@ impl AppParser for TlsState {
 
     fn log(&mut self, c: &mut LogCtx<'_>) {
         // One record per flow; Suricata 7 counts no TLS transactions.
-        if !*c.flow_logged && (self.handshake_done() || c.closed) {
+        if !*c.flow_logged && (self.log_ready() || c.closed) {
             *c.flow_logged = true;
             if c.write && self.should_log(c.opts.tls.session_resumption) {
                 c.rec.tls(c.out, self, &c.opts.tls);

@@ -77,6 +77,9 @@ pub struct TlsState {
     pub sslv2_client_version: Option<u16>,
     /// The server resumed the client's session (same non-empty session id).
     pub resumed: bool,
+    /// The server asked for a client certificate (`CertificateRequest` in clear text,
+    /// Suricata's `SSL_AL_FLAG_NEED_CLIENT_CERT`).
+    pub need_client_cert: bool,
     /// Alerts seen (level, description) in clear text, most recent last (bounded).
     pub alerts: Vec<(u8, u8)>,
     /// Events on the transaction.
@@ -125,6 +128,18 @@ impl TlsState {
     /// inspection.
     pub fn handshake_done(&self) -> bool {
         self.encrypted(Dir::ToServer) && self.encrypted(Dir::ToClient)
+    }
+
+    /// Whether the record is logged now (Suricata's `SSL_AL_FLAG_HANDSHAKE_DONE` for the
+    /// logger): the handshake is over, or the certificate that matters was decoded (the
+    /// server's, or the client's when the server asked for one).
+    pub fn log_ready(&self) -> bool {
+        self.handshake_done()
+            || if self.need_client_cert {
+                self.client_cert0.is_some()
+            } else {
+                self.cert0.is_some()
+            }
     }
 
     fn event(&mut self, e: TlsEvent) {
@@ -425,6 +440,7 @@ impl TlsState {
                 None => self.event(TlsEvent::InvalidHandshakeMessage),
             },
             (11, _) => self.certificates(d, body),
+            (13, 1) => self.need_client_cert = true,
             _ => {}
         }
     }
