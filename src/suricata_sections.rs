@@ -566,6 +566,12 @@ fn eve_alert_options(body: &Value, out: &mut Value) {
                 smtp_log_options(opts, out);
                 continue;
             }
+            if name == "http" {
+                if let Some(v) = opts.get("dump-all-headers").and_then(string) {
+                    out["detect"]["app-log"]["http"]["dump-all-headers"] = Value::String(v);
+                }
+                continue;
+            }
             if name == "anomaly" {
                 anomaly_options(opts, out);
                 continue;

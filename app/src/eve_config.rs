@@ -104,6 +104,18 @@ pub struct AppLogConfig {
     pub ike: DhcpEveOptions,
     /// `quic` records (`ja4`).
     pub quic: QuicEveOptions,
+    /// `http` records (`dump-all-headers`).
+    pub http: HttpEveConfig,
+}
+
+/// `http` record options.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+pub struct HttpEveConfig {
+    /// Log every header of the request, the response or both as `request_headers` /
+    /// `response_headers` (Suricata's `dump-all-headers: request|response|both`; empty:
+    /// none).
+    pub dump_all_headers: String,
 }
 
 /// `quic` record options.
@@ -124,6 +136,16 @@ pub struct DhcpEveOptions {
 }
 
 impl AppLogConfig {
+    /// The HTTP logger settings.
+    pub fn http_log(&self) -> crate::http::EveHttpOptions {
+        let d = self.http.dump_all_headers.trim().to_ascii_lowercase();
+        crate::http::EveHttpOptions {
+            extended: true,
+            request_headers: d == "request" || d == "both",
+            response_headers: d == "response" || d == "both",
+        }
+    }
+
     /// The DNS logger settings; unknown record type names are left out (Suricata warns and
     /// ignores them).
     pub fn dns_log(&self) -> DnsLogConfig {

@@ -206,9 +206,30 @@ fn http2_of(app: &AppFlow) -> Option<&shrike_app::http2::Http2State> {
     app.parser()?.as_any().downcast_ref()
 }
 
-/// Whether shrike implements a transform.
-pub(crate) fn transform_supported(t: &Transform) -> bool {
-    !matches!(t, Transform::PcreXform(_))
+thread_local! {
+    /// `pcrexform` expressions compiled once per worker (the rules' transforms hold the
+    /// text; the rule parser checked that each compiles with one capture).
+    static PCREXFORM: std::cell::RefCell<std::collections::HashMap<String, Option<pcre2::bytes::Regex>>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+/// Suricata's `DetectTransformPcrexform`: the first capture of the expression's first match,
+/// or the input unchanged when it does not match.
+fn pcrexform(pat: &str, input: &[u8], out: &mut Vec<u8>) {
+    PCREXFORM.with(|m| {
+        let mut m = m.borrow_mut();
+        let re = m
+            .entry(pat.to_string())
+            .or_insert_with(|| pcre2::bytes::Regex::new(pat).ok());
+        let cap = re
+            .as_ref()
+            .and_then(|re| re.captures(input).ok().flatten())
+            .and_then(|c| c.get(1).map(|g| (g.start(), g.end())));
+        match cap {
+            Some((a, b)) => out.extend_from_slice(&input[a..b]),
+            None => out.extend_from_slice(input),
+        }
+    });
 }
 
 /// Apply `ts` to `input`; the result is in `out` (left empty when nothing applies).
@@ -277,7 +298,8 @@ pub(crate) fn apply_transforms(
                     tmp.extend(out.iter().zip(key.iter().cycle()).map(|(a, k)| a ^ k));
                 }
             }
-            Transform::StripPseudoHeaders | Transform::PcreXform(_) => tmp.extend_from_slice(out),
+            Transform::PcreXform(p) => pcrexform(p, out, tmp),
+            Transform::StripPseudoHeaders => tmp.extend_from_slice(out),
         }
         std::mem::swap(out, tmp);
     }
@@ -357,5 +379,27 @@ mod tests {
             AppBuf::of_in(id("file.data"), Some(AppProto::HTTP)),
             Some(AppBuf::Http(HttpBuffer::FileData))
         );
+    }
+
+    #[test]
+    fn pcrexform_keeps_the_capture_as_suricata() {
+        use shrike_rules::parse::Transform;
+        let t = |pat: &str, input: &[u8]| {
+            let (mut out, mut tmp) = (Vec::new(), Vec::new());
+            apply_transforms(
+                &[Transform::PcreXform(pat.into())],
+                input,
+                &mut out,
+                &mut tmp,
+            );
+            out
+        };
+        assert_eq!(t("/get\\?data=(.*)", b"/get?data=abc"), b"abc");
+        // No match: the buffer is left as it was.
+        assert_eq!(t("^x(y)", b"abc"), b"abc");
+        // The parser refuses an expression without exactly one capture.
+        assert!(Transform::parse("pcrexform", Some("\"a(b)(c)\"")).is_err());
+        assert!(Transform::parse("pcrexform", Some("\"abc\"")).is_err());
+        assert!(Transform::parse("pcrexform", Some("\"a(b)\"")).is_ok());
     }
 }

@@ -13,7 +13,7 @@ use shrike_rules::parse::{Action, BufferId, Direction, Match, Protocol, Rule, Ui
 use shrike_app::{AppProto, Dir};
 use shrike_rules::mpm::fast_pattern::select_fast_pattern;
 
-use super::app_buffers::{transform_supported, AppBuf};
+use super::app_buffers::AppBuf;
 use super::app_inspect::{
     AppEvent, AppFastPat, AppSection, AppSig, PktFastPat, RegKeyword, TlsCheck,
 };
@@ -404,9 +404,6 @@ pub(crate) fn compile(
             let Some(ab) = AppBuf::of_in(s.buffer, header_app) else {
                 return Err(SkipReason::AppLayer(s.buffer.name().to_string()));
             };
-            if let Some(t) = s.transforms.iter().find(|t| !transform_supported(t)) {
-                return Err(SkipReason::Transform(format!("{t:?}").to_ascii_lowercase()));
-            }
             set_app_proto(&mut app, ab.proto())?;
             app_keyword_seen = true;
             continue;

@@ -89,6 +89,7 @@ impl Sessions {
         }
         cfg.detect.app_layer.http2.apply();
         app.log.dns = cfg.detect.app_log.dns_log();
+        app.log.http = cfg.detect.app_log.http_log();
         app.log.smtp = cfg.detect.app_log.smtp_log();
         app.log.tls = cfg.detect.app_log.tls_log();
         app.log.dhcp = cfg.detect.app_log.dhcp_log();

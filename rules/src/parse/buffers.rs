@@ -289,6 +289,17 @@ impl Transform {
                     .map(super::lexer::unquote)
                     .filter(|v| !v.is_empty())
                     .ok_or_else(|| ParseError::bad("pcrexform", "needs a regular expression"))?;
+                // Suricata's setup: the expression compiles and has exactly one capture.
+                let re = pcre2::bytes::Regex::new(v).map_err(|e| {
+                    ParseError::bad("pcrexform", format!("pcre2 compile of `{v}` failed: {e}"))
+                })?;
+                let n = re.captures_len().saturating_sub(1);
+                if n != 1 {
+                    return Err(ParseError::bad(
+                        "pcrexform",
+                        format!("needs exactly one substring capture, found {n}"),
+                    ));
+                }
                 Transform::PcreXform(v.to_string())
             }
             "xor" => {
