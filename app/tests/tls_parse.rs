@@ -298,17 +298,28 @@ fn tls_malformed_table() {
             false,
         ),
         (
+            // x509-parser runs out of input: Suricata's `InvalidLength`.
             "garbage certificate",
             record(22, &[11, 0, 0, 9, 0, 0, 6, 0, 0, 3, 0x30, 0x01, 0x00]),
             Dir::ToClient,
-            TlsEvent::CertificateInvalidDer,
+            TlsEvent::CertificateInvalidLength,
             false,
         ),
         (
+            // A certificate longer than its chain (`TlsDecodeHSCertificate`'s
+            // `invalid_cert`).
             "certificate length",
             record(22, &[11, 0, 0, 6, 0, 0, 3, 0, 0, 9]),
             Dir::ToClient,
-            TlsEvent::CertificateInvalidLength,
+            TlsEvent::InvalidCertificate,
+            false,
+        ),
+        (
+            // Not a type Suricata parses (`SupportedHandshakeType`).
+            "unsupported handshake type",
+            record(22, &[132, 0xff, 0xff, 0xff, 1, 2, 3]),
+            Dir::ToClient,
+            TlsEvent::InvalidHandshakeMessage,
             false,
         ),
         (

@@ -27,16 +27,16 @@ pub struct CertInfo {
 
 /// Map an x509-parser error to Suricata's certificate event.
 fn event_for(e: &X509Error) -> TlsEvent {
+    // Suricata's `x509_parse_error_to_errcode` and `TlsDecodeHSCertificateErrSetEvent`.
     match e {
         X509Error::InvalidVersion => TlsEvent::CertificateInvalidVersion,
         X509Error::InvalidSerial => TlsEvent::CertificateInvalidSerial,
         X509Error::InvalidAlgorithmIdentifier => TlsEvent::CertificateInvalidAlgorithmIdentifier,
         X509Error::InvalidX509Name => TlsEvent::CertificateInvalidX509Name,
         X509Error::InvalidDate => TlsEvent::CertificateInvalidDate,
-        X509Error::InvalidExtensions | X509Error::DuplicateExtensions => {
-            TlsEvent::CertificateInvalidExtensions
-        }
-        _ => TlsEvent::CertificateInvalidDer,
+        X509Error::InvalidExtensions => TlsEvent::CertificateInvalidExtensions,
+        X509Error::Der(_) => TlsEvent::CertificateInvalidDer,
+        _ => TlsEvent::InvalidCertificate,
     }
 }
 
@@ -52,7 +52,7 @@ impl CertInfo {
     pub fn parse(der: &[u8]) -> Result<CertInfo, TlsEvent> {
         let (_, c) = X509Certificate::from_der(der).map_err(|e| match e {
             x509_parser::nom::Err::Error(e) | x509_parser::nom::Err::Failure(e) => event_for(&e),
-            x509_parser::nom::Err::Incomplete(_) => TlsEvent::CertificateInvalidDer,
+            x509_parser::nom::Err::Incomplete(_) => TlsEvent::CertificateInvalidLength,
         })?;
         let tbs = &c.tbs_certificate;
         let mut san_dns = Vec::new();

@@ -374,6 +374,18 @@ impl TlsState {
         let mut buf = std::mem::take(&mut self.conn[d].hs_buf);
         let mut off = 0;
         while let Some(h) = buf.get(off..off + 4) {
+            // Suricata's `SupportedHandshakeType`: another type is skipped with what is
+            // buffered of it, an event unless the direction is past its ChangeCipherSpec.
+            if !matches!(
+                h[0],
+                0 | 1 | 2 | 4 | 11 | 12 | 13 | 14 | 15 | 16 | 20 | 21 | 22
+            ) {
+                if !self.conn[d].ccs {
+                    self.event(TlsEvent::InvalidHandshakeMessage);
+                }
+                off = buf.len();
+                break;
+            }
             let len = (h[1] as usize) << 16 | (h[2] as usize) << 8 | h[3] as usize;
             if len > self.cfg.max_handshake_len {
                 self.event(TlsEvent::HandshakeInvalidLength);
@@ -446,31 +458,33 @@ impl TlsState {
     }
 
     fn certificates(&mut self, d: usize, body: &[u8]) {
+        // Suricata's `TlsDecodeHSCertificates`: a chain longer than the message is a bad
+        // handshake message; a certificate longer than the chain is an invalid certificate
+        // too; the chain stops at the first such error.
         let Some(l) = body.get(..3) else {
-            self.event(TlsEvent::InvalidCertificate);
+            self.event(TlsEvent::InvalidHandshakeMessage);
             return;
         };
         let total = (l[0] as usize) << 16 | (l[1] as usize) << 8 | l[2] as usize;
         let Some(list) = body.get(3..3 + total) else {
-            self.event(TlsEvent::CertificateInvalidLength);
+            self.event(TlsEvent::InvalidHandshakeMessage);
             return;
         };
         let mut chain = Vec::new();
         let mut p = 0;
         while p < list.len() {
-            let Some(l) = list.get(p..p + 3) else {
-                self.event(TlsEvent::CertificateInvalidLength);
-                break;
-            };
-            let len = (l[0] as usize) << 16 | (l[1] as usize) << 8 | l[2] as usize;
-            let Some(der) = list.get(p + 3..p + 3 + len) else {
-                self.event(TlsEvent::CertificateInvalidLength);
+            let len = list
+                .get(p..p + 3)
+                .map(|l| (l[0] as usize) << 16 | (l[1] as usize) << 8 | l[2] as usize);
+            let Some(der) = len.and_then(|len| list.get(p + 3..p + 3 + len)) else {
+                self.event(TlsEvent::InvalidCertificate);
+                self.event(TlsEvent::InvalidHandshakeMessage);
                 break;
             };
             if chain.len() < self.cfg.max_chain {
                 chain.push(der.to_vec());
             }
-            p += 3 + len;
+            p += 3 + der.len();
         }
         let info = match chain.first().map(|c| CertInfo::parse(c)) {
             Some(Ok(i)) => Some(i),
