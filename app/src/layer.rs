@@ -106,6 +106,11 @@ pub struct AppFlow {
     /// Per direction: the protocol that direction's own detection found when it differs
     /// from the flow's (Suricata's `alproto_ts` / `alproto_tc` after a mismatch).
     dir_other: [AppProto; 2],
+    /// The protocol before a protocol change (STARTTLS, HTTP CONNECT; Suricata's
+    /// `alproto_orig`), else unknown.
+    pub orig: AppProto,
+    /// The protocol the change expected (`alproto_expect`; unknown: detect anew).
+    pub expect: AppProto,
 }
 
 impl AppFlow {
@@ -155,6 +160,13 @@ impl AppFlow {
             DetectDir::Done if self.dir_other[i] != AppProto::UNKNOWN => self.dir_other[i],
             DetectDir::Done => self.proto,
         }
+    }
+
+    /// `app_proto_orig` and `app_proto_expected` of the flow record (Suricata's
+    /// `EveAddAppProto`: each only when set and different from `app_proto`).
+    pub fn change_protos(&self) -> [Option<&'static str>; 2] {
+        let known = |p: AppProto| (p != AppProto::UNKNOWN && p != self.proto).then(|| p.name());
+        [known(self.orig), known(self.expect)]
     }
 
     /// Suricata's detection of the direction that had not found the protocol yet, on the
@@ -784,9 +796,21 @@ impl AppLayer {
         let Some(p) = f.state.as_deref().and_then(|s| s.switch_to()) else {
             return;
         };
+        // Suricata's `AppLayerRequestProtocolChange`.
+        f.orig = f.proto;
+        f.expect = p;
         f.log_next = 0;
         f.flow_logged = false;
         f.inspected = Default::default();
+        if p == AppProto::UNKNOWN {
+            // Detect anew on the data that follows (HTTP CONNECT).
+            f.proto = AppProto::UNKNOWN;
+            f.state = None;
+            f.detect = [DetectDir::Pending; 2];
+            f.probe_buf = Default::default();
+            f.dir_other = [AppProto::UNKNOWN; 2];
+            return;
+        }
         f.detect = [DetectDir::Done; 2];
         self.start(f, p, tcp);
     }
@@ -907,6 +931,7 @@ impl AppLayer {
         let Some(p) = f.state.as_deref_mut() else {
             return;
         };
+        let orig_proto = f.orig;
         let mut c = LogCtx {
             rec: RecordCtx {
                 info,
@@ -923,6 +948,7 @@ impl AppLayer {
             flow_logged: &mut f.flow_logged,
             logged: 0,
             pkt_dir: self.pkt_dir,
+            orig_proto,
         };
         p.log(&mut c);
         let n = c.logged;

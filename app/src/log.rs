@@ -193,7 +193,13 @@ impl RecordCtx<'_> {
     }
 
     /// The EVE `tls` record of the flow.
-    pub fn tls(&self, out: &mut shrike_output::EveOutput, t: &TlsState, cfg: &TlsLogConfig) {
+    pub fn tls(
+        &self,
+        out: &mut shrike_output::EveOutput,
+        t: &TlsState,
+        cfg: &TlsLogConfig,
+        from: crate::AppProto,
+    ) {
         if !out.wants_type("tls") {
             return;
         }
@@ -203,6 +209,10 @@ impl RecordCtx<'_> {
         write_eve_header(&mut rec, &self.header("tls", true));
         rec.open_object("tls");
         tls_eve::write_tls(&mut *rec, t, cfg);
+        // The protocol before STARTTLS / HTTP CONNECT (Suricata's `from_proto`).
+        if from != crate::AppProto::UNKNOWN {
+            rec.set_str("from_proto", from.name());
+        }
         rec.close();
         rec.close();
         let _ = rec.commit();

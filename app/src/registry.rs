@@ -243,6 +243,9 @@ pub struct LogCtx<'a> {
     pub logged: u64,
     /// Direction of the packet being logged (`None`: flow end).
     pub pkt_dir: Option<Dir>,
+    /// The flow's protocol before a protocol change (unknown when none): TLS records name it
+    /// in `from_proto`.
+    pub orig_proto: AppProto,
 }
 
 /// A connection a flow announced (Suricata's app-layer expectation).

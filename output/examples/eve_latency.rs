@@ -34,6 +34,8 @@ fn flow(i: u64) -> FlowRecord<'static> {
         app_proto: Some("tls"),
         app_proto_ts: None,
         app_proto_tc: None,
+        app_proto_orig: None,
+        app_proto_expected: None,
         pkts_toserver: i % 100,
         pkts_toclient: i % 77,
         bytes_toserver: i * 3,

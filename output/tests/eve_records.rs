@@ -103,6 +103,8 @@ fn tcp_flow() -> FlowRecord<'static> {
         app_proto: Some("http"),
         app_proto_ts: Some("http"),
         app_proto_tc: None,
+        app_proto_orig: None,
+        app_proto_expected: None,
         pkts_toserver: 7,
         pkts_toclient: 7,
         bytes_toserver: 638,

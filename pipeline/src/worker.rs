@@ -1147,6 +1147,9 @@ fn write_flow(
     let dir_protos = ext
         .and_then(|x| x.app.as_deref())
         .map_or([None, None], |a| a.dir_protos());
+    let change_protos = ext
+        .and_then(|x| x.app.as_deref())
+        .map_or([None, None], |a| a.change_protos());
     let vlan = vlan_ids(&f.key.vlan);
     let rec_ts = if reason == EndReason::Shutdown {
         now.max(f.last_ts)
@@ -1168,6 +1171,8 @@ fn write_flow(
         app_proto,
         app_proto_ts: dir_protos[0],
         app_proto_tc: dir_protos[1],
+        app_proto_orig: change_protos[0],
+        app_proto_expected: change_protos[1],
         pkts_toserver: f.pkts[0],
         pkts_toclient: f.pkts[1],
         bytes_toserver: f.bytes[0],

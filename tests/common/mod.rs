@@ -121,6 +121,14 @@ fn suricata7_ike(schema: &mut serde_json::Value) {
     if let Some(snmp) = schema.pointer_mut("/properties/snmp/properties") {
         snmp["error"] = serde_json::json!({"type": "string"});
     }
+    // Suricata 7.0.10's SMTP logger writes `has_ipv6_url`, `has_ipv4_url` and `has_exe_url`
+    // with the URLs of a message (zeek `http_connect-with-smtp.pcap`, SMTP inside an HTTP
+    // CONNECT tunnel); the schema omits them.
+    if let Some(email) = schema.pointer_mut("/properties/email/properties") {
+        for k in ["has_ipv6_url", "has_ipv4_url", "has_exe_url"] {
+            email[k] = serde_json::json!({"type": "boolean"});
+        }
+    }
 }
 
 /// Assert every record validates against ../shared/eve-schema/schema.json. Returns how many

@@ -306,6 +306,10 @@ pub struct HttpState {
     /// until that line ends (it is more body) or the stream closes.
     pub(crate) resp_deferred: bool,
     pub(crate) stats: HttpStats,
+    /// The flow's first transaction was a CONNECT answered 2xx: the app layer detects the
+    /// tunnelled protocol anew (Suricata's `AppLayerRequestProtocolChange` in
+    /// `HTPCallbackResponseComplete`).
+    pub(crate) proto_change: bool,
 }
 
 /// Transactions kept for reuse per flow.
@@ -332,6 +336,7 @@ impl HttpState {
             resp_last: None,
             resp_deferred: false,
             stats: HttpStats::default(),
+            proto_change: false,
         }
     }
 

@@ -118,6 +118,10 @@ impl AppParser for HttpState {
         self.tx(tx).is_none_or(|t| t.is_complete() || closed)
     }
 
+    fn switch_to(&self) -> Option<crate::AppProto> {
+        self.proto_change.then_some(crate::AppProto::UNKNOWN)
+    }
+
     fn log(&mut self, c: &mut LogCtx<'_>) {
         let mut id = *c.next;
         while id < HttpState::tx_count(self) {

@@ -401,6 +401,9 @@ impl HttpState {
             if ok {
                 tx.resp_coding = TransferCoding::NoBody;
                 self.resp_complete();
+                if self.next_id == 1 {
+                    self.proto_change = true;
+                }
                 self.req_connect_answered(true);
                 return;
             }

@@ -65,7 +65,7 @@ impl AppParser for TlsState {
         if !*c.flow_logged && (self.log_ready() || c.closed) {
             *c.flow_logged = true;
             if c.write && self.should_log(c.opts.tls.session_resumption) {
-                c.rec.tls(c.out, self, &c.opts.tls);
+                c.rec.tls(c.out, self, &c.opts.tls, c.orig_proto);
             }
         }
     }

@@ -140,6 +140,10 @@ pub struct FlowRecord<'a> {
     pub app_proto_ts: Option<&'a str>,
     /// `app_proto_tc` when it differs from `app_proto`.
     pub app_proto_tc: Option<&'a str>,
+    /// `app_proto_orig`: the protocol before a protocol change (STARTTLS, HTTP CONNECT).
+    pub app_proto_orig: Option<&'a str>,
+    /// `app_proto_expected`: the protocol the change expected, when another was found.
+    pub app_proto_expected: Option<&'a str>,
     /// Packets to server.
     pub pkts_toserver: u64,
     /// Packets to client.
@@ -261,6 +265,12 @@ pub fn write_flow_record(w: &mut JsonWriter, f: &FlowRecord<'_>) {
     }
     if let Some(a) = f.app_proto_tc.filter(|a| Some(*a) != f.app_proto) {
         w.set_str("app_proto_tc", a);
+    }
+    if let Some(a) = f.app_proto_orig {
+        w.set_str("app_proto_orig", a);
+    }
+    if let Some(a) = f.app_proto_expected {
+        w.set_str("app_proto_expected", a);
     }
     w.open_object("flow");
     w.set_u64("pkts_toserver", f.pkts_toserver)

@@ -138,6 +138,8 @@ mod tests {
             app_proto: None,
             app_proto_ts: None,
             app_proto_tc: None,
+            app_proto_orig: None,
+            app_proto_expected: None,
             pkts_toserver: 2,
             pkts_toclient: 0,
             bytes_toserver: 84,
