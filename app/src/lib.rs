@@ -35,6 +35,7 @@ pub mod mqtt;
 pub mod ntp;
 pub mod pgsql;
 pub mod quic;
+pub mod rdp;
 pub mod registry;
 pub mod rfb;
 pub mod sip;

@@ -362,6 +362,7 @@ pub static PROTOCOLS: &[&Protocol] = &[
     &crate::quic::PROTOCOL,
     &crate::imap::PROTOCOL,
     &crate::dnp3::PROTOCOL,
+    &crate::rdp::PROTOCOL,
 ];
 
 /// Most protocols the registry can hold (the size of per-protocol counter arrays).
