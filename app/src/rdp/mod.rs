@@ -88,6 +88,8 @@ pub struct RdpTx {
     pub id: u64,
     /// What it holds.
     pub item: RdpItem,
+    /// The direction of the PDU.
+    pub dir: Dir,
 }
 
 /// Per-flow RDP state.
@@ -116,13 +118,14 @@ impl RdpState {
         self.txs.iter().find(|t| t.id == id)
     }
 
-    fn push(&mut self, item: RdpItem) {
+    fn push(&mut self, dir: Dir, item: RdpItem) {
         if self.txs.len() >= MAX_TXS {
             self.txs.pop_front();
         }
         self.txs.push_back(RdpTx {
             id: self.next_id,
             item,
+            dir,
         });
         self.next_id += 1;
     }
@@ -144,7 +147,7 @@ impl RdpState {
                                     .filter_map(|c| X509Certificate::from_der(c).ok())
                                     .map(|(_, c)| c.tbs_certificate.serial.to_str_radix(16))
                                     .collect();
-                                self.push(RdpItem::TlsHandshake(serials));
+                                self.push(dir, RdpItem::TlsHandshake(serials));
                                 self.bypass = true;
                             }
                         }
@@ -159,16 +162,16 @@ impl RdpState {
                     off += n;
                     match (dir, pdu) {
                         (Dir::ToServer, Pdu::ConnectionRequest { cookie, neg_flags }) => {
-                            self.push(RdpItem::InitialRequest { cookie, neg_flags })
+                            self.push(dir, RdpItem::InitialRequest { cookie, neg_flags })
                         }
                         (Dir::ToServer, Pdu::McsConnectRequest(b)) => {
-                            self.push(RdpItem::ConnectRequest(b))
+                            self.push(dir, RdpItem::ConnectRequest(b))
                         }
                         (Dir::ToClient, Pdu::ConnectionConfirm(n)) => {
-                            self.push(RdpItem::InitialResponse(n))
+                            self.push(dir, RdpItem::InitialResponse(n))
                         }
                         (Dir::ToClient, Pdu::McsConnectResponse) => {
-                            self.push(RdpItem::ConnectResponse);
+                            self.push(dir, RdpItem::ConnectResponse);
                             self.bypass = true;
                         }
                         _ => {}
@@ -541,9 +544,11 @@ impl AppParser for RdpState {
 
     fn log(&mut self, c: &mut LogCtx<'_>) {
         let mut id = *c.next;
-        let to_server = c.pkt_dir != Some(Dir::ToClient);
         while id < self.next_id {
             if let Some(t) = self.tx(id) {
+                // the packet's direction; at the flow's end, the PDU's (Suricata's
+                // pseudo-packet of that direction)
+                let to_server = c.pkt_dir.unwrap_or(t.dir) == Dir::ToServer;
                 if c.write && c.out.wants_type("rdp") {
                     if let Some(mut rec) = c.out.record(EventKind::Protocol) {
                         write_eve_header(&mut rec, &c.rec.header("rdp", to_server));
