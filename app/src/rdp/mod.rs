@@ -257,9 +257,8 @@ fn cert_chain(msg: &[u8]) -> Option<Chain> {
 }
 
 fn color_depth(c: &ClientCore) -> Option<u64> {
-    match c.high_color_depth {
-        Some(v @ (4 | 8 | 15 | 16 | 24)) => return Some(u64::from(v)),
-        _ => {}
+    if let Some(v @ (4 | 8 | 15 | 16 | 24)) = c.high_color_depth {
+        return Some(u64::from(v));
     }
     match c.post_beta2_color_depth {
         Some(0xca00) => return Some(4),

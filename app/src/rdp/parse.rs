@@ -563,7 +563,7 @@ mod tests {
         let b = b"\x03\x00\x00\x09\x02\xf0\x80\x7f\x66";
         assert_eq!(tpkt(b), Ok(Some((9, Pdu::McsConnectResponse))));
         // a cookie without its CRLF inside a complete TPKT: incomplete forever
-        let b = b"\x03\x00\x00\x13\x0e\xe0\x00\x00\x00\x00\x00Cookie:";
+        let b = b"\x03\x00\x00\x12\x0d\xe0\x00\x00\x00\x00\x00Cookie:";
         assert_eq!(tpkt(b), Err(PErr::Incomplete));
     }
 

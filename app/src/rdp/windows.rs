@@ -455,7 +455,7 @@ pub static LCIDS: &[(u32, &str)] = &[
 ];
 
 /// The name of keyboard layout `lcid`, or `default`.
-pub fn lcid_name<'a>(lcid: u32, default: &'a str) -> &'a str {
+pub fn lcid_name(lcid: u32, default: &str) -> &str {
     LCIDS
         .iter()
         .find(|(id, _)| *id == lcid)
