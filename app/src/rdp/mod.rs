@@ -662,6 +662,44 @@ mod tests {
         assert!(s.bypass);
     }
 
+    /// The MCS Connect Initial of the corpus's `zeek/rdp_rdp-unknown-keyboard.pcap`; the
+    /// expected object is Suricata 7.0.10's record for it (its `tx_id` there is 3).
+    #[test]
+    fn connect_initial_matches_suricata() {
+        let pdu = include_bytes!("testdata/mcs_connect_initial.bin");
+        for step in [1, 7, pdu.len()] {
+            let mut s = RdpState::default();
+            assert!(!feed(&mut s, Dir::ToServer, pdu, step));
+            assert_eq!(s.tx_count(), 1);
+            let mut w = JsonWriter::new();
+            w.start_object();
+            write_rdp(s.tx(0).expect("tx"), &mut w);
+            w.close();
+            let out = String::from_utf8_lossy(w.as_bytes()).to_string();
+            let want = concat!(
+                r#"{"rdp":{"tx_id":1,"event_type":"connect_request","client":{"version":"v5","#,
+                r#""desktop_width":1920,"desktop_height":1080,"color_depth":16,"#,
+                r#""keyboard_layout":"unknown","build":"Windows 8.1","client_name":"JOHN-PC-LAPTOP","#,
+                r#""keyboard_type":"enhanced","function_keys":12,"product_id":1,"#,
+                r#""capabilities":["support_errinfo_pdf","support_statusinfo_pdu","#,
+                r#""strong_asymmetric_keys","valid_connection_type","support_netchar_autodetect","#,
+                r#""support_dynvc_gfx_protocol","support_dynamic_time_zone","support_heartbeat_pdu"],"#,
+                r#""id":"3c571ed0-3415-474b-ae94-74e151b","connection_hint":"autodetect"},"#,
+                r#""channels":["rdpdr","rdpsnd","cliprdr","drdynvc"]}}"#
+            );
+            assert_eq!(out, want);
+        }
+        // the same PDU cut short inside its TPKT ends the direction without a transaction
+        let mut cut = pdu.to_vec();
+        cut.truncate(200);
+        let len = u16::try_from(cut.len()).expect("len").to_be_bytes();
+        cut[2..4].copy_from_slice(&len);
+        let mut s = RdpState::default();
+        assert!(!s.parse(Dir::ToServer, &cut));
+        assert_eq!(s.tx_count(), 0);
+        assert!(s.stalled[0]);
+    }
+
     #[test]
     fn no_panic_on_noise() {
         let mut seed = 0x1234_5678u32;
