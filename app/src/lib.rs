@@ -37,6 +37,7 @@ pub mod mqtt;
 pub mod ntp;
 pub mod pgsql;
 pub mod quic;
+pub mod rdp;
 pub mod registry;
 pub mod rfb;
 pub mod sip;

@@ -374,6 +374,7 @@ pub static PROTOCOLS: &[&Protocol] = &[
     &crate::dnp3::PROTOCOL,
     &crate::modbus::PROTOCOL,
     &crate::bittorrent_dht::PROTOCOL,
+    &crate::rdp::PROTOCOL,
 ];
 
 /// Most protocols the registry can hold (the size of per-protocol counter arrays).
