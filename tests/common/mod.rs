@@ -124,6 +124,22 @@ fn suricata7_ike(schema: &mut serde_json::Value) {
     // Suricata 7.0.10's SMTP logger writes `has_ipv6_url`, `has_ipv4_url` and `has_exe_url`
     // with the URLs of a message (zeek `http_connect-with-smtp.pcap`, SMTP inside an HTTP
     // CONNECT tunnel); the schema omits them.
+    // Suricata 7.0.10's RDP logger (`rust/src/rdp/log.rs`) writes these of an initial request
+    // or response and of the TLS hand-off; the schema lists only the client data.
+    if let Some(rdp) = schema.pointer_mut("/properties/rdp/properties") {
+        let strings = serde_json::json!({"type": "array", "items": {"type": "string"}});
+        rdp["protocol"] = serde_json::json!({"type": "string"});
+        rdp["reason"] = serde_json::json!({"type": "string"});
+        rdp["error_code"] = serde_json::json!({"type": "integer"});
+        rdp["server_supports"] = strings.clone();
+        rdp["flags"] = strings.clone();
+        rdp["x509_serials"] = strings;
+        // The client core data's optional fields (`connection_hint`, `physical_width`, ...)
+        // are only partly listed.
+        if let Some(c) = rdp.pointer_mut("/client").and_then(|c| c.as_object_mut()) {
+            c.remove("additionalProperties");
+        }
+    }
     if let Some(email) = schema.pointer_mut("/properties/email/properties") {
         for k in ["has_ipv6_url", "has_ipv4_url", "has_exe_url"] {
             email[k] = serde_json::json!({"type": "boolean"});
