@@ -157,13 +157,13 @@ impl HttpBuffer {
         use HttpBuffer::*;
         match self {
             Uri | UriRaw | Method | RequestLine | Host | HostRaw | UserAgent | RequestHeader
-            | Referer | Accept | AcceptEnc | AcceptLang | Connection | RequestBody => {
-                Some(Dir::ToServer)
-            }
+            | Referer | Accept | AcceptEnc | AcceptLang | RequestBody => Some(Dir::ToServer),
             ResponseLine | ResponseHeader | StatCode | StatMsg | Server | Location
             | ResponseBody => Some(Dir::ToClient),
+            // `http.connection` is both ways in Suricata 7 (`KEYWORD_TOSERVER` and
+            // `KEYWORD_TOCLIENT` in detect-http-connection.c), as content type and length.
             Protocol | Start | Cookie | Header | HeaderRaw | HeaderNames | ContentType
-            | ContentLen | FileData | FileName => None,
+            | ContentLen | Connection | FileData | FileName => None,
         }
     }
 
@@ -492,7 +492,7 @@ pub fn tx_buffer(tx: &HttpTx, which: HttpBuffer, dir: Dir) -> Option<&[u8]> {
         Accept => req.get(b"accept"),
         AcceptEnc => req.get(b"accept-encoding"),
         AcceptLang => req.get(b"accept-language"),
-        Connection => req.get(b"connection"),
+        Connection => table(tx, dir).get(b"connection"),
         RequestBody => nonempty(&tx.req_body.data),
         ResponseBody => nonempty(&tx.resp_body.data),
         FileName => match dir {

@@ -155,7 +155,7 @@ impl Http2State {
             HttpBuffer::Accept => t.header_value(ts, b"accept"),
             HttpBuffer::AcceptEnc => t.header_value(ts, b"accept-encoding"),
             HttpBuffer::AcceptLang => t.header_value(ts, b"accept-language"),
-            HttpBuffer::Connection => t.header_value(ts, b"connection"),
+            HttpBuffer::Connection => t.header_value(dir, b"connection"),
             HttpBuffer::RequestBody => Some(t.bodies[0].clone()).filter(|b| !b.is_empty()),
             HttpBuffer::ResponseBody => Some(t.bodies[1].clone()).filter(|b| !b.is_empty()),
             HttpBuffer::FileData => {
