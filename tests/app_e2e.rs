@@ -740,31 +740,13 @@ fn dnp3_records_and_keywords_as_suricata() {
             ),
         )
         .unwrap();
-        let rf = dir.path().join("test.rules");
-        std::fs::write(
-            &rf,
-            "alert dnp3 any any -> any any (msg:\"open\"; dnp3_func:open_file; dnp3_obj:70,3; sid:1;)\n\
+        let cfg = cfg.to_string_lossy().into_owned();
+        let rules = "alert dnp3 any any -> any any (msg:\"open\"; dnp3_func:open_file; dnp3_obj:70,3; sid:1;)\n\
              alert dnp3 any any -> any any (msg:\"name\"; dnp3_data; content:\"test.xml\"; sid:2;)\n\
              alert dnp3 any any -> any any (msg:\"resp\"; flow:to_client; dnp3_func:response; sid:3;)\n\
              alert dnp3 any any -> any any (msg:\"write\"; dnp3.func:write; sid:4;)\n\
-             alert dnp3 any any -> any any (msg:\"not\"; dnp3_obj:70,5; flow:to_client; sid:5;)\n",
-        )
-        .unwrap();
-        let out = shrike()
-            .arg("-c")
-            .arg(&cfg)
-            .args(["-k", "none", "-r"])
-            .arg(&pcap)
-            .arg("-S")
-            .arg(&rf)
-            .arg("-l")
-            .arg(dir.path())
-            .output()
-            .expect("run shrike");
-        assert!(out.status.success(), "shrike failed: {}", stderr(&out));
-        let recs = eve_records(dir.path());
-        assert_valid_eve(&recs);
-        recs
+             alert dnp3 any any -> any any (msg:\"not\"; dnp3_obj:70,5; flow:to_client; sid:5;)\n";
+        run_in(&dir, &pcap, rules, &["-c", &cfg, "-k", "none"]).0
     };
     let off = run(false, "dnp3-off");
     assert!(of_type(&off, "dnp3").is_empty());
@@ -870,31 +852,13 @@ fn modbus_records_and_keyword_as_suricata() {
             ),
         )
         .unwrap();
-        let rf = dir.path().join("test.rules");
-        std::fs::write(
-            &rf,
-            "alert modbus any any -> any any (msg:\"rc\"; modbus: access read coils; sid:1;)\n\
+        let cfg = cfg.to_string_lossy().into_owned();
+        let rules = "alert modbus any any -> any any (msg:\"rc\"; modbus: access read coils; sid:1;)\n\
              alert modbus any any -> any any (msg:\"wh\"; modbus: access write holding, address 6, value 11; sid:2;)\n\
              alert modbus any any -> any any (msg:\"u\"; modbus: unit 10, function 5; sid:3;)\n\
              alert modbus any any -> any any (msg:\"ev\"; app-layer-event:modbus.value_mismatch; sid:4;)\n\
-             alert modbus any any -> any any (msg:\"no\"; modbus: unit 11; sid:5;)\n",
-        )
-        .unwrap();
-        let out = shrike()
-            .arg("-c")
-            .arg(&cfg)
-            .args(["-k", "none", "-r"])
-            .arg(&pcap)
-            .arg("-S")
-            .arg(&rf)
-            .arg("-l")
-            .arg(dir.path())
-            .output()
-            .expect("run shrike");
-        assert!(out.status.success(), "shrike failed: {}", stderr(&out));
-        let recs = eve_records(dir.path());
-        assert_valid_eve(&recs);
-        recs
+             alert modbus any any -> any any (msg:\"no\"; modbus: unit 11; sid:5;)\n";
+        run_in(&dir, &pcap, rules, &["-c", &cfg, "-k", "none"]).0
     };
     let off = run(false, "modbus-off");
     assert!(of_type(&off, "modbus").is_empty());
