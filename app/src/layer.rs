@@ -111,6 +111,31 @@ pub struct AppFlow {
     pub orig: AppProto,
     /// The protocol the change expected (`alproto_expect`; unknown: detect anew).
     pub expect: AppProto,
+    /// Frames (to server, to client), once a parser made one ([`crate::frames`]).
+    pub frames: Option<Box<FlowFrames>>,
+}
+
+/// The frames of a flow.
+#[derive(Debug, Default)]
+pub struct FlowFrames {
+    /// Per direction (to server, to client).
+    pub dirs: [crate::frames::Frames; 2],
+    /// Per direction: the `<proto>.stream` frame was opened.
+    stream_opened: [bool; 2],
+    /// Per direction: the stream offset past the last data or gap handed to the parser.
+    seen_end: [u64; 2],
+}
+
+impl FlowFrames {
+    /// The frames of direction `dir`.
+    pub fn dir(&self, dir: Dir) -> &crate::frames::Frames {
+        &self.dirs[di(dir)]
+    }
+
+    /// The frames of direction `dir`, mutable.
+    pub fn dir_mut(&mut self, dir: Dir) -> &mut crate::frames::Frames {
+        &mut self.dirs[di(dir)]
+    }
 }
 
 impl AppFlow {
@@ -454,6 +479,10 @@ pub struct AppLayer {
     /// Direction of the packet whose records are written next (`None`: flow end); set by
     /// the worker.
     pub pkt_dir: Option<Dir>,
+    /// Stream offsets (to server, to client) of the next data handed to
+    /// [`AppLayer::on_tcp_data`] / [`AppLayer::on_tcp_gap`] (the TCP session's app progress);
+    /// set by the worker before each call, for frames.
+    pub stream_off: [u64; 2],
     /// Counters.
     pub stats: AppStats,
 }
@@ -563,6 +592,7 @@ impl AppLayer {
             log_records: true,
             pcap_cnt: 0,
             pkt_dir: None,
+            stream_off: [0; 2],
             stats: AppStats::default(),
         }
     }
@@ -632,10 +662,11 @@ impl AppLayer {
             for (i, d) in [Dir::ToServer, Dir::ToClient].into_iter().enumerate() {
                 let b = std::mem::take(&mut f.probe_buf[i]);
                 if !b.is_empty() {
-                    err |= feed(f, d, &b);
+                    let off = self.buffered_off(d, dir, data.len(), b.len());
+                    err |= feed(f, d, &b, Some(off));
                 }
             }
-            err |= feed(f, dir, data);
+            err |= feed(f, dir, data, Some(self.stream_off[di(dir)]));
             self.count_parser_error(f, err);
             return false;
         }
@@ -695,12 +726,14 @@ impl AppLayer {
                         }
                         let mut err = false;
                         if !ob.is_empty() {
-                            err |= feed(f, odir, &ob);
+                            let off = self.buffered_off(odir, dir, data.len(), ob.len());
+                            err |= feed(f, odir, &ob, Some(off));
                         }
                         if mine.is_empty() {
-                            err |= feed(f, dir, data);
+                            err |= feed(f, dir, data, Some(self.stream_off[d]));
                         } else {
-                            err |= feed(f, dir, &mine);
+                            let off = self.stream_off[d] + data.len() as u64;
+                            err |= feed(f, dir, &mine, Some(off.saturating_sub(mine.len() as u64)));
                         }
                         self.count_parser_error(f, err);
                     }
@@ -735,7 +768,7 @@ impl AppLayer {
                     h.push(dir, data);
                     return false;
                 }
-                let err = feed_ctx(f, ctx, dir, data);
+                let err = feed_ctx(f, ctx, dir, data, self.stream_off[di(dir)]);
                 self.count_parser_error(f, err);
                 if f.proto == AppProto::HTTP && dir == Dir::ToClient {
                     f.h2c = f
@@ -847,7 +880,23 @@ impl AppLayer {
             self.fail_dir(f, dir, true);
         } else if let Some(p) = f.state.as_deref_mut() {
             p.gap(dir, len);
+            if let Some(fr) = f.frames.as_deref_mut() {
+                let d = di(dir);
+                fr.seen_end[d] = fr.seen_end[d].max(self.stream_off[d] + len);
+            }
         }
+    }
+
+    /// The stream offset of `len` bytes of direction `d` held while the protocol was
+    /// undecided: they end where the direction's stream was consumed (`dir`, the direction
+    /// of the data at hand, `now` bytes long, is consumed up to that data's end).
+    fn buffered_off(&self, d: Dir, dir: Dir, now: usize, len: usize) -> u64 {
+        let end = if d == dir {
+            self.stream_off[di(d)] + now as u64
+        } else {
+            self.stream_off[di(d)]
+        };
+        end.saturating_sub(len as u64)
     }
 
     /// One UDP datagram's payload in direction `dir`.
@@ -895,7 +944,10 @@ impl AppLayer {
             return;
         };
         let before = p.tx_count();
-        let err = p.parse(dir, payload);
+        let err = feed(f, dir, payload, None);
+        let Some(p) = f.state.as_deref_mut() else {
+            return;
+        };
         if f.proto == AppProto::DNS {
             self.stats.tx_dns_udp += p.tx_count().saturating_sub(before);
         }
@@ -911,6 +963,20 @@ impl AppLayer {
         f.closed = true;
         if let Some(p) = f.state.as_deref_mut() {
             p.close();
+        }
+        // The `<proto>.stream` frames end with the stream (Suricata sets their length on
+        // `STREAM_EOF`).
+        if let Some(fr) = f.frames.as_deref_mut() {
+            for d in 0..2 {
+                let end = fr.seen_end[d];
+                if let Some(x) = fr.dirs[d]
+                    .list
+                    .iter_mut()
+                    .find(|x| x.ty == crate::frames::STREAM_TYPE && x.len < 0)
+                {
+                    x.len = i64::try_from(end.saturating_sub(x.offset)).unwrap_or(i64::MAX);
+                }
+            }
         }
     }
 
@@ -995,7 +1061,8 @@ impl AppLayer {
         let mut err = false;
         for (dir, b) in [(Dir::ToServer, &bufs[0]), (Dir::ToClient, &bufs[1])] {
             if !b.is_empty() {
-                err |= feed(f, dir, b);
+                let off = self.buffered_off(dir, dir, 0, b.len());
+                err |= feed(f, dir, b, Some(off));
             }
         }
         self.count_parser_error(f, err);
@@ -1024,16 +1091,49 @@ fn reverse_fits(cfg: &ParserConfig, f: &AppFlow, ctx: &FlowCtx, dir: Dir, data: 
 
 /// Feed data to the flow's parser. Returns `true` when the parser gave up on this data
 /// (a parser error, counted once per flow as Suricata's parser stops there).
-fn feed(f: &mut AppFlow, dir: Dir, data: &[u8]) -> bool {
-    f.state.as_deref_mut().is_some_and(|p| p.parse(dir, data))
+///
+/// `off` is the offset of `data` in its TCP stream (for frames); `None` on UDP (the frames
+/// of the direction's previous datagram are dropped).
+fn feed(f: &mut AppFlow, dir: Dir, data: &[u8], off: Option<u64>) -> bool {
+    let AppFlow {
+        state,
+        frames,
+        proto,
+        ..
+    } = f;
+    let Some(p) = state.as_deref_mut() else {
+        return false;
+    };
+    let mask = crate::frames::enabled(*proto);
+    if mask == 0 {
+        return p.parse(dir, data);
+    }
+    let fr = frames.get_or_insert_with(Box::default);
+    let d = di(dir);
+    match off {
+        Some(o) => {
+            if mask & (1 << crate::frames::STREAM_TYPE) != 0 && !fr.stream_opened[d] {
+                fr.stream_opened[d] = true;
+                fr.dirs[d].add(crate::frames::STREAM_TYPE, o, -1);
+            }
+            fr.seen_end[d] = fr.seen_end[d].max(o + data.len() as u64);
+        }
+        None => fr.dirs[d].clear(),
+    }
+    let mut fc = crate::frames::FrameCtx {
+        offset: off.unwrap_or(0),
+        mask,
+        frames: &mut fr.dirs[d],
+    };
+    p.parse_frames(dir, data, &mut fc)
 }
 
 /// [`feed`], telling the parser the flow's addresses first.
-fn feed_ctx(f: &mut AppFlow, ctx: &FlowCtx, dir: Dir, data: &[u8]) -> bool {
+fn feed_ctx(f: &mut AppFlow, ctx: &FlowCtx, dir: Dir, data: &[u8], off: u64) -> bool {
     if let Some(p) = f.state.as_deref_mut() {
         p.flow_addrs(&ctx.addrs[0], &ctx.addrs[1]);
     }
-    feed(f, dir, data)
+    feed(f, dir, data, Some(off))
 }
 
 #[cfg(test)]

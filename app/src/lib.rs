@@ -24,6 +24,7 @@ pub mod dns;
 pub mod enip;
 pub mod eve_config;
 pub mod files;
+pub mod frames;
 pub mod ftp;
 pub mod http;
 pub mod http2;

@@ -264,6 +264,18 @@ pub trait AppParser: std::fmt::Debug + Send + Any {
     /// In-order data in direction `dir`. Returns true when the parser gave up on the flow's
     /// data with this call (Suricata's `app_layer.error.<proto>.parser`).
     fn parse(&mut self, dir: Dir, data: &[u8]) -> bool;
+    /// [`AppParser::parse`] with frames: a protocol that has frames
+    /// ([`crate::frames::names`]) marks them through `fc` (called instead of `parse` while
+    /// one of its frame types is enabled).
+    fn parse_frames(
+        &mut self,
+        dir: Dir,
+        data: &[u8],
+        fc: &mut crate::frames::FrameCtx<'_>,
+    ) -> bool {
+        let _ = fc;
+        self.parse(dir, data)
+    }
     /// `len` bytes of direction `dir` are missing.
     fn gap(&mut self, dir: Dir, len: u64);
     /// The flow ended: finish what can be finished.

@@ -1072,10 +1072,12 @@ impl super::Engine {
     /// Transaction inspection only, for a flow-end pseudo packet (Suricata inspects the
     /// transactions of both directions once more when a flow ends, so data released by
     /// the final stream flush is not missed). Build `pkt` with [`pseudo_meta`] and empty data.
+    #[allow(clippy::too_many_arguments)]
     pub fn inspect_flow_end<'t>(
         &self,
         pkt: &super::Packet<'_>,
         mut flow: super::FlowInput<'_>,
+        stream: Option<(&shrike_stream::TcpSession, Dir)>,
         th: &'t mut super::DetectThread,
     ) -> &'t [super::Alert] {
         th.begin();
@@ -1092,6 +1094,11 @@ impl super::Engine {
             return th.alerts();
         }
         self.run_txs(&p, &mut flow, None, None, th);
+        if !self.frame_sigs.is_empty() {
+            // The end of the stream: what is left of each frame is inspected.
+            let tcp = stream.map(|(s, d)| (s, d, true));
+            self.run_frames(&p, &mut flow, tcp, th);
+        }
         self.finish_packet(&p, Some(&mut flow), th);
         th.alerts()
     }

@@ -251,6 +251,12 @@ impl Engine {
         report.prefilter_patterns = groups.prefilter_patterns;
         report.group_time = t1.elapsed();
         let app = super::app_inspect::AppIndex::build(&sigs);
+        let frame_sigs: Box<[u32]> = sigs
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.kind == SigKind::Frame)
+            .map(|(i, _)| i as u32)
+            .collect();
         report.prefiltered += sigs
             .iter()
             .filter(|s| s.app.as_ref().is_some_and(|a| a.is_tx() && a.fp.is_some()))
@@ -288,6 +294,7 @@ impl Engine {
             iponly,
             groups,
             app,
+            frame_sigs,
             thresholds,
             suppress,
             cfg: input.config.clone(),

@@ -396,8 +396,20 @@ pub(crate) fn compile(
     let (mut no_stream, mut dsize) = (false, false);
     let mut flow_capture = false;
     let mut pkt_capture = false;
+    let frame_buf = BufferId::by_name("frame");
+    let mut frame_sig: Option<(AppProto, u8)> = None;
     for s in &rule.sections {
         if Some(s.buffer) == b64 {
+            continue;
+        }
+        if Some(s.buffer) == frame_buf {
+            let (p, ty) = frame_target(rule, proto_covers_tcp, proto.contains(17), header_app)?;
+            if frame_sig.is_some_and(|f| f != (p, ty)) {
+                return Err(SkipReason::Invalid(
+                    "more than one frame in a rule is not supported".to_string(),
+                ));
+            }
+            frame_sig = Some((p, ty));
             continue;
         }
         let Some(pb) = packet_buffer(s.buffer) else {
@@ -430,8 +442,13 @@ pub(crate) fn compile(
         }
     }
     let compiled = compile_rule_with(rule, pcre).map_err(|e| SkipReason::Invalid(e.to_string()))?;
+    let mut frame_matcher = None;
     for c in compiled {
         if Some(c.buffer) == b64 {
+            continue;
+        }
+        if Some(c.buffer) == frame_buf {
+            frame_matcher = Some(c);
             continue;
         }
         let Some(pb) = packet_buffer(c.buffer) else {
@@ -745,6 +762,8 @@ pub(crate) fn compile(
                 app_keyword_seen = true;
                 app.filesize = Some(m);
             }
+            // The frame was resolved with the buffers.
+            Keyword::Unknown { name, .. } if name == "frame" => {}
             Keyword::Unknown { name, .. } if name == "tls.store" || name == "tls_store" => {
                 set_app_proto(&mut app, AppProto::TLS)?;
                 app_keyword_seen = true;
@@ -795,6 +814,24 @@ pub(crate) fn compile(
         None
     };
     let app_tx = app.as_ref().is_some_and(|a| a.is_tx());
+    let frame = match (frame_sig, frame_matcher) {
+        (Some((p, ty)), Some(m)) => {
+            // Suricata's frame rules inspect frames only: no packet payload, no
+            // transaction keyword beside them (`DetectFrameSetup`, `SigValidate`).
+            if !sections.is_empty() || app_tx {
+                return Err(SkipReason::Invalid(
+                    "frame inspection mixed with payload or app-layer keywords".to_string(),
+                ));
+            }
+            shrike_app::frames::enable(p, ty);
+            Some(Box::new(super::frames::FrameSig {
+                proto: p,
+                ty,
+                matcher: m,
+            }))
+        }
+        _ => None,
+    };
 
     // Type and mask.
     let only_event_checks =
@@ -805,7 +842,9 @@ pub(crate) fn compile(
         && !has_flow_kw
         && checks.is_empty()
         && post.iter().all(|p| matches!(p, PostOp::BitsSet(_)));
-    let kind = if app_tx {
+    let kind = if frame.is_some() {
+        SigKind::Frame
+    } else if app_tx {
         SigKind::App
     } else if iponly_compat {
         if negated_addr {
@@ -919,12 +958,75 @@ pub(crate) fn compile(
             rule.protocol == Protocol::TcpStream,
         ),
         app,
+        frame,
     };
     Ok(Compiled {
         sig,
         order,
         threshold,
     })
+}
+
+/// The protocol and frame type of the rule's `frame:<proto>.<type>` (or `frame:<type>`
+/// in a rule of a protocol), as Suricata's `DetectFrameSetup` resolves it.
+fn frame_target(
+    rule: &Rule,
+    tcp: bool,
+    udp: bool,
+    header_app: Option<AppProto>,
+) -> Result<(AppProto, u8), SkipReason> {
+    let value = rule
+        .keywords
+        .iter()
+        .find_map(|k| match k {
+            Keyword::Unknown { name, value, .. } if name == "frame" => value.as_deref(),
+            _ => None,
+        })
+        .ok_or_else(|| SkipReason::Invalid("frame without a name".to_string()))?
+        .trim();
+    if !(tcp || udp) {
+        return Err(SkipReason::Invalid(
+            "'frame' keyword only supported for TCP and UDP".to_string(),
+        ));
+    }
+    let (kw_proto, short) = match value.split_once('.') {
+        Some((p, rest)) => match AppProto::from_name(p).filter(|p| p.protocol().is_some()) {
+            Some(ap) => (Some(ap), rest),
+            None => (None, value),
+        },
+        None => (None, value),
+    };
+    let proto = match (kw_proto, header_app) {
+        (None, None) => {
+            return Err(SkipReason::Invalid(format!(
+                "rule protocol unknown, can't use shorthand notation for frame '{value}'"
+            )))
+        }
+        (None, Some(h)) => h,
+        (Some(k), None) => k,
+        (Some(k), Some(h)) if h.sig_matches(k) || k == h => k,
+        (Some(k), Some(h)) => {
+            return Err(SkipReason::Invalid(format!(
+                "frame '{value}' protocol '{}' mismatch with rule protocol '{}'",
+                k.name(),
+                h.name()
+            )))
+        }
+    };
+    let ty = (tcp
+        .then(|| shrike_app::frames::type_of(proto, short, true))
+        .flatten())
+    .or_else(|| {
+        udp.then(|| shrike_app::frames::type_of(proto, short, false))
+            .flatten()
+    })
+    .ok_or_else(|| {
+        SkipReason::Invalid(format!(
+            "unknown frame '{short}' for protocol '{}'",
+            proto.name()
+        ))
+    })?;
+    Ok((proto, ty))
 }
 
 /// Record the protocol an app keyword belongs to; a rule mixing protocols is rejected.

@@ -236,7 +236,7 @@ impl<'a> Builder<'a> {
         let mut base = Vec::new();
         let mut members: Vec<(u32, RangeSet<u16>)> = Vec::new();
         for (i, s) in self.sigs.iter().enumerate() {
-            if matches!(s.kind, SigKind::IpOnly | SigKind::App)
+            if matches!(s.kind, SigKind::IpOnly | SigKind::App | SigKind::Frame)
                 || !s.header.proto.contains(proto)
                 || !sig_dirs(s)[dir]
             {
@@ -382,7 +382,7 @@ impl Groups {
                     .iter()
                     .enumerate()
                     .filter(|(_, s)| {
-                        !matches!(s.kind, SigKind::IpOnly | SigKind::App)
+                        !matches!(s.kind, SigKind::IpOnly | SigKind::App | SigKind::Frame)
                             && s.header.proto.contains(proto)
                             && sig_dirs(s)[dir]
                             && (proto == 132 || (s.header.sp_any && s.header.dp_any))

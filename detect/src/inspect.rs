@@ -30,12 +30,17 @@ pub struct Alert {
     /// `PACKET_ALERT_FLAG_STREAM_MATCH` / `STATE_MATCH`): on TCP, EVE `stream` is 1 and the
     /// payload is the stream's data.
     pub stream: bool,
+    /// The frame a `frame:` rule matched (EVE `frame` object).
+    pub frame: Option<super::frames::FrameHit>,
 }
 
 /// Queue entry without a transaction.
 const NO_TX: u64 = u64::MAX;
 /// Queue entry without a transaction, matched on the reassembled stream.
 const STREAM_NO_TX: u64 = u64::MAX - 1;
+/// Queue entries from `FRAME_BASE` (below [`STREAM_NO_TX`]) are frame matches: the index in
+/// [`DetectThread::frame_hits`] added.
+const FRAME_BASE: u64 = u64::MAX - 2 - (1 << 20);
 
 /// Detection counters of one worker (Suricata's `detect.*` stats).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -68,7 +73,7 @@ impl DetectStats {
 /// per worker with [`Engine::thread`]; it allocates nothing per packet.
 #[derive(Debug)]
 pub struct DetectThread {
-    scratch: Scratch,
+    pub(crate) scratch: Scratch,
     cand: Vec<u32>,
     ipcand: Vec<u32>,
     stamp: Vec<u32>,
@@ -89,6 +94,8 @@ pub struct DetectThread {
     tagged: bool,
     /// `filestore` matches of this packet, applied to the flow's files by the caller.
     stores: Vec<FileStoreReq>,
+    /// Frame matches of this packet (queued as [`FRAME_BASE`] + index).
+    frame_hits: Vec<super::frames::FrameHit>,
     /// Counters.
     pub stats: DetectStats,
 }
@@ -107,6 +114,15 @@ pub struct FileStoreReq {
 }
 
 impl DetectThread {
+    /// Queues a match of signature `n` on a frame.
+    pub(crate) fn push_frame_hit(&mut self, n: u32, hit: super::frames::FrameHit) {
+        if self.frame_hits.len() < 1 << 20 {
+            self.queue
+                .push((n, FRAME_BASE + self.frame_hits.len() as u64));
+            self.frame_hits.push(hit);
+        }
+    }
+
     /// The `filestore` matches of the last packet: apply them to the flow's parser with
     /// [`shrike_app::files::apply_filestore`] (noalert and suppressed rules included, as
     /// Suricata's post-match runs before alerting).
@@ -141,6 +157,7 @@ impl DetectThread {
         self.alerts.clear();
         self.queue.clear();
         self.stores.clear();
+        self.frame_hits.clear();
         self.tagged = false;
     }
 
@@ -221,6 +238,7 @@ impl Engine {
             turn: false,
             tagged: false,
             stores: Vec::new(),
+            frame_hits: Vec::new(),
             stats: DetectStats::default(),
         }
     }
@@ -247,6 +265,7 @@ impl Engine {
     ) -> &'t [Alert] {
         th.alerts.clear();
         th.queue.clear();
+        th.frame_hits.clear();
         th.tagged = false;
         let mut p = PacketView::new(pkt);
         if let Some(f) = flow.as_mut() {
@@ -389,6 +408,18 @@ impl Engine {
         // Transactions of the flow's app layer.
         if let Some(f) = flow.as_mut() {
             self.run_txs(&p, f, sv.as_ref(), stream, th);
+            if !self.frame_sigs.is_empty() {
+                let to = if f.to_server {
+                    shrike_app::Dir::ToServer
+                } else {
+                    shrike_app::Dir::ToClient
+                };
+                let tcp = stream.and_then(|s| {
+                    s.session
+                        .map(|x| (x, s.dir.unwrap_or(to), s.pseudo || s.eof))
+                });
+                self.run_frames(&p, f, tcp, th);
+            }
         }
 
         self.finalize(&p, flow.as_mut(), th);
@@ -619,7 +650,7 @@ impl Engine {
                 continue;
             }
             if let Some(fs) = s.app.as_deref().and_then(|a| a.filestore) {
-                if tx < STREAM_NO_TX {
+                if tx < FRAME_BASE {
                     let dirs = fs.dirs.unwrap_or(if p.to_server {
                         [true, false]
                     } else {
@@ -664,11 +695,19 @@ impl Engine {
             if verdict == Verdict::Silent || s.noalert {
                 th.stats.alerts_suppressed += 1;
             } else if th.alerts.len() < max {
+                let frame = (FRAME_BASE..STREAM_NO_TX)
+                    .contains(&tx)
+                    .then(|| th.frame_hits.get((tx - FRAME_BASE) as usize).copied())
+                    .flatten();
                 th.alerts.push(super::Alert {
                     sig: n,
                     log: !pass,
-                    tx: (tx < STREAM_NO_TX).then_some(tx),
+                    tx: match frame {
+                        Some(h) => h.tx,
+                        None => (tx < STREAM_NO_TX).then_some(tx),
+                    },
                     stream: tx != NO_TX,
+                    frame,
                 });
                 th.stats.alert += 1;
             } else {

@@ -21,6 +21,7 @@ pub use app_inspect::pseudo_meta;
 mod build;
 mod compile;
 pub mod config;
+pub mod frames;
 mod group;
 pub mod host_state;
 pub mod hostbits;
@@ -154,6 +155,8 @@ pub struct Engine {
     int_names: Vec<Box<str>>,
     /// Transaction rules.
     app: app_inspect::AppIndex,
+    /// `frame:` rules.
+    frame_sigs: Box<[u32]>,
 }
 
 impl Engine {

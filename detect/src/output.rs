@@ -256,6 +256,18 @@ pub fn write_eve_alert(w: &mut JsonWriter, engine: &Engine, a: &Alert, ctx: &Ale
     } else {
         (None, false)
     };
+    let frame_json = a.frame.map(|h| {
+        let mut fw = JsonWriter::with_capacity(512);
+        let to_server = ctx.flow.is_some_and(|f| f.to_server);
+        super::frames::write_frame(
+            &mut fw,
+            &h,
+            to_server,
+            ctx.tcp,
+            ctx.pkt.meta.payload(ctx.pkt.data),
+        );
+        fw.into_inner()
+    });
     let rec = AlertRecord {
         header,
         action: "allowed",
@@ -296,6 +308,7 @@ pub fn write_eve_alert(w: &mut JsonWriter, engine: &Engine, a: &Alert, ctx: &Ale
         stream: want_payload.then_some(u8::from(stream)),
         packet: cfg.packet.then_some(packet_bytes),
         linktype: cfg.packet.then_some(packet_linktype),
+        frame: frame_json.as_deref(),
     };
     let target = s.target.map(|t| (t, ctx));
     let vars = if cfg.metadata {

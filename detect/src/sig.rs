@@ -27,6 +27,8 @@ pub(crate) enum SigKind {
     Packet,
     /// Inspected per app-layer transaction (see [`super::app_inspect`]).
     App,
+    /// Inspected per app-layer frame (`frame:`; see [`super::frames`]).
+    Frame,
 }
 
 impl SigKind {
@@ -267,4 +269,6 @@ pub(crate) struct Sig {
     pub stream: super::stream_inspect::StreamMode,
     /// App-layer requirements (protocol, transaction buffers), if any.
     pub app: Option<Box<super::app_inspect::AppSig>>,
+    /// The frame a `frame:` rule inspects, and its matches.
+    pub frame: Option<Box<super::frames::FrameSig>>,
 }

@@ -71,6 +71,14 @@ pub struct StreamData<'a> {
     /// `[client, server]` stream sizes of the session after this packet
     /// ([`shrike_stream::TcpSession::stream_sizes`]), for `stream_size`.
     pub sizes: Option<[u32; 2]>,
+    /// The TCP session, for frame inspection (`frame:` rules read the frames' bytes from
+    /// it).
+    pub session: Option<&'a shrike_stream::TcpSession>,
+    /// The packet's TCP direction (the stream of `session` its frames are in; `None`:
+    /// the packet's flow direction).
+    pub dir: Option<shrike_app::Dir>,
+    /// The stream ended (Suricata's eof: the session is closed).
+    pub eof: bool,
 }
 
 impl Engine {

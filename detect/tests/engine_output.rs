@@ -486,6 +486,7 @@ fn stream_alert_logs_the_stream_with_gap_markers() {
             log: true,
             tx: None,
             stream,
+            frame: None,
         };
         let mut w = JsonWriter::new();
         write_eve_alert(&mut w, &engine, &a, &ctx);

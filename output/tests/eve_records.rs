@@ -80,6 +80,7 @@ fn vxlan_alert_matches_suricata() {
         stream: None,
         packet: None,
         linktype: None,
+        frame: None,
     };
     let mut w = JsonWriter::new();
     write_alert_record(&mut w, &a);
@@ -211,6 +212,7 @@ fn alert_record_matches_suricata() {
         stream: Some(0),
         packet: Some(&packet),
         linktype: Some(1),
+        frame: None,
     };
     let mut w = JsonWriter::new();
     write_alert_record(&mut w, &a);
@@ -282,6 +284,7 @@ fn varied_records_validate() {
             stream: Some(1),
             packet: Some(b""),
             linktype: Some(1),
+            frame: None,
         };
         w.clear();
         write_alert_record(&mut w, &a);

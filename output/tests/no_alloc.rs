@@ -35,6 +35,7 @@ fn write_some(buf: &mut EveBuffer, spare: &mut Vec<u8>, n: u64) {
             stream: Some(0),
             packet: None,
             linktype: None,
+            frame: None,
         };
         let mut r = buf.record(EventKind::Alert);
         write_alert_record(&mut r, &a);

@@ -175,6 +175,7 @@ impl Sessions {
         let done_before = app.as_deref().map_or(0, |a| a.complete_in(d));
         // Bounded: each round consumes at least one byte, and a reversal happens once.
         loop {
+            self.app.stream_off = [tcp.app_offset(Dir::ToServer), tcp.app_offset(Dir::ToClient)];
             let n = match tcp.app_next(d) {
                 AppChunk::Data(x) => {
                     if self.app.on_tcp_data(app, &ctx, d, x) {

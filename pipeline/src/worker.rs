@@ -518,6 +518,9 @@ impl Worker {
                         pseudo: false,
                         events,
                         sizes: Some(x.tcp.stream_sizes()),
+                        session: Some(&x.tcp),
+                        dir: Some(tdir),
+                        eof: x.tcp.is_eof(),
                     };
                     !d.engine
                         .inspect_with_stream(&pkt, Some(input), sd, &mut d.thread)
@@ -605,6 +608,9 @@ impl Worker {
                     .app
                     .log_completed(&mut x.app, &info, e.ts.0, &mut self.out);
             }
+        }
+        if let Some((tdir, _, _)) = stream_side {
+            prune_frames(flow, tdir);
         }
         if let Some(s) = tcp_flow_state {
             self.flows.set_state(h, s);
@@ -896,6 +902,9 @@ impl Ender<'_> {
                 pseudo: true,
                 events: StreamEventSet::EMPTY,
                 sizes: Some(x.tcp.stream_sizes()),
+                session: None,
+                dir: Some(tdir),
+                eof: true,
             };
             let alerted = !d
                 .engine
@@ -919,6 +928,23 @@ impl Ender<'_> {
             x.tcp.raw_consume(tdir, n);
         }
     }
+}
+
+/// Suricata's `FramesPrune` after a TCP packet in direction `tdir`: the frames whose data
+/// is all in are dropped (all of them at the end of the stream), and the stream keeps the
+/// data the others still need.
+fn prune_frames(flow: &mut Flow<FlowData>, tdir: Dir) {
+    let Some(x) = flow.data.ext.as_deref_mut() else {
+        return;
+    };
+    let Some(fr) = x.app.as_deref_mut().and_then(|a| a.frames.as_deref_mut()) else {
+        return;
+    };
+    let usable = x.tcp.app_progress(tdir);
+    let d = fr.dir_mut(tdir);
+    d.prune(usable, x.tcp.is_eof());
+    let left = (!d.list.is_empty()).then(|| d.left_edge(usable));
+    x.tcp.set_frame_left(tdir, left);
 }
 
 /// The decoded facts of a flow-end pseudo packet in the flow direction `to_server`.
@@ -982,8 +1008,17 @@ fn flow_end_detect(
             tcp_established: Some(true),
             app: Some(app),
         };
+        // The TCP direction of this flow direction (the session may have swapped roles).
+        let stream = tcp.map(|t| {
+            let tdir = if to_server != t.is_swapped() {
+                Dir::ToServer
+            } else {
+                Dir::ToClient
+            };
+            (t, tdir)
+        });
         if d.engine
-            .inspect_flow_end(&pkt, input, &mut d.thread)
+            .inspect_flow_end(&pkt, input, stream, &mut d.thread)
             .is_empty()
         {
             continue;

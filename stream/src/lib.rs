@@ -373,6 +373,7 @@ impl StreamEngine {
                     continue;
                 }
             };
+            let left = b.frame_left.map_or(left, |f| left.min(f));
             let done = b.flags & sf::DEPTH_REACHED != 0 && left >= b.right_edge();
             let shed = closing && b.holds_storage() && left >= b.right_edge();
             if !done && !shed && left <= b.base_off {

@@ -101,6 +101,8 @@ pub(crate) struct StreamBuf {
     /// The flow's app-layer protocol sets its own depth (Suricata's
     /// `app-layer.protocols.<proto>.stream-depth`; 0: unlimited).
     pub depth: Option<u64>,
+    /// App-layer frames still need the data from here on (`None`: none does).
+    pub frame_left: Option<u64>,
 }
 
 impl StreamBuf {

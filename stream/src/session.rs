@@ -291,6 +291,50 @@ impl TcpSession {
         }
     }
 
+    /// Calls `f` with each stored block of direction `dir` between stream offsets `from` and
+    /// `to` (clipped to what is held), in order, with its offset; stops when `f` returns
+    /// true.
+    pub fn blocks(&self, dir: Dir, from: u64, to: u64, f: &mut dyn FnMut(u64, &[u8]) -> bool) {
+        let Some(b) = self.buf(dir) else {
+            return;
+        };
+        let mut pos = from.max(b.base_off);
+        while pos < to {
+            let d = b.data_at(pos, to);
+            if d.is_empty() {
+                match b.next_block_after(pos) {
+                    Some(n) if n < to => pos = n,
+                    _ => return,
+                }
+                continue;
+            }
+            if f(pos, d) {
+                return;
+            }
+            pos += d.len() as u64;
+        }
+    }
+
+    /// The right edge of the data held in direction `dir`, acked or not (Suricata's
+    /// `StreamDataRightEdge` at end of stream).
+    pub fn data_right_edge(&self, dir: Dir) -> u64 {
+        self.buf(dir).map_or(0, |b| b.right_edge())
+    }
+
+    /// App-layer frames of direction `dir` need the data from `left` on (`None`: no frame
+    /// does): pruning keeps it.
+    pub fn set_frame_left(&mut self, dir: Dir, left: Option<u64>) {
+        if let Some(b) = self.buf_mut(dir) {
+            b.frame_left = left;
+        }
+    }
+
+    /// The stream offset of the next chunk [`TcpSession::app_next`] hands out in direction
+    /// `dir`.
+    pub fn app_offset(&self, dir: Dir) -> u64 {
+        self.buf(dir).map_or(0, |b| b.app_progress.max(b.base_off))
+    }
+
     /// App-layer progress (stream offset) in direction `dir`.
     pub fn app_progress(&self, dir: Dir) -> u64 {
         self.buf(dir).map_or(0, |b| b.app_progress)

@@ -466,14 +466,26 @@ impl MqttState {
         self.push(tx);
     }
 
-    /// Parse `data` of `dir`; false on malformed data.
-    fn feed(&mut self, dir: Dir, mut data: &[u8]) -> bool {
+    /// Parse `data` of `dir`; false on malformed data. With `fc`, each message gets
+    /// Suricata's frames: `pdu` (the message), and `header` (2 bytes) and `data` (the
+    /// remaining length) placed, as Suricata 7 places them, from the start of the data the
+    /// parse round began with rather than from the message.
+    fn feed(
+        &mut self,
+        dir: Dir,
+        mut data: &[u8],
+        mut fc: Option<&mut crate::frames::FrameCtx<'_>>,
+    ) -> bool {
         let d = di(dir);
+        // Where the round's data starts, relative to `data` (held bytes come first).
+        let slice_rel = -(self.sides[d].pending.len() as i64);
         let skip = self.sides[d].skip;
+        let mut skipped = 0;
         if skip > 0 {
             let n = skip.min(data.len());
             self.sides[d].skip -= n;
             data = &data[n..];
+            skipped = n;
         }
         if data.is_empty() {
             return true;
@@ -485,6 +497,8 @@ impl MqttState {
             pending.extend_from_slice(data);
         }
         let buf: &[u8] = if buffered { &pending } else { data };
+        // `buf[0]` relative to the data handed in.
+        let buf_rel = if buffered { slice_rel } else { skipped as i64 };
         let mut off = 0;
         let max = self.cfg.max_msg_length as usize;
         // (ok, keep the bytes from `off` for the next data)
@@ -495,6 +509,17 @@ impl MqttState {
             }
             match parser::parse_message(cur, self.protocol_version, max) {
                 Parsed::Done(msg, used) => {
+                    if let Some(fc) = fc.as_deref_mut() {
+                        use parser::FRAME_DATA as FD;
+                        use parser::FRAME_HEADER as FH;
+                        use parser::FRAME_PDU as FP;
+                        fc.new_rel(buf_rel + off as i64, used as i64, FP);
+                        if !matches!(msg.op, Op::Truncated(_)) {
+                            let rem = i64::from(msg.header.remaining_length);
+                            fc.new_rel(slice_rel, 2, FH);
+                            fc.new_rel(slice_rel + 2, rem, FD);
+                        }
+                    }
                     if let Op::Truncated(t) = &msg.op {
                         let skip = t.skipped_length;
                         // Suricata files a truncated client message as a to-client one.
@@ -560,7 +585,24 @@ impl AppParser for MqttState {
         if self.failed {
             return false;
         }
-        if !self.feed(dir, data) {
+        if !self.feed(dir, data, None) {
+            self.failed = true;
+            self.sides = Default::default();
+            return true;
+        }
+        false
+    }
+
+    fn parse_frames(
+        &mut self,
+        dir: Dir,
+        data: &[u8],
+        fc: &mut crate::frames::FrameCtx<'_>,
+    ) -> bool {
+        if self.failed {
+            return false;
+        }
+        if !self.feed(dir, data, Some(fc)) {
             self.failed = true;
             self.sides = Default::default();
             return true;

@@ -102,6 +102,13 @@ impl TypeCode {
     }
 }
 
+/// Frame type `pdu` (an index into [`crate::frames::names`]).
+pub const FRAME_PDU: u8 = 0;
+/// Frame type `header`.
+pub const FRAME_HEADER: u8 = 1;
+/// Frame type `data`.
+pub const FRAME_DATA: u8 = 2;
+
 /// The fixed header.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FixedHeader {

@@ -90,6 +90,8 @@ pub struct AlertRecord<'a> {
     pub packet: Option<&'a [u8]>,
     /// `packet_info.linktype` (written with `packet`).
     pub linktype: Option<u32>,
+    /// The `frame` object (an alert of a `frame:` rule), pre-serialised.
+    pub frame: Option<&'a [u8]>,
 }
 
 /// Write a complete `alert` record (one JSON object, no newline).
@@ -130,6 +132,9 @@ pub fn write_alert_record(w: &mut JsonWriter, a: &AlertRecord<'_>) {
     }
     if let Some(s) = a.stream {
         w.set_u64("stream", s.into());
+    }
+    if let Some(f) = a.frame {
+        w.set_raw("frame", f);
     }
     if let Some(p) = a.packet {
         w.set_base64("packet", p);
