@@ -127,7 +127,7 @@ pub struct Frame {
     /// flow's app state is shared with it).
     pub inspect_progress: std::cell::Cell<u64>,
     /// Written as an EVE `frame` record.
-    pub logged: bool,
+    pub logged: std::cell::Cell<bool>,
 }
 
 impl Frame {
@@ -159,7 +159,7 @@ impl Frames {
             len,
             tx_id: None,
             inspect_progress: std::cell::Cell::new(0),
-            logged: false,
+            logged: std::cell::Cell::new(false),
         });
         Some(self.base_id)
     }

@@ -50,7 +50,7 @@ pub struct FrameHit {
 }
 
 impl FrameHit {
-    fn of(f: &Frame, proto: AppProto, dir: Dir, tcp: bool) -> Self {
+    pub(crate) fn of(f: &Frame, proto: AppProto, dir: Dir, tcp: bool) -> Self {
         FrameHit {
             proto,
             ty: f.ty,

@@ -9,7 +9,7 @@ use shrike_output::eve::alert::{write_alert_record, AlertFlow, AlertRecord, Aler
 use shrike_output::eve::header::{write_eve_header, EtherMacs, EveHeader};
 use shrike_output::eve::time::write_fast;
 use shrike_output::fast::{write_fast_line, FastAlert};
-use shrike_output::JsonWriter;
+use shrike_output::{EventKind, JsonWriter};
 
 use super::{Alert, Engine, FlowVars, Packet};
 use shrike_packet::decode::{proto, tunnel_src, Ipv4, Ipv6};
@@ -225,6 +225,58 @@ fn logged_packet<'a>(ctx: &AlertContext<'a>) -> (&'a [u8], u32) {
         }
     }
     (ctx.pkt.data, ctx.linktype)
+}
+
+/// Writes the EVE `frame` records of the packet of `ctx` (Suricata's eve-log `frame`
+/// logger): each frame of the packet's direction not logged yet, once it is all in, 2500
+/// bytes of it are, or the stream ended. `tdir` is the TCP direction (`None`: UDP).
+pub fn write_eve_frames(
+    out: &mut shrike_output::EveOutput,
+    ctx: &AlertContext<'_>,
+    tdir: Option<shrike_app::Dir>,
+) {
+    let Some(app) = ctx.app else {
+        return;
+    };
+    if app.proto == shrike_app::AppProto::UNKNOWN {
+        return;
+    }
+    let Some(fr) = app.frames.as_deref() else {
+        return;
+    };
+    let to_server = ctx.flow.is_some_and(|f| f.to_server);
+    let dir = tdir.unwrap_or(if to_server {
+        shrike_app::Dir::ToServer
+    } else {
+        shrike_app::Dir::ToClient
+    });
+    let (progress, eof) = match (tdir, ctx.tcp) {
+        (Some(d), Some(t)) => (t.app_progress(d), t.is_eof()),
+        _ => (0, false),
+    };
+    let payload = ctx.pkt.meta.payload(ctx.pkt.data);
+    for f in &fr.dir(dir).list {
+        if f.logged.get() {
+            continue;
+        }
+        if tdir.is_some() {
+            let win = progress as i64 - f.offset as i64;
+            if !eof && win < f.len && win < 2500 {
+                continue;
+            }
+        }
+        let Some(mut rec) = out.record(EventKind::Other) else {
+            continue;
+        };
+        write_eve_header(&mut rec, &header(ctx, "frame"));
+        rec.set_str("app_proto", app.proto.name());
+        rec.key("frame");
+        let h = super::frames::FrameHit::of(f, app.proto, dir, tdir.is_some());
+        super::frames::write_frame(&mut rec, &h, to_server, ctx.tcp, payload);
+        rec.close();
+        let _ = rec.commit();
+        f.logged.set(true);
+    }
 }
 
 /// Write one EVE `packet` record for a tagged packet (Suricata's `tagged-packets`).

@@ -257,6 +257,14 @@ impl EveConfig {
             .is_none_or(|t| t.iter().any(|x| x == "flow"))
     }
 
+    /// Whether `frame` records are written: only when `types` lists `frame` (Suricata's
+    /// default configuration has it, disabled).
+    pub fn logs_frame(&self) -> bool {
+        self.types
+            .as_ref()
+            .is_some_and(|t| t.iter().any(|x| x == "frame"))
+    }
+
     /// Whether `netflow` records are written: only when `types` lists `netflow` (Suricata's
     /// netflow logger is off unless configured).
     pub fn logs_netflow(&self) -> bool {

@@ -164,6 +164,8 @@ struct FlowLogs {
     flow: bool,
     /// `netflow` records (one per direction).
     netflow: bool,
+    /// `frame` records (per packet).
+    frame: bool,
 }
 
 impl Worker {
@@ -204,6 +206,14 @@ impl Worker {
             logs: FlowLogs {
                 flow: cfg.output.eve.logs_flow(),
                 netflow: cfg.output.eve.logs_netflow(),
+                frame: {
+                    let on = cfg.output.eve.logs_frame();
+                    if on {
+                        // Suricata's `FrameConfigEnableAll`: every frame type is made.
+                        shrike_app::frames::enable_all();
+                    }
+                    on
+                },
             },
             anomaly,
         }
@@ -568,6 +578,24 @@ impl Worker {
                 log_alerts(d, &mut self.out, &ctx);
             }
         }
+        if self.logs.frame && flow.data.app().is_some_and(|a| a.frames.is_some()) {
+            let ctx = AlertContext {
+                pkt: Packet {
+                    meta: m,
+                    data,
+                    ts: e.ts,
+                },
+                pcap_cnt: e.seq,
+                linktype: linktype_number(e.link),
+                flow: Some(alert_flow(flow, to_server)),
+                app_proto: None,
+                app: flow.data.app(),
+                flow_vars: None,
+                ipv6: self.ipv6,
+                tcp: flow.data.ext.as_deref().map(|x| &x.tcp),
+            };
+            shrike_detect::output::write_eve_frames(&mut self.out, &ctx, stream_side.map(|s| s.0));
+        }
         let packet_anomalies = !(m.events.is_empty() && stream_events.is_empty());
         let app_anomalies = flow.data.app().is_some_and(|a| a.anomalies_pending());
         if (packet_anomalies && self.anomaly.wants_packet())
@@ -798,7 +826,17 @@ impl Ender<'_> {
                     let st = &f.data.detect;
                     let tcp = (proto == 6).then_some(&x.tcp);
                     let alerted = flow_end_detect(
-                        d, self.out, st, app, tcp, end_infos, pkts, proto, ts, self.ipv6,
+                        d,
+                        self.out,
+                        st,
+                        app,
+                        tcp,
+                        end_infos,
+                        pkts,
+                        proto,
+                        ts,
+                        self.ipv6,
+                        self.logs.frame,
                     );
                     // The flow record's `alerted` counts the flow-end pseudo packets' alerts.
                     x.alerted |= alerted;
@@ -988,6 +1026,7 @@ fn flow_end_detect(
     proto: u8,
     ts: Timestamp,
     ipv6: Ipv6Style,
+    log_frames: bool,
 ) -> bool {
     let mut state = state.clone();
     let mut alerted = false;
@@ -1017,10 +1056,26 @@ fn flow_end_detect(
             };
             (t, tdir)
         });
-        if d.engine
+        let quiet = d
+            .engine
             .inspect_flow_end(&pkt, input, stream, &mut d.thread)
-            .is_empty()
-        {
+            .is_empty();
+        if log_frames && app.frames.is_some() {
+            // The last pseudo packet of the direction logs what frames are left.
+            let ctx = AlertContext {
+                pkt,
+                pcap_cnt: 0,
+                linktype: 1,
+                flow: Some(info),
+                app_proto: None,
+                app: Some(app),
+                flow_vars: None,
+                ipv6,
+                tcp,
+            };
+            shrike_detect::output::write_eve_frames(out, &ctx, stream.map(|s| s.1));
+        }
+        if quiet {
             continue;
         }
         let ctx = AlertContext {

@@ -310,6 +310,48 @@ pub struct HttpState {
     /// tunnelled protocol anew (Suricata's `AppLayerRequestProtocolChange` in
     /// `HTPCallbackResponseComplete`).
     pub(crate) proto_change: bool,
+    /// Frame bookkeeping, while frames are asked for ([`HttpFrames`]).
+    pub(crate) frames: Option<Box<HttpFrames>>,
+}
+
+/// HTTP's frames (Suricata's `request` / `response`, opened at a message's start with its
+/// transaction, given a length when the message completes).
+#[derive(Debug, Default)]
+pub(crate) struct HttpFrames {
+    /// Stream offset of the next byte of each direction.
+    pub pos: [u64; 2],
+    /// Message starts and ends raised by the step being run: (direction, start?, tx).
+    pub step: Vec<(usize, bool, u64)>,
+    /// Starts and ends with their stream offsets, for the caller to turn into frames.
+    pub out: Vec<(usize, bool, u64, u64)>,
+    /// The open frame of each direction.
+    pub open: [Option<i64>; 2],
+    /// Where the last message of each direction ended (Suricata's
+    /// `last_request_data_stamp`).
+    pub stamp: [u64; 2],
+}
+
+impl HttpState {
+    /// A message starts (`start`) or completes in direction `d` (0: requests).
+    pub(crate) fn frame_event(&mut self, d: usize, start: bool, tx: u64) {
+        if let Some(f) = self.frames.as_deref_mut() {
+            f.step.push((d, start, tx));
+        }
+    }
+
+    /// The step just run used `n` bytes of direction `d`: its events happened there.
+    pub(crate) fn frame_step(&mut self, d: usize, n: usize) {
+        if let Some(f) = self.frames.as_deref_mut() {
+            let before = f.pos[d];
+            f.pos[d] += n as u64;
+            let HttpFrames { step, out, pos, .. } = f;
+            for (ed, start, tx) in step.drain(..) {
+                // A start is where the step began (it uses nothing), an end where it ended.
+                let at = if start { before } else { pos[ed] };
+                out.push((ed, start, at, tx));
+            }
+        }
+    }
 }
 
 /// Transactions kept for reuse per flow.
@@ -337,6 +379,7 @@ impl HttpState {
             resp_deferred: false,
             stats: HttpStats::default(),
             proto_change: false,
+            frames: None,
         }
     }
 

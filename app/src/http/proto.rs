@@ -50,6 +50,40 @@ impl AppParser for HttpState {
         false
     }
 
+    fn parse_frames(
+        &mut self,
+        dir: Dir,
+        data: &[u8],
+        fc: &mut crate::frames::FrameCtx<'_>,
+    ) -> bool {
+        let d = usize::from(dir == Dir::ToClient);
+        let f = self.frames.get_or_insert_with(Box::default);
+        f.pos[d] = fc.offset;
+        f.step.clear();
+        f.out.clear();
+        AppParser::parse(self, dir, data);
+        let Some(f) = self.frames.as_deref_mut() else {
+            return false;
+        };
+        for (ed, start, at, tx) in f.out.drain(..) {
+            if ed != d {
+                continue;
+            }
+            if start {
+                let id = fc.new_frame(at, -1, ed as u8);
+                fc.set_tx(id, tx);
+                f.open[d] = id;
+            } else {
+                if let Some(id) = f.open[d].take() {
+                    let len = at.saturating_sub(f.stamp[d]);
+                    fc.set_len(Some(id), i64::try_from(len).unwrap_or(i64::MAX));
+                }
+                f.stamp[d] = at;
+            }
+        }
+        false
+    }
+
     fn gap(&mut self, dir: Dir, len: u64) {
         HttpState::gap(self, dir, len);
     }

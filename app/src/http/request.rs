@@ -72,6 +72,7 @@ impl HttpState {
                     n
                 }
             };
+            self.frame_step(0, used);
             data = data.get(used..).unwrap_or(&[]);
         }
     }
@@ -96,6 +97,7 @@ impl HttpState {
                 self.in_tx = Some(id);
                 self.req_state = ReqState::Line;
                 self.req.reset();
+                self.frame_event(0, true, id);
             }
             None => {
                 self.stats.parser_errors += 1;
@@ -537,6 +539,9 @@ impl HttpState {
 
     /// The request (of `in_tx`) is complete.
     pub(crate) fn req_complete(&mut self) {
+        if let Some(id) = self.in_tx {
+            self.frame_event(0, false, id);
+        }
         let mut body_done = false;
         let next = match self.in_tx.and_then(|i| self.tx_mut(i)) {
             Some(tx) => {

@@ -90,6 +90,7 @@ impl HttpState {
                     n
                 }
             };
+            self.frame_step(1, used);
             data = data.get(used..).unwrap_or(&[]);
         }
         // libhtp completes a response once no more data is at hand, unless a line that
@@ -150,6 +151,7 @@ impl HttpState {
         self.out_next = id + 1;
         self.out_tx = Some(id);
         self.resp.reset();
+        self.frame_event(1, true, id);
         let Some(tx) = self.tx_mut(id) else { return };
         if tx.is_09 {
             tx.resp_coding = TransferCoding::Identity;
@@ -650,6 +652,9 @@ impl HttpState {
 
     /// [`Self::resp_complete`] leaving the body's file open (a deferred end).
     fn resp_complete_keep_file(&mut self) {
+        if let Some(id) = self.out_tx {
+            self.frame_event(1, false, id);
+        }
         if let Some(tx) = self.out_tx.and_then(|i| self.tx_mut(i)) {
             tx.resp_progress = Progress::Complete;
             tx.resp_body.complete = true;

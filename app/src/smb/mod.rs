@@ -653,6 +653,9 @@ struct Framer {
     resync: bool,
     /// Data came in this direction.
     started: bool,
+    /// Stream offset of the record whose frames were made before it was all in (a write
+    /// or read record, as Suricata's partial-record parsing makes them).
+    framed: Option<u64>,
 }
 
 /// Per-flow SMB state.
@@ -796,9 +799,16 @@ impl SmbState {
         }
     }
 
-    fn parse_dir(&mut self, dir: Dir, mut data: &[u8]) -> bool {
+    fn parse_dir(
+        &mut self,
+        dir: Dir,
+        mut data: &[u8],
+        mut fc: Option<&mut crate::frames::FrameCtx<'_>>,
+    ) -> bool {
         let mut err = false;
         let i = dir_idx(dir);
+        // Stream offset of `data[0]` (frames only).
+        let mut data_abs = fc.as_deref().map_or(0, |f| f.offset);
         if !self.framers[i].started && !data.is_empty() {
             self.framers[i].started = true;
             // Picked up midway: the stream does not start on a record.
@@ -811,11 +821,15 @@ impl SmbState {
                 let n = (self.framers[i].skip).min(data.len() as u64) as usize;
                 self.framers[i].skip -= n as u64;
                 data = &data[n..];
+                data_abs += n as u64;
             }
             if data.is_empty() {
                 return err;
             }
             let mut buf = std::mem::take(&mut self.framers[i].buf);
+            // Stream offset of `buf[0]`.
+            let buf_abs = data_abs.saturating_sub(buf.len() as u64);
+            data_abs += data.len() as u64;
             buf.extend_from_slice(data);
             data = &[];
             let mut pos = 0;
@@ -861,7 +875,23 @@ impl SmbState {
                     break;
                 }
                 if rest.len() < 4 + len {
+                    if let Some(fc) = fc.as_deref_mut() {
+                        let at = buf_abs + pos as u64;
+                        if kind == 0
+                            && self.framers[i].framed != Some(at)
+                            && partial_record(dir, &rest[4..])
+                        {
+                            self.framers[i].framed = Some(at);
+                            smb_frames(fc, at, len, &rest[4..], true);
+                        }
+                    }
                     break;
+                }
+                if let Some(fc) = fc.as_deref_mut() {
+                    let at = buf_abs + pos as u64;
+                    if self.framers[i].framed.take() != Some(at) {
+                        smb_frames(fc, at, len, &rest[4..4 + len], kind == 0);
+                    }
                 }
                 let rec = &buf[pos + 4..pos + 4 + len];
                 pos += 4 + len;
@@ -2517,9 +2547,109 @@ impl crate::dcerpc::DceView for SmbState {
     }
 }
 
+/// Whether the start `d` of an incomplete NBSS session record is one Suricata parses (and
+/// frames) before it is all in: a write request to the server (SMB1 `WRITE_ANDX`, SMB2
+/// `WRITE`), a read response to the client (SMB1 `READ_ANDX`, SMB2 `READ`).
+fn partial_record(dir: Dir, d: &[u8]) -> bool {
+    match (d.first(), dir) {
+        (Some(0xff), Dir::ToServer) => d.len() > 32 && d.get(4) == Some(&0x2f),
+        (Some(0xff), Dir::ToClient) => d.len() > 32 && d.get(4) == Some(&0x2e),
+        (Some(0xfe), _) => {
+            let Some(h) = Smb2Hdr::parse(d) else {
+                return false;
+            };
+            match dir {
+                Dir::ToServer => h.command == 9 && !h.is_response(),
+                Dir::ToClient => h.command == 8 && h.is_response(),
+            }
+        }
+        _ => false,
+    }
+}
+
+/// The frames of an NBSS record at stream offset `at` whose length field says `len` and of
+/// the SMB messages in its data `d` (as much of it as is in; `session`: a session message),
+/// as Suricata's `add_nbss_*_frames` and `add_smb{1,2,3}_*_frames` make them.
+fn smb_frames(fc: &mut crate::frames::FrameCtx<'_>, at: u64, len: usize, d: &[u8], session: bool) {
+    let l = len as i64;
+    fc.new_frame(at, l + 4, 0);
+    fc.new_frame(at, 4, 1);
+    fc.new_frame(at + 4, l, 2);
+    if !session {
+        return;
+    }
+    let base = at + 4;
+    match d.first() {
+        Some(0xff) if d.len() >= 4 && is_smb_magic(d) => {
+            fc.new_frame(base, l, 3);
+            fc.new_frame(base, 32, 4);
+            if d.len() > 32 {
+                fc.new_frame(base + 32, l - 32, 5);
+            }
+        }
+        Some(0xfe) if d.len() >= 4 && is_smb_magic(d) => {
+            let complete = d.len() >= len;
+            let mut off = 0usize;
+            while off < d.len() {
+                let r = &d[off..];
+                let Some(h) = Smb2Hdr::parse(r) else {
+                    break;
+                };
+                let rl = if !complete {
+                    // A record still coming: its message is the record (Suricata's partial
+                    // path frames it with the NBSS length).
+                    l
+                } else if h.next_command > 0 {
+                    i64::from(h.next_command).min(r.len() as i64)
+                } else {
+                    r.len() as i64
+                };
+                let o = base + off as u64;
+                fc.new_frame(o, rl, 6);
+                fc.new_frame(o, 64, 7);
+                if r.len() > 64 {
+                    fc.new_frame(o + 64, rl - 64, 8);
+                }
+                if !complete || h.next_command == 0 || (h.next_command as usize) < 64 {
+                    break;
+                }
+                off += h.next_command as usize;
+            }
+        }
+        Some(0xfd) if d.len() >= 52 => {
+            let mut off = 0usize;
+            while off + 52 <= d.len() {
+                let r = &d[off..];
+                let size = u32le(r, 36).unwrap_or(0) as usize;
+                let rl = (52 + size).min(r.len());
+                let o = base + off as u64;
+                fc.new_frame(o, rl as i64, 9);
+                fc.new_frame(o, 52, 10);
+                if r.len() > 52 {
+                    fc.new_frame(o + 52, rl as i64 - 52, 11);
+                }
+                if rl == 0 {
+                    break;
+                }
+                off += rl;
+            }
+        }
+        _ => {}
+    }
+}
+
 impl AppParser for SmbState {
     fn parse(&mut self, dir: Dir, data: &[u8]) -> bool {
-        self.parse_dir(dir, data)
+        self.parse_dir(dir, data, None)
+    }
+
+    fn parse_frames(
+        &mut self,
+        dir: Dir,
+        data: &[u8],
+        fc: &mut crate::frames::FrameCtx<'_>,
+    ) -> bool {
+        self.parse_dir(dir, data, Some(fc))
     }
 
     fn gap(&mut self, dir: Dir, len: u64) {
