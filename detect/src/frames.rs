@@ -190,7 +190,7 @@ impl Engine {
 fn tcp_payload(h: &FrameHit, ssn: &TcpSession, out: &mut Vec<u8>) -> bool {
     const SIZE: usize = 4096;
     out.clear();
-    let right = ssn.app_progress(h.dir);
+    let right = ssn.acked_edge(h.dir).max(ssn.app_progress(h.dir));
     let complete = h.len >= 0 && h.frame_end() <= ssn.data_right_edge(h.dir);
     let mut last = h.offset;
     let mut full = false;
@@ -258,7 +258,7 @@ pub fn write_frame(
         w.set_u64("stream_offset", h.offset);
         let len = match u64::try_from(h.len) {
             Ok(l) => l,
-            Err(_) => ssn.map_or(0, |s| s.app_progress(h.dir).saturating_sub(h.offset)),
+            Err(_) => ssn.map_or(0, |s| s.contiguous_edge(h.dir).saturating_sub(h.offset)),
         };
         w.set_u64("length", len);
         if let Some(s) = ssn {

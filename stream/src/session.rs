@@ -315,6 +315,26 @@ impl TcpSession {
         }
     }
 
+    /// The end of the contiguous data from the start of what direction `dir` holds, acked
+    /// or not (Suricata's `StreamTcpGetUsable` at end of stream).
+    pub fn contiguous_edge(&self, dir: Dir) -> u64 {
+        self.buf(dir).map_or(0, |b| {
+            let p = b.app_progress.max(b.base_off);
+            let d = b.data_at(p, u64::MAX);
+            if d.is_empty() {
+                p
+            } else {
+                p + d.len() as u64
+            }
+        })
+    }
+
+    /// How far data of direction `dir` may be handed out (acked data, or all of it at the
+    /// end of the stream).
+    pub fn acked_edge(&self, dir: Dir) -> u64 {
+        self.buf(dir).map_or(0, |b| b.limit)
+    }
+
     /// The right edge of the data held in direction `dir`, acked or not (Suricata's
     /// `StreamDataRightEdge` at end of stream).
     pub fn data_right_edge(&self, dir: Dir) -> u64 {

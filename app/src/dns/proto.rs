@@ -98,6 +98,30 @@ impl AppParser for DnsState {
         false
     }
 
+    fn parse_frames(
+        &mut self,
+        dir: Dir,
+        data: &[u8],
+        fc: &mut crate::frames::FrameCtx<'_>,
+    ) -> bool {
+        if !self.tcp {
+            // Suricata frames the whole datagram.
+            fc.new_rel(0, data.len() as i64, 0);
+            DnsState::parse(self, dir, data);
+            return false;
+        }
+        self.frame_msgs.get_or_insert_with(Vec::new).clear();
+        DnsState::parse(self, dir, data);
+        if let Some(m) = self.frame_msgs.as_mut() {
+            // The first entry is the base.
+            for &(rel, len) in m.iter().skip(1) {
+                fc.new_rel(rel, len as i64, 0);
+            }
+            m.clear();
+        }
+        false
+    }
+
     fn gap(&mut self, dir: Dir, len: u64) {
         DnsState::gap(self, dir, u32::try_from(len).unwrap_or(u32::MAX));
     }

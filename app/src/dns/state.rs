@@ -80,7 +80,7 @@ pub enum ParseResult {
 /// Per-flow DNS parser state.
 #[derive(Debug)]
 pub struct DnsState {
-    tcp: bool,
+    pub(crate) tcp: bool,
     txs: VecDeque<DnsTx>,
     next_tx_id: u64,
     buf: [Vec<u8>; 2],
@@ -93,6 +93,9 @@ pub struct DnsState {
     /// Transactions below this id had their events reported to EVE `anomaly` (their events
     /// are fixed once the message is parsed, as Suricata's).
     pub(crate) anomaly_next: u64,
+    /// While frames are asked for: the (start, length) of each message parsed by the
+    /// current call, relative to the data handed in (TCP: after its 2-byte length).
+    pub(crate) frame_msgs: Option<Vec<(i64, usize)>>,
 }
 
 fn di(dir: Dir) -> usize {
@@ -128,6 +131,7 @@ impl DnsState {
             cfg,
             stats: DnsStats::default(),
             anomaly_next: 0,
+            frame_msgs: None,
         }
     }
 
@@ -174,6 +178,12 @@ impl DnsState {
             }
         }
         let mut buf = std::mem::take(&mut self.buf[d]);
+        // Where the parsed bytes start, relative to `data` (held bytes first).
+        let base = -(buf.len() as i64);
+        if let Some(m) = self.frame_msgs.as_mut() {
+            m.clear();
+            m.push((base, 0));
+        }
         if buf.is_empty() {
             let Some(consumed) = self.drain_messages(dir, data) else {
                 return false;
@@ -207,6 +217,10 @@ impl DnsState {
             let Some(msg) = src.get(consumed + 2..consumed + 2 + size) else {
                 break;
             };
+            if let Some(m) = self.frame_msgs.as_mut() {
+                let base = m.first().map_or(0, |b| b.0);
+                m.push((base + consumed as i64 + 2, size));
+            }
             if !self.parse_message(dir, msg) {
                 return None;
             }

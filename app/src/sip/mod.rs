@@ -270,6 +270,36 @@ impl AppParser for SipState {
         !ok
     }
 
+    fn parse_frames(
+        &mut self,
+        dir: Dir,
+        data: &[u8],
+        fc: &mut crate::frames::FrameCtx<'_>,
+    ) -> bool {
+        // Suricata's `pdu` (the datagram) first, then on a parsed message its line, headers
+        // and body (`sip_frames_ts` / `sip_frames_tc`).
+        fc.new_rel(0, data.len() as i64, 0);
+        let body = match dir {
+            Dir::ToServer => parser::parse_request(data).ok().map(|r| r.body_len),
+            Dir::ToClient => parser::parse_response(data).ok().map(|r| r.body_len),
+        };
+        if let Some(body_len) = body {
+            let line = memchr::memmem::find(data, b"\r\n").map_or(0, |i| i + 2);
+            let body_off = data.len() - body_len;
+            let (tl, th, tb) = match dir {
+                Dir::ToServer => (1, 3, 5),
+                Dir::ToClient => (2, 4, 6),
+            };
+            fc.new_rel(0, line as i64, tl);
+            let headers = body_off.saturating_sub(2).saturating_sub(line);
+            fc.new_rel(line as i64, headers as i64, th);
+            if body_len > 0 {
+                fc.new_rel(body_off as i64, body_len as i64, tb);
+            }
+        }
+        AppParser::parse(self, dir, data)
+    }
+
     fn gap(&mut self, _dir: Dir, _len: u64) {}
 
     fn tx_count(&self) -> u64 {

@@ -44,6 +44,16 @@ impl AppParser for TlsState {
         !TlsState::parse(self, dir, data) && !before
     }
 
+    fn parse_frames(
+        &mut self,
+        dir: Dir,
+        data: &[u8],
+        fc: &mut crate::frames::FrameCtx<'_>,
+    ) -> bool {
+        let before = self.failed();
+        !TlsState::parse_framed(self, dir, data, Some(fc)) && !before
+    }
+
     fn gap(&mut self, dir: Dir, len: u64) {
         TlsState::gap(self, dir, u32::try_from(len).unwrap_or(u32::MAX));
     }

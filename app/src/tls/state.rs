@@ -34,6 +34,8 @@ struct Conn {
     record_version: u16,
     records: u64,
     rec_len: usize,
+    /// Stream offset of the current record's first byte (frames).
+    rec_start: u64,
 }
 
 /// Suricata's heartbeat bookkeeping (`SSL_AL_FLAG_HB_*`, `hb_record_len`).
@@ -160,9 +162,30 @@ impl TlsState {
 
     /// Feed the next bytes of the reassembled stream in `dir`. Returns `false` once the parser
     /// has given up on the flow.
-    pub fn parse(&mut self, dir: Dir, mut data: &[u8]) -> bool {
+    pub fn parse(&mut self, dir: Dir, data: &[u8]) -> bool {
+        self.parse_framed(dir, data, None)
+    }
+
+    /// [`TlsState::parse`], marking Suricata's frames in `fc` (record `hdr`, `pdu`, `data`,
+    /// `alert`, `heartbeat`; SSLv2 `sslv2.hdr`, `sslv2.pdu`).
+    pub fn parse_framed(
+        &mut self,
+        dir: Dir,
+        mut data: &[u8],
+        mut fc: Option<&mut crate::frames::FrameCtx<'_>>,
+    ) -> bool {
         let d = di(dir);
         let mut records = 0usize;
+        // Stream offset of `data[0]`.
+        let mut pos = fc.as_deref().map_or(0, |f| f.offset);
+        if let Some(fc) = fc.as_deref_mut() {
+            // Suricata re-enters an application record it streams with its data frame made
+            // again where the call's data starts (`SSLv3Decode` for a continued record).
+            let c = &self.conn[d];
+            if c.remaining > 0 && c.kind == RecKind::Tls(23) && !data.is_empty() {
+                fc.new_frame(pos, c.rec_len as i64, 2);
+            }
+        }
         while !data.is_empty() && !self.failed {
             if self.conn[d].remaining == 0 {
                 // Record header.
@@ -170,7 +193,15 @@ impl TlsState {
                 if c.hdr_len == 0 {
                     c.hdr[0] = data[0];
                     c.hdr_len = 1;
+                    c.rec_start = pos;
                     data = &data[1..];
+                    pos += 1;
+                    // The header frame at the first chance (SSLv2: its own header frame).
+                    if let Some(fc) = fc.as_deref_mut() {
+                        if c.hdr[0] & 0x80 == 0 {
+                            fc.new_frame(c.rec_start, 5, 1);
+                        }
+                    }
                 }
                 let need: usize = if c.hdr[0] & 0x80 != 0 { 2 } else { 5 };
                 let take = need.saturating_sub(c.hdr_len).min(data.len());
@@ -178,6 +209,7 @@ impl TlsState {
                 c.hdr[c.hdr_len..c.hdr_len + take].copy_from_slice(h);
                 c.hdr_len += take;
                 data = rest;
+                pos += take as u64;
                 if c.hdr_len < need {
                     continue;
                 }
@@ -187,7 +219,11 @@ impl TlsState {
                     self.failed = true;
                     break;
                 }
-                if !self.record_header(d) {
+                let ok = self.record_header(d);
+                if let Some(fc) = fc.as_deref_mut() {
+                    self.record_frames(d, fc, !data.is_empty());
+                }
+                if !ok {
                     self.failed = true;
                     break;
                 }
@@ -200,6 +236,7 @@ impl TlsState {
             let take = c.remaining.min(data.len());
             let (chunk, rest) = data.split_at(take);
             data = rest;
+            pos += take as u64;
             c.remaining -= take;
             self.record_payload(d, chunk);
             if self.conn[d].remaining == 0 {
@@ -207,6 +244,39 @@ impl TlsState {
             }
         }
         !self.failed
+    }
+
+    /// The frames of the record whose header was just read (Suricata's
+    /// `AppLayerFrameNewByPointer` calls in `SSLv3Decode` / `SSLv2Decode`).
+    ///
+    /// `body`: some of the record's body is in the same call (an application record's data
+    /// frame is made only then; a continued one gets it on the next call).
+    fn record_frames(&self, d: usize, fc: &mut crate::frames::FrameCtx<'_>, body: bool) {
+        let c = &self.conn[d];
+        let at = c.rec_start;
+        if c.hdr[0] & 0x80 != 0 {
+            // SSLv2: the 2-byte length and the message type, then the whole record.
+            fc.new_frame(at, 3, 5);
+            fc.new_frame(at, 2 + c.remaining as i64, 6);
+            return;
+        }
+        let RecKind::Tls(ty) = c.kind else {
+            return;
+        };
+        let len = c.rec_len as i64;
+        fc.new_frame(at, len + 5, 0);
+        if len > 0 && (ty != 23 || body) {
+            fc.new_frame(at + 5, len, 2);
+            match ty {
+                21 => {
+                    fc.new_frame(at + 5, len, 3);
+                }
+                24 => {
+                    fc.new_frame(at + 5, len, 4);
+                }
+                _ => {}
+            }
+        }
     }
 
     /// Validate a complete record header; sets `kind` and `remaining`.
