@@ -317,7 +317,15 @@ impl RfbState {
     }
 
     /// Parse the pending data of `dir`; returns false when the version exchange failed.
-    fn run(&mut self, dir: Dir) -> bool {
+    ///
+    /// With `fc`, each parsed message gets Suricata's `pdu` frame; `buf_abs` is the stream
+    /// offset of the pending data's first byte.
+    fn run(
+        &mut self,
+        dir: Dir,
+        mut fc: Option<&mut crate::frames::FrameCtx<'_>>,
+        buf_abs: u64,
+    ) -> bool {
         let d = usize::from(dir == Dir::ToClient);
         let buf = std::mem::take(&mut self.pending[d]);
         let mut at = 0;
@@ -328,7 +336,21 @@ impl RfbState {
                 break true;
             }
             match self.step(dir, cur) {
-                Step::Consumed(n) => at += n,
+                // Suricata's frame length is what the call consumed so far, this message
+                // included (`consumed`), from the message's start.
+                Step::Consumed(n) => {
+                    if let Some(fc) = fc.as_deref_mut() {
+                        fc.new_frame(buf_abs + at as u64, (at + n) as i64, 0);
+                    }
+                    at += n
+                }
+                Step::ParsedThenSkip(n) => {
+                    if let Some(fc) = fc.as_deref_mut() {
+                        fc.new_frame(buf_abs + at as u64, (at + n) as i64, 0);
+                    }
+                    at = buf.len();
+                    break true;
+                }
                 Step::Incomplete => break true,
                 Step::All => {
                     at = buf.len();
@@ -433,7 +455,7 @@ impl RfbState {
                         // Not an error: an unknown (proprietary) type ends the mapping.
                         self.set_event(EV_UNIMPLEMENTED_SECURITY_TYPE);
                         self.stage = Skip;
-                        return Step::All;
+                        return Step::ParsedThenSkip(n);
                     }
                 }
                 Step::Consumed(n)
@@ -447,7 +469,7 @@ impl RfbState {
                     2 => self.stage = TcVncChallenge,
                     _ => {
                         self.give_up(EV_UNIMPLEMENTED_SECURITY_TYPE);
-                        return Step::All;
+                        return Step::ParsedThenSkip(n);
                     }
                 }
                 if let Some(tx) = self.tx.as_mut() {
@@ -612,6 +634,9 @@ impl RfbState {
 enum Step {
     /// A message of this many bytes was parsed.
     Consumed(usize),
+    /// A message of this many bytes was parsed, and the mapping stops (an unknown security
+    /// type): the rest is skipped.
+    ParsedThenSkip(usize),
     /// More data is needed.
     Incomplete,
     /// The rest of the data is taken (skipped).
@@ -631,7 +656,31 @@ impl AppParser for RfbState {
         }
         let d = usize::from(dir == Dir::ToClient);
         self.pending[d].extend_from_slice(data);
-        if !self.run(dir) {
+        if !self.run(dir, None, 0) {
+            self.failed = true;
+            self.pending = Default::default();
+            return true;
+        }
+        false
+    }
+
+    fn parse_frames(
+        &mut self,
+        dir: Dir,
+        data: &[u8],
+        fc: &mut crate::frames::FrameCtx<'_>,
+    ) -> bool {
+        if self.failed || data.is_empty() {
+            return false;
+        }
+        if self.stage == Stage::Skip {
+            self.pending = Default::default();
+            return false;
+        }
+        let d = usize::from(dir == Dir::ToClient);
+        let buf_abs = fc.offset.saturating_sub(self.pending[d].len() as u64);
+        self.pending[d].extend_from_slice(data);
+        if !self.run(dir, Some(fc), buf_abs) {
             self.failed = true;
             self.pending = Default::default();
             return true;
