@@ -989,6 +989,13 @@ fn frame_target(
             "'frame' keyword only supported for TCP and UDP".to_string(),
         ));
     }
+    if matches!(rule.protocol, Protocol::TcpPkt | Protocol::TcpStream) {
+        // Packet-only and stream-only rules cannot inspect app-layer frames.
+        return Err(SkipReason::Invalid(format!(
+            "'frame' keyword in a {} rule",
+            app_proto_name(rule)
+        )));
+    }
     let (kw_proto, short) = match value.split_once('.') {
         Some((p, rest)) => match AppProto::from_name(p).filter(|p| p.protocol().is_some()) {
             Some(ap) => (Some(ap), rest),
