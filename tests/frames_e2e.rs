@@ -54,7 +54,10 @@ fn counts(recs: &[serde_json::Value]) -> (BTreeMap<u64, usize>, BTreeMap<String,
                 *alerts
                     .entry(r["alert"]["signature_id"].as_u64().unwrap())
                     .or_default() += 1;
-                assert!(r["frame"].is_object(), "a frame rule's alert has its frame: {r}");
+                assert!(
+                    r["frame"].is_object(),
+                    "a frame rule's alert has its frame: {r}"
+                );
             }
             Some("frame") => {
                 *frames
@@ -82,7 +85,8 @@ fn mqtt_frames_as_suricata_verify() {
     else {
         return;
     };
-    let rules = "alert mqtt any any -> any any (frame:pdu; content:\"|10 2f 00|\"; startswith; sid:1;)\n\
+    let rules =
+        "alert mqtt any any -> any any (frame:pdu; content:\"|10 2f 00|\"; startswith; sid:1;)\n\
         alert mqtt any any -> any any (frame:pdu; content:\"|61 73 73|\"; endswith; sid:2;)\n\
         alert mqtt any any -> any any (flow:to_server; frame:header; content:\"|10|\"; sid:3;)\n\
         alert mqtt any any -> any any (frame:header; content:\"|20|\"; sid:4;)\n\
@@ -91,7 +95,10 @@ fn mqtt_frames_as_suricata_verify() {
         alert mqtt any any -> any any (frame:data; content:\"|00 06|\"; sid:8;)\n";
     let recs = run(&pcap, rules, false, "frames-mqtt");
     let (alerts, frames) = counts(&recs);
-    assert_eq!(alerts, map(&[(1, 1), (2, 1), (3, 1), (4, 1), (7, 1), (8, 1)]));
+    assert_eq!(
+        alerts,
+        map(&[(1, 1), (2, 1), (3, 1), (4, 1), (7, 1), (8, 1)])
+    );
     assert!(frames.is_empty(), "frame records are off by default");
     let a1 = recs
         .iter()
@@ -158,7 +165,8 @@ fn tls_frame_alerts_as_suricata() {
     };
     // Frame records differ (Suricata's logger skips frames once its stream buffer slid:
     // docs/compat.md); the alerts, ids and lengths do not.
-    let rules = "alert tls any any -> any any (frame:tls.hdr; content:\"|16 03|\"; startswith; sid:1;)\n\
+    let rules =
+        "alert tls any any -> any any (frame:tls.hdr; content:\"|16 03|\"; startswith; sid:1;)\n\
         alert tls any any -> any any (frame:tls.pdu; content:\"|17 03 03|\"; startswith; sid:2;)\n\
         alert tls any any -> any any (frame:tls.data; content:\"|01 00|\"; startswith; sid:3;)\n";
     let recs = run(&pcap, rules, FRAME_ON, "frames-tls");

@@ -94,24 +94,18 @@ impl Engine {
         }
         let env = MatchEnv::default();
         for frame in &frames.list {
-            let sigs: Vec<u32> = self
-                .frame_sigs
-                .iter()
-                .copied()
-                .filter(|&n| {
-                    self.sigs
-                        .get(n as usize)
-                        .and_then(|s| s.frame.as_deref())
-                        .is_some_and(|fs| fs.ty == frame.ty && fs.proto.sig_matches(app.proto))
-                })
-                .collect();
-            if sigs.is_empty() {
+            let wanted = |n: &u32| {
+                self.sigs
+                    .get(*n as usize)
+                    .and_then(|s| s.frame.as_deref())
+                    .is_some_and(|fs| fs.ty == frame.ty && fs.proto.sig_matches(app.proto))
+            };
+            if !self.frame_sigs.iter().any(wanted) {
                 continue;
             }
-            // The bytes to inspect, as (offset in the frame, bytes) blocks.
-            let mut blocks: Vec<(u64, Vec<u8>)> = Vec::new();
-            let mut progress = frame.inspect_progress.get();
-            if tcp {
+            // The span to inspect: [start, end) of the stream (TCP) or of the payload (UDP).
+            let progress = frame.inspect_progress.get();
+            let (start, end) = if tcp {
                 let Some((ssn, sdir, eof)) = stream else {
                     continue;
                 };
@@ -130,25 +124,17 @@ impl Engine {
                 if end <= start {
                     continue;
                 }
-                ssn.blocks(sdir, start, end, &mut |o, d| {
-                    blocks.push((o - frame.offset, d.to_vec()));
-                    false
-                });
-                progress = end - frame.offset;
+                (start, end)
             } else {
-                let pl = p.payload;
-                let Ok(o) = usize::try_from(frame.offset) else {
-                    continue;
-                };
-                if progress > 0 || o >= pl.len() {
+                let len = p.payload.len() as u64;
+                if progress > 0 || frame.offset >= len {
                     continue;
                 }
-                let n = usize::try_from(frame.len).map_or(pl.len() - o, |l| l.min(pl.len() - o));
-                blocks.push((0, pl[o..o + n].to_vec()));
-                progress = n as u64;
-            }
-            frame.inspect_progress.set(progress);
-            for n in sigs {
+                let end = frame.end().map_or(len, |e| e.min(len));
+                (frame.offset, end)
+            };
+            frame.inspect_progress.set(end - frame.offset);
+            for &n in self.frame_sigs.iter().filter(|n| wanted(n)) {
                 let Some(s) = self.sigs.get(n as usize) else {
                     continue;
                 };
@@ -162,20 +148,28 @@ impl Engine {
                 if !s.checks.iter().all(|c| c.matches(p, vars)) {
                     continue;
                 }
-                let hit = blocks.iter().any(|(_, b)| {
+                let (scratch, out, tmp) = (&mut th.scratch, &mut th.frame_buf, &mut th.frame_tmp);
+                let mut check = |b: &[u8]| {
                     if fs.matcher.transforms.is_empty() {
-                        fs.matcher.matches(b, &mut th.scratch, &env)
+                        fs.matcher.matches(b, scratch, &env)
                     } else {
-                        let (mut out, mut tmp) = (Vec::new(), Vec::new());
-                        super::app_buffers::apply_transforms(
-                            &fs.matcher.transforms,
-                            b,
-                            &mut out,
-                            &mut tmp,
-                        );
-                        fs.matcher.matches(&out, &mut th.scratch, &env)
+                        super::app_buffers::apply_transforms(&fs.matcher.transforms, b, out, tmp);
+                        fs.matcher.matches(out, scratch, &env)
                     }
-                });
+                };
+                let mut hit = false;
+                match stream.filter(|_| tcp) {
+                    // Each stored block on its own (a gap splits the frame).
+                    Some((ssn, sdir, _)) => ssn.blocks(sdir, start, end, &mut |_, b| {
+                        hit = check(b);
+                        hit
+                    }),
+                    None => {
+                        if let Some(b) = p.payload.get(start as usize..end as usize) {
+                            hit = check(b);
+                        }
+                    }
+                }
                 if hit {
                     s.post.iter().for_each(|op| op.apply(f.state));
                     th.push_frame_hit(n, FrameHit::of(frame, app.proto, dir, tcp));

@@ -96,6 +96,9 @@ pub struct DetectThread {
     stores: Vec<FileStoreReq>,
     /// Frame matches of this packet (queued as [`FRAME_BASE`] + index).
     frame_hits: Vec<super::frames::FrameHit>,
+    /// A frame's bytes with the rule's transforms, and scratch for them (reused).
+    pub(crate) frame_buf: Vec<u8>,
+    pub(crate) frame_tmp: Vec<u8>,
     /// Counters.
     pub stats: DetectStats,
 }
@@ -239,6 +242,8 @@ impl Engine {
             tagged: false,
             stores: Vec::new(),
             frame_hits: Vec::new(),
+            frame_buf: Vec::new(),
+            frame_tmp: Vec::new(),
             stats: DetectStats::default(),
         }
     }
