@@ -166,6 +166,7 @@ fn real_main(mut cli: Cli) -> Result<u8, (u8, String)> {
 
     let progress = progress::Progress::new(cli.progress.into(), cli.quiet);
     progress.set_total(total_size(&inputs));
+    let mut rule_counts = None;
     let engine = if cli.disable_detection {
         None
     } else {
@@ -175,6 +176,16 @@ fn real_main(mut cli: Cli) -> Result<u8, (u8, String)> {
         }
         refuse_insecure(&loaded)?;
         fatal_rule_errors(&loaded, &cli)?;
+        if loaded.load.files > 0 {
+            // Suricata's `detect.engines` stats entry (`rules_skipped`: not enforced, or
+            // `requires` not met).
+            rule_counts = Some(run::RuleCounts {
+                loaded: loaded.engine.len() as u64,
+                failed: load_failures(&loaded) as u64,
+                skipped: (loaded.engine.report().skipped.len() - invalid_rules(&loaded)
+                    + loaded.load.requirements_skipped) as u64,
+            });
+        }
         (!loaded.engine.is_empty()).then(|| Arc::new(loaded.engine))
     };
     // The parse trees and rule texts just freed would stay resident: the workers allocate
@@ -194,6 +205,7 @@ fn real_main(mut cli: Cli) -> Result<u8, (u8, String)> {
         runmode,
         progress,
         engine,
+        rule_counts,
         stop: signals.stop.clone(),
         bpf,
     };
@@ -271,10 +283,38 @@ fn engine_setup(cfg: &SensorConfig, cli: &Cli) -> EngineSetup {
         classification_file: cfg.rules.classification_file.clone(),
         reference_file: cfg.rules.reference_config_file.clone(),
         threshold_file: cfg.rules.threshold_file.clone(),
-        config: cfg.detect.engine.clone(),
+        config: {
+            let mut c = cfg.detect.engine.clone();
+            c.features = provided_features(cfg);
+            c
+        },
         allow_insecure_files: cli.allow_insecure_files,
         trusted_uid: run_as_uid(cfg),
     }
+}
+
+/// The features a rule's `requires` sees, as Suricata 7.0.10 provides them: `ja3` and
+/// `ja4` unless their fingerprints are switched off, `output::file-store` with the file
+/// store on.
+fn provided_features(cfg: &SensorConfig) -> Vec<String> {
+    let off = |v: &Option<String>| {
+        matches!(
+            v.as_deref().map(str::to_ascii_lowercase).as_deref(),
+            Some("no" | "false" | "off" | "0")
+        )
+    };
+    let tls = &cfg.detect.app_layer.tls;
+    let mut f = Vec::new();
+    if !off(&tls.ja3_fingerprints) {
+        f.push("ja3".to_string());
+    }
+    if !off(&tls.ja4_fingerprints) {
+        f.push("ja4".to_string());
+    }
+    if cfg.output.file_store.enabled {
+        f.push("output::file-store".to_string());
+    }
+    f
 }
 
 /// Start-up stops when a rule, classification or threshold file was refused as insecure
@@ -369,6 +409,13 @@ fn print_rule_summary(l: &LoadedEngine, verbose: u8, running: bool) {
         s.skipped + invalid,
         r.skipped.len() - invalid
     );
+    if s.requirements_skipped > 0 {
+        // Suricata's `rules_skipped`: `requires` not met by this engine (version, features).
+        eprintln!(
+            "shrike: rules: {} rule(s) skipped: their requirements (`requires`) are not met",
+            s.requirements_skipped
+        );
+    }
     for f in &l.missing_files {
         let why = if f.exists() {
             "cannot be read"

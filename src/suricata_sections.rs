@@ -721,6 +721,9 @@ fn engine(tree: &Value, out: &mut Value) {
     if let Some(n) = get(tree, "packet-alert-max").and_then(parse_size) {
         out["detect"]["engine"]["packet-alert-max"] = json!(n);
     }
+    if let Some(v) = get(tree, "ignore-unknown-requirements") {
+        out["detect"]["engine"]["ignore-unknown-requirements"] = json!(truthy(v));
+    }
     for key in ["match-limit", "match-limit-recursion"] {
         if let Some(n) = get(tree, &format!("pcre.{key}")).and_then(parse_size) {
             out["detect"]["engine"]["pcre"][key] = json!(n);

@@ -267,3 +267,53 @@ fn binary_missing_rule_file_is_named() {
     }
     assert_eq!(o.status.code(), Some(1), "{err}");
 }
+
+/// `requires` (Suricata 7.0.3+): a rule whose requirements this engine (Suricata 7.0.10's
+/// language) does not meet is skipped, not failed, before its other keywords are looked at
+/// (a Suricata 8 keyword behind `requires: version >= 8`); a bad expression fails the rule;
+/// the stats record's `detect.engines` counts them as Suricata does.
+#[test]
+fn requires_skips_rules_as_suricata() {
+    let dir = TempDir::new("requires");
+    let rules = dir.path().join("r.rules");
+    std::fs::write(
+        &rules,
+        "alert tcp any any -> any any (msg:\"new\"; requires: version >= 8; dns.rcode:3; sid:1;)\n\
+         alert tcp any any -> any any (msg:\"unknown\"; requires: foo bar; sid:2;)\n\
+         alert tcp any any -> any any (msg:\"bad\"; requires: version 7; sid:3;)\n\
+         alert tcp any any -> any any (msg:\"ok\"; requires: version >= 7.0.3 < 8, feature ja3; sid:4;)\n\
+         alert tcp any any -> any any (msg:\"old\"; requires: version < 7; sid:5;)\n",
+    )
+    .unwrap();
+    let pcap = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/sample.pcap");
+    let out = Command::new(env!("CARGO_BIN_EXE_shrike"))
+        .arg("-r")
+        .arg(&pcap)
+        .arg("-S")
+        .arg(&rules)
+        .arg("-l")
+        .arg(dir.path())
+        .output()
+        .expect("run shrike");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("5 rule(s): 1 loaded, 1 failed to load"),
+        "{err}"
+    );
+    assert!(
+        err.contains("3 rule(s) skipped: their requirements"),
+        "{err}"
+    );
+    let eve = std::fs::read_to_string(dir.path().join("eve.json")).unwrap();
+    let stats: serde_json::Value = eve
+        .lines()
+        .rev()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find(|r| r["event_type"] == "stats")
+        .expect("a stats record");
+    let e = &stats["stats"]["detect"]["engines"][0];
+    assert_eq!(e["rules_loaded"], 1, "{e}");
+    assert_eq!(e["rules_failed"], 1, "{e}");
+    assert_eq!(e["rules_skipped"], 3, "{e}");
+}

@@ -762,8 +762,8 @@ pub(crate) fn compile(
                 app_keyword_seen = true;
                 app.filesize = Some(m);
             }
-            // The frame was resolved with the buffers.
-            Keyword::Unknown { name, .. } if name == "frame" => {}
+            // The frame was resolved with the buffers; `requires` was checked by the loader.
+            Keyword::Unknown { name, .. } if name == "frame" || name == "requires" => {}
             Keyword::Unknown { name, .. } if name == "tls.store" || name == "tls_store" => {
                 set_app_proto(&mut app, AppProto::TLS)?;
                 app_keyword_seen = true;

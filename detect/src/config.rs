@@ -86,6 +86,13 @@ pub struct EngineConfig {
     /// Bounds of one `pcre` search (Suricata's `pcre.match-limit` and
     /// `pcre.match-limit-recursion`); searches stopped by them are counted.
     pub pcre: shrike_rules::matcher::PcreLimits,
+    /// Suricata's `ignore-unknown-requirements`: an unknown `requires` key does not skip
+    /// the rule.
+    pub ignore_unknown_requirements: bool,
+    /// The features `requires` sees (`ja3`, `ja4`, `output::file-store`), set by the
+    /// caller from the rest of the configuration.
+    #[serde(skip)]
+    pub features: Vec<String>,
 }
 
 impl Default for EngineConfig {
@@ -101,6 +108,8 @@ impl Default for EngineConfig {
                 super::prefilter::DEFAULT_CACHE_DIR,
             )),
             pcre: shrike_rules::matcher::PcreLimits::default(),
+            ignore_unknown_requirements: false,
+            features: Vec::new(),
         }
     }
 }

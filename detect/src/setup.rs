@@ -292,6 +292,10 @@ pub fn load_texts(
     let opts = LoadOptions {
         reject_unknown_keywords: true,
         classtypes: Some(classes.keys().cloned().collect()),
+        requires: shrike_rules::requires::Provided {
+            features: config.features.clone(),
+            ignore_unknown: config.ignore_unknown_requirements,
+        },
     };
     let mut merged = RuleSet::default();
     let mut negated = NegatedHeaders::default();
@@ -370,8 +374,10 @@ fn merge(
     for (k, v) in set.summary.unenforced_keywords {
         *s.unenforced_keywords.entry(k).or_default() += v;
     }
+    s.requirements_skipped += set.summary.requirements_skipped;
     into.errors.extend(set.errors);
     into.warnings.extend(set.warnings);
+    into.notes.extend(set.notes);
     for r in set.rules {
         let key = (r.rule.gid, r.rule.sid);
         if let Some(&old) = index.get(&key) {

@@ -119,7 +119,7 @@ impl ReloadStats {
     pub fn rules_of(&mut self, l: &LoadedEngine) {
         self.rules_loaded = l.engine.len() as u64;
         self.rules_failed = l.parse_errors.len() as u64;
-        self.rules_skipped = l.engine.report().skipped.len() as u64;
+        self.rules_skipped = (l.engine.report().skipped.len() + l.load.requirements_skipped) as u64;
     }
 
     /// The counters as a board snapshot.
@@ -172,7 +172,7 @@ pub fn reject_reason(l: &LoadedEngine, rule_files: usize) -> Option<String> {
     None
 }
 
-fn unix_secs() -> u64 {
+pub(crate) fn unix_secs() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs())

@@ -37,12 +37,26 @@ pub struct RunOptions {
     pub progress: Progress,
     /// The detection engine (`None` with `--disable-detection`).
     pub engine: Option<Arc<Engine>>,
+    /// The rule counts of the load (Suricata's `detect.engines` stats entry), when rule
+    /// files were given.
+    pub rule_counts: Option<RuleCounts>,
     /// Set by SIGINT/SIGTERM: stop reading, then finish normally (flows, outputs, stats).
     pub stop: Arc<AtomicBool>,
     /// A BPF filter expression (`shrike -r x.pcap 'udp'`, `-F FILE`): packets it rejects are
     /// not processed at all, as Suricata's (libpcap's) filter; counted in
     /// `shrike.capture.bpf_filtered`.
     pub bpf: Option<String>,
+}
+
+/// Rules of a load, as Suricata's `detect.engines` entry counts them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RuleCounts {
+    /// Enforced.
+    pub loaded: u64,
+    /// Failed to load.
+    pub failed: u64,
+    /// Skipped (not enforced yet, or `requires` not met).
+    pub skipped: u64,
 }
 
 /// Switch to the `run-as` user and group (file mode: no capability is kept).
@@ -253,7 +267,20 @@ pub fn run_files(cfg: &SensorConfig, opts: RunOptions) -> Result<RunResult, RunE
     }
     let output_closed = Arc::new(AtomicBool::new(false));
     pipeline.stop_when_closed(output_closed.clone());
-    let board = Arc::new(StatsBoard::new(workers));
+    // One slot per worker, and one for the rule counts (`detect.engines`).
+    let board = Arc::new(StatsBoard::new(
+        workers + usize::from(opts.rule_counts.is_some()),
+    ));
+    if let Some(rc) = opts.rule_counts {
+        let stats = crate::reload::ReloadStats {
+            last_reload_secs: crate::reload::unix_secs(),
+            rules_loaded: rc.loaded,
+            rules_failed: rc.failed,
+            rules_skipped: rc.skipped,
+            ..crate::reload::ReloadStats::default()
+        };
+        board.publish(workers, stats.snapshot(), 0);
+    }
     // The Prometheus endpoint (`metrics.enabled`), as in live capture, for as long as the run
     // lasts: the workers publish their counters to the board twice a second.
     let _metrics = if cfg.metrics.enabled {

@@ -121,6 +121,7 @@ fn flows(name: &str, pkts: &[(f64, Vec<u8>)]) -> Vec<Value> {
         runmode: Runmode::Single,
         progress: Progress::new(ProgressMode::None, true),
         engine: None,
+        rule_counts: None,
         stop: Arc::new(AtomicBool::new(false)),
         bpf: None,
     };

@@ -54,6 +54,7 @@ fn run(inputs: &[PathBuf], rules: &str, runmode: Runmode, workers: usize) -> Vec
         runmode,
         progress: Progress::new(ProgressMode::None, true),
         engine: Some(Arc::new(loaded.engine)),
+        rule_counts: None,
         stop: Arc::new(AtomicBool::new(false)),
         bpf: None,
     };

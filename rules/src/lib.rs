@@ -12,6 +12,7 @@ pub mod loader;
 pub mod matcher;
 pub mod mpm;
 pub mod parse;
+pub mod requires;
 
 pub use loader::{
     load_rules, load_rules_from_str, LoadOptions, LoadSummary, RuleLoadError, RuleSet,

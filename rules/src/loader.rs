@@ -16,6 +16,8 @@ pub struct LoadOptions {
     /// When set, warn about rules whose `classtype` is not in this list (Suricata 7 loads
     /// them with a warning and priority 3).
     pub classtypes: Option<Vec<String>>,
+    /// What `requires` is checked against (features on, `ignore-unknown-requirements`).
+    pub requires: crate::requires::Provided,
 }
 
 impl Default for LoadOptions {
@@ -23,6 +25,7 @@ impl Default for LoadOptions {
         LoadOptions {
             reject_unknown_keywords: true,
             classtypes: None,
+            requires: crate::requires::Provided::default(),
         }
     }
 }
@@ -83,6 +86,9 @@ pub struct LoadSummary {
     pub skipped_by_reason: BTreeMap<String, usize>,
     /// Rules loaded that use keywords shrike does not enforce yet, per keyword.
     pub unenforced_keywords: BTreeMap<String, usize>,
+    /// Rules skipped because their `requires` is not met (Suricata's `rules_skipped`; not
+    /// counted in [`LoadSummary::skipped`]).
+    pub requirements_skipped: usize,
 }
 
 /// The result of loading rule files.
@@ -94,6 +100,8 @@ pub struct RuleSet {
     pub errors: Vec<RuleLoadError>,
     /// Non-fatal notes (duplicate sids).
     pub warnings: Vec<String>,
+    /// Informational notes (rules skipped for their `requires`).
+    pub notes: Vec<String>,
     /// Counts.
     pub summary: LoadSummary,
 }
@@ -206,6 +214,33 @@ impl<'a> LoadState<'a> {
     fn load_text(&mut self, text: &str, file: &Arc<str>) {
         for (line, rule_text) in logical_lines(text) {
             self.set.summary.total += 1;
+            // Suricata's first pass: `requires` decides before anything else is validated.
+            if let Some(v) = super::parse::requires_value(&rule_text) {
+                let running = crate::requires::SURICATA_VERSION;
+                match crate::requires::check(v, running, &self.opts.requires) {
+                    Ok(None) => {}
+                    Ok(Some(unmet)) => {
+                        self.set.summary.requirements_skipped += 1;
+                        self.set.notes.push(format!(
+                            "{file}:{line}: rule skipped, requirements not met: {unmet}"
+                        ));
+                        continue;
+                    }
+                    Err(why) => {
+                        let sid = sniff_sid(&rule_text);
+                        self.fail(
+                            file,
+                            line,
+                            sid,
+                            ParseError::new(
+                                ErrorKind::Semantic("bad requires"),
+                                format!("{why}: {v}"),
+                            ),
+                        );
+                        continue;
+                    }
+                }
+            }
             match self.parser.parse(&rule_text) {
                 Ok(rule) => self.accept(rule, file, line),
                 Err(e) => {
@@ -284,6 +319,8 @@ impl<'a> LoadState<'a> {
             }
         }
         for name in rule.keywords.iter().filter_map(|k| match k {
+            // Checked before the rule was parsed.
+            Keyword::Unknown { name, .. } if name == "requires" => None,
             Keyword::Unknown {
                 name, known: true, ..
             } => Some(name),

@@ -127,6 +127,20 @@ impl<'v> RuleParser<'v> {
     }
 }
 
+/// The value of the rule's `requires` option, found the way Suricata's first (requires-only)
+/// pass finds it: `None` when the rule has none or cannot be split into options (the full
+/// parse then reports why).
+pub fn requires_value(text: &str) -> Option<&str> {
+    let (_, body) = split_rule(text).ok()?;
+    for opt in OptionIter::new(body) {
+        let opt = opt.ok()?;
+        if opt.name == "requires" {
+            return Some(opt.value.unwrap_or(""));
+        }
+    }
+    None
+}
+
 /// Parses one rule with a fresh parser (no cache reuse).
 pub fn parse_rule(text: &str, vars: &Vars) -> PResult<Rule> {
     RuleParser::new(vars).parse(text)
