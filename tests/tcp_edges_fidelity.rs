@@ -119,3 +119,50 @@ fn tcp_edge_cases_as_suricata() {
     assert_eq!(checked, 20 * 3 - KNOWN.len());
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));
 }
+
+/// A RST carrying a TCP MD5 signature option, then data from its sender (suricata-verify
+/// security-4710-01): Suricata 7.0.10 accepts the RST but marks its receiver, and the next
+/// packet from the same sender raises `stream-event:suspected_rst_inject` and reopens the
+/// session: the request is still parsed and its rule alerts.
+#[test]
+fn md5_signed_rst_then_data_is_suspected_injection() {
+    let Some(pcap) = common::shared_file("suricata-verify/tests/security-4710-01/input.pcap")
+    else {
+        return;
+    };
+    let dir = TempDir::new("rst-inject");
+    let rules = dir.path().join("r.rules");
+    std::fs::write(
+        &rules,
+        "alert tcp any any -> any any (content:\"ultrasurf\"; http_uri; sid:1;)\n\
+         alert tcp any any -> any any (stream-event:suspected_rst_inject; sid:2210058;)\n",
+    )
+    .unwrap();
+    let out = shrike()
+        .args(["-k", "none", "-r"])
+        .arg(&pcap)
+        .arg("-S")
+        .arg(&rules)
+        .arg("-l")
+        .arg(dir.path())
+        .output()
+        .expect("run shrike");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let recs = eve_records(dir.path());
+    let alerts: Vec<(u64, u64)> = recs
+        .iter()
+        .filter(|r| r["event_type"] == "alert")
+        .map(|r| {
+            (
+                r["pcap_cnt"].as_u64().unwrap_or(0),
+                r["alert"]["signature_id"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    // As Suricata 7.0.10: the event on the data packet after the RST (5), the URI rule on
+    // the packet whose ACK released the request to the parser (9).
+    assert_eq!(alerts, vec![(5, 2210058), (9, 1)]);
+    assert!(recs
+        .iter()
+        .any(|r| r["event_type"] == "http" && r["http"]["url"] == "/ultrasurf.html"));
+}

@@ -20,6 +20,10 @@ pub(crate) struct TcpOpts {
     pub tfo: bool,
     /// SACK blocks present.
     pub sack: bool,
+    /// A TCP MD5 signature (RFC 2385) or TCP-AO (RFC 5925) option: a RST carrying one may
+    /// be refused by the receiver, which cannot be known (Suricata's
+    /// `md5_option_present` / `ao_option_present`).
+    pub auth: bool,
 }
 
 /// Reads the options of the TCP segment described by `meta` in `pkt`.
@@ -38,6 +42,8 @@ pub(crate) fn read(meta: &PacketMeta, pkt: &[u8]) -> TcpOpts {
             TcpOption::Timestamps(v, e) => o.ts = Some((v, e)),
             TcpOption::Sack(_) => o.sack = true,
             TcpOption::Other(TFO, _) => o.tfo = true,
+            TcpOption::Other(19, d) if d.len() == 16 => o.auth = true,
+            TcpOption::Other(29, d) if d.len() >= 2 => o.auth = true,
             TcpOption::Other(EXP, d) if d.get(..2) == Some(&[0xf9, 0x89]) => o.tfo = true,
             _ => {}
         }

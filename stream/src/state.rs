@@ -198,8 +198,26 @@ impl StreamEngine {
         Verdict::Accepted
     }
 
-    /// Packet on an existing session.
+    /// Packet on an existing session, then Suricata's `StreamTcpPacketCheckPostRst`: a
+    /// packet other than a RST from the sender of a RST its receiver was marked for
+    /// (`RST_RECV`) means the RST was likely injected: event, and the session is no longer
+    /// closed by it.
     pub(crate) fn dispatch(
+        &mut self,
+        s: &mut TcpSession,
+        p: &Pkt<'_>,
+        ev: &mut StreamEventSet,
+    ) -> Verdict {
+        let v = self.dispatch_state(s, p, ev);
+        if !p.has(RST) && tr(s, 1 - p.d).flags & tf::RST_RECV != 0 {
+            tr_mut(s, 1 - p.d).flags &= !tf::RST_RECV;
+            s.flags &= !ssf::CLOSED_BY_RST;
+            ev.insert(E::SuspectedRstInject);
+        }
+        v
+    }
+
+    fn dispatch_state(
         &mut self,
         s: &mut TcpSession,
         p: &Pkt<'_>,
@@ -463,6 +481,11 @@ impl StreamEngine {
         if s.flags & ssf::TIMESTAMP != 0 && !self.valid_ts(s, p) {
             ev.insert(E::PktInvalidTimestamp);
             return Verdict::Rejected;
+        }
+        // Suricata's `StreamTcpValidateRst`: with a TCP MD5/AO option the RST is accepted,
+        // but the receiver is marked: if the RST's sender goes on, it was likely injected.
+        if p.opts.auth && s.state != S::SynSent {
+            tr_mut(s, 1 - p.d).flags |= tf::RST_RECV;
         }
         let snd = tr(s, p.d);
         let valid = if s.state == S::SynSent {
@@ -1144,14 +1167,8 @@ impl StreamEngine {
         if !snd_recv && rcv_recv && s.prev_state != S::Closed {
             let prev = s.prev_state;
             let v = self.by_state(s, p, prev, ev);
-            if v == Verdict::Accepted {
-                if !p.payload.is_empty() {
-                    ev.insert(E::SuspectedRstInject);
-                }
-                if s.state == S::Closed {
-                    s.state = prev;
-                }
-                s.flags &= !ssf::CLOSED_BY_RST;
+            if v == Verdict::Accepted && s.state == S::Closed {
+                s.state = prev;
             }
             return v;
         }

@@ -131,6 +131,14 @@ impl<'v> RuleParser<'v> {
 /// pass finds it: `None` when the rule has none or cannot be split into options (the full
 /// parse then reports why).
 pub fn requires_value(text: &str) -> Option<&str> {
+    // Cheap test first: most rules have no `requires` (option names match in any case).
+    if !text
+        .as_bytes()
+        .windows(8)
+        .any(|w| w.eq_ignore_ascii_case(b"requires"))
+    {
+        return None;
+    }
     let (_, body) = split_rule(text).ok()?;
     for opt in OptionIter::new(body) {
         let opt = opt.ok()?;
