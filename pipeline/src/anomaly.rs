@@ -21,6 +21,9 @@ pub struct AnomalyLog {
     decode: bool,
     stream: bool,
     applayer: bool,
+    /// Transaction (`proto_parser`) events too: Suricata logs those only while a protocol
+    /// record type is on (its transaction loggers run), protocol-detection ones always.
+    applayer_tx: bool,
     packethdr: bool,
     metadata: bool,
 }
@@ -48,7 +51,8 @@ impl AnomalyLog {
         AnomalyLog {
             decode: on && t.decode,
             stream: on && t.stream,
-            applayer: on && t.applayer && out.wants(EventKind::Protocol),
+            applayer: on && t.applayer,
+            applayer_tx: on && t.applayer && out.wants(EventKind::Protocol),
             packethdr: cfg.anomaly.packet_header(),
             metadata: cfg.metadata,
         }
@@ -142,6 +146,9 @@ impl AnomalyLog {
                 self.write(out, ctx, engine, None, anomaly, None);
             }
         }
+        if !self.applayer_tx {
+            return;
+        }
         app.drain_anomalies(&mut |a: AppAnomaly| {
             let mut buf = [0u8; EVENT_NAME_MAX];
             let event = a.eve_name(&mut buf);
@@ -224,12 +231,14 @@ mod tests {
             AnomalyLog::default().with_meta(true)
         );
         // `anomaly` without a protocol logger: no transaction events (Suricata's tx logger
-        // does not run), packet events as configured.
+        // does not run) but protocol-detection ones (packet events), packet events as
+        // configured.
         let (mut cfg, o) = out(Some(vec!["anomaly"]));
         cfg.anomaly.types.decode = true;
         cfg.anomaly.packethdr = true;
         let a = AnomalyLog::new(&cfg, &o);
-        assert!(!a.wants_app() && a.wants_packet() && a.packethdr && !a.stream);
+        assert!(a.wants_app() && !a.applayer_tx);
+        assert!(a.wants_packet() && a.packethdr && !a.stream);
     }
 
     impl AnomalyLog {
