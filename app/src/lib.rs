@@ -35,6 +35,7 @@ pub mod layer;
 pub mod log;
 pub mod modbus;
 pub mod mqtt;
+pub mod nfs;
 pub mod ntp;
 pub mod pgsql;
 pub mod quic;

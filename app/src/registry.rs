@@ -133,6 +133,8 @@ pub struct ParserConfig {
     pub dnp3: crate::dnp3::Dnp3Config,
     /// Modbus (`app-layer.protocols.modbus.*`).
     pub modbus: crate::modbus::ModbusConfig,
+    /// NFS (`app-layer.protocols.nfs.*`).
+    pub nfs: crate::nfs::NfsConfig,
 }
 
 impl ParserConfig {
@@ -387,6 +389,7 @@ pub static PROTOCOLS: &[&Protocol] = &[
     &crate::modbus::PROTOCOL,
     &crate::bittorrent_dht::PROTOCOL,
     &crate::rdp::PROTOCOL,
+    &crate::nfs::PROTOCOL,
 ];
 
 /// Most protocols the registry can hold (the size of per-protocol counter arrays).

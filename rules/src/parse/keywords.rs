@@ -121,6 +121,7 @@ pub static SURICATA_KEYWORDS: &[&str] = &[
     "nfq_set_mark",
     "nfs.version",
     "nfs_procedure",
+    "nfs_version",
     "noalert",
     "nocase",
     "offset",

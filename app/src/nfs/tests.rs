@@ -1,0 +1,1 @@
+//! NFS parser tests.
