@@ -61,11 +61,9 @@ fn setup_procedure(v: Option<&str>) -> Result<Box<dyn TxMatch>, String> {
     if v.starts_with(|c: char| c.is_ascii_alphabetic()) {
         return Ok(Box::new(ProcMatch::Name(v.to_string())));
     }
-    Ok(Box::new(ProcMatch::Num(UintMatch::parse(
-        v,
-        u64::from(u32::MAX),
-        "nfs_procedure",
-    ).map_err(|e| e.to_string())?)))
+    Ok(Box::new(ProcMatch::Num(
+        UintMatch::parse(v, u64::from(u32::MAX), "nfs_procedure").map_err(|e| e.to_string())?,
+    )))
 }
 
 #[derive(Debug)]
@@ -81,9 +79,7 @@ impl TxMatch for VersionMatch {
 
 fn setup_version(v: Option<&str>) -> Result<Box<dyn TxMatch>, String> {
     let v = v.ok_or("nfs.version needs a value")?.trim();
-    Ok(Box::new(VersionMatch(UintMatch::parse(
-        v,
-        u64::from(u32::MAX),
-        "nfs.version",
-    ).map_err(|e| e.to_string())?)))
+    Ok(Box::new(VersionMatch(
+        UintMatch::parse(v, u64::from(u32::MAX), "nfs.version").map_err(|e| e.to_string())?,
+    )))
 }

@@ -247,6 +247,8 @@ pub struct FileXfer {
     pub tracker: Tracker,
     /// First bytes for `file.data`.
     pub head: Vec<u8>,
+    /// Its `fileinfo` record was written.
+    logged: bool,
 }
 
 /// One transaction.
@@ -552,9 +554,7 @@ impl NfsState {
     }
 
     fn tx_by_xid(&mut self, xid: u32) -> Option<&mut NfsTx> {
-        self.txs
-            .iter_mut()
-            .find(|t| !t.is_file_tx && t.xid == xid)
+        self.txs.iter_mut().find(|t| !t.is_file_tx && t.xid == xid)
     }
 
     fn file_tx_by_handle(&mut self, fh: &[u8], dir: Dir) -> Option<&mut NfsTx> {
@@ -578,6 +578,7 @@ impl NfsState {
             last_xid: 0,
             tracker: Tracker::default(),
             head: Vec::new(),
+            logged: false,
         });
         self.push_tx(t)
     }
@@ -1608,6 +1609,9 @@ impl AppParser for NfsState {
     }
 
     fn close(&mut self) {
+        if self.is_udp {
+            return;
+        }
         for t in self.txs.iter_mut() {
             if let Some(f) = t.file.as_mut() {
                 f.tracker.trunc();
@@ -1637,8 +1641,7 @@ impl AppParser for NfsState {
         let t = self.tx(tx)?;
         match (&t.file, buf) {
             (Some(f), BUF_FILE_DATA) => {
-                let done =
-                    closed || f.tracker.is_done() || f.head.len() >= MAX_FILE_INSPECT;
+                let done = closed || f.tracker.is_done() || f.head.len() >= MAX_FILE_INSPECT;
                 done.then_some(true)
             }
             _ => Some(true),
@@ -1669,37 +1672,71 @@ impl AppParser for NfsState {
 
     fn log(&mut self, c: &mut LogCtx<'_>) {
         let to_server = c.rec.info.to_server;
+        // Over UDP nothing ends a flow's transactions: one still open at the end is not
+        // logged (Suricata sets no end-of-stream on UDP flows).
+        let closed = c.closed && !self.is_udp;
+        // A file's `fileinfo` is written once it ended (before its transaction's record,
+        // as Suricata's file logger runs first).
+        let ended: Vec<u64> = self
+            .txs
+            .iter()
+            .filter(|t| {
+                t.file.as_ref().is_some_and(|f| {
+                    !f.logged
+                        && f.tracker
+                            .file
+                            .as_ref()
+                            .is_some_and(|x| x.is_done() || closed)
+                })
+            })
+            .map(|t| t.id)
+            .collect();
+        for id in ended {
+            if c.write {
+                if let Some(t) = self.tx(id) {
+                    self.write_fileinfo(c, t);
+                }
+            }
+            if let Some(f) = self
+                .txs
+                .iter_mut()
+                .find(|t| t.id == id)
+                .and_then(|t| t.file.as_mut())
+            {
+                f.logged = true;
+            }
+        }
         let ready: Vec<u64> = self
             .txs
             .iter()
             .filter(|t| {
-                t.id >= *c.next && !t.logged && (c.closed || (t.request_done && t.response_done))
+                t.id >= *c.next && !t.logged && (closed || (t.request_done && t.response_done))
             })
             .map(|t| t.id)
             .collect();
         for id in ready {
             if let Some(t) = self.tx(id) {
-                if c.write && !self.filtered(t) {
-                    if c.out.wants_type("nfs") {
-                        if let Some(mut rec) = c.out.record(EventKind::Protocol) {
-                            write_eve_header(&mut rec, &c.rec.header("nfs", to_server));
-                            rec.open_object("rpc");
-                            Self::write_rpc(t, &mut rec);
-                            rec.close();
-                            rec.open_object("nfs");
-                            self.write_nfs(t, &mut rec);
-                            rec.close();
-                            rec.close();
-                            let _ = rec.commit();
-                        }
+                if c.write && !self.filtered(t) && c.out.wants_type("nfs") {
+                    if let Some(mut rec) = c.out.record(EventKind::Protocol) {
+                        write_eve_header(&mut rec, &c.rec.header("nfs", to_server));
+                        rec.open_object("rpc");
+                        Self::write_rpc(t, &mut rec);
+                        rec.close();
+                        rec.open_object("nfs");
+                        self.write_nfs(t, &mut rec);
+                        rec.close();
+                        rec.close();
+                        let _ = rec.commit();
                     }
-                }
-                if c.write {
-                    self.write_fileinfo(c, t);
                 }
                 c.logged += 1;
             }
             if let Some(t) = self.txs.iter_mut().find(|t| t.id == id) {
+                t.logged = true;
+            }
+        }
+        if c.closed && self.is_udp {
+            for t in self.txs.iter_mut() {
                 t.logged = true;
             }
         }
@@ -1712,8 +1749,9 @@ impl AppParser for NfsState {
             next += 1;
         }
         *c.next = next;
-        self.txs
-            .retain(|t| !(t.logged && t.id < next && t.seen == 3));
+        self.txs.retain(|t| {
+            !(t.logged && t.id < next && t.seen == 3 && t.file.as_ref().is_none_or(|f| f.logged))
+        });
     }
 
     fn drain_events(&mut self, _from: u64, _flow_logged: bool, f: &mut dyn FnMut(AppAnomaly)) {

@@ -383,7 +383,10 @@ mod tests {
         assert_eq!(c.hdr.xid, 9);
         assert_eq!((c.program, c.progver, c.procedure), (100003, 3, 0));
         let u = c.unix.unwrap();
-        assert_eq!((u.machine.as_slice(), u.uid, u.gid), (&b"host"[..], 1000, 100));
+        assert_eq!(
+            (u.machine.as_slice(), u.uid, u.gid),
+            (&b"host"[..], 1000, 100)
+        );
         for n in 0..b.len() {
             assert!(udp_call(&b[..n]).is_err());
         }
@@ -392,7 +395,9 @@ mod tests {
     #[test]
     fn tcp_call_cut_to_fragment() {
         let body = call_bytes(1, 100003, 3, 1, &[0, 0, 0, 0, 1, 2, 3, 4]);
-        let mut b = (0x8000_0000u32 | (body.len() as u32 - 4)).to_be_bytes().to_vec();
+        let mut b = (0x8000_0000u32 | (body.len() as u32 - 4))
+            .to_be_bytes()
+            .to_vec();
         b.extend_from_slice(&body);
         let c = tcp_call(&b, true).unwrap();
         assert_eq!(c.data, &[0, 0, 0, 0]);
