@@ -295,7 +295,9 @@ pub struct NfsTx {
     /// File transfer.
     pub file: Option<FileXfer>,
     events: u8,
-    events_reported: u8,
+    /// The anomaly logger saw the transaction (Suricata's logs a transaction's events
+    /// once, on the first pass after it was created; later events are not reported).
+    anomaly_seen: bool,
     logged: bool,
     seen: u8,
 }
@@ -308,6 +310,8 @@ struct XidMap {
     chunk_offset: u64,
     file_name: Vec<u8>,
     file_handle: Vec<u8>,
+    /// NFSv4 COMPOUND under RPCSEC_GSS integrity: the reply is wrapped too.
+    gss_integrity: bool,
     seq: u64,
 }
 
@@ -338,8 +342,6 @@ pub struct NfsState {
     pub nfs_version: u16,
     dirs: [DirState; 2],
     failed: bool,
-    /// An event raised while no transaction existed.
-    pending_events: u8,
 }
 
 fn di(d: Dir) -> usize {
@@ -473,7 +475,6 @@ impl NfsState {
             nfs_version: 0,
             dirs: Default::default(),
             failed: false,
-            pending_events: 0,
         }
     }
 
@@ -488,16 +489,15 @@ impl NfsState {
     }
 
     fn set_event(&mut self, ev: u8) {
-        match self.txs.last_mut() {
-            Some(t) => t.events |= 1 << ev,
-            None => self.pending_events |= 1 << ev,
+        // On the newest transaction; none yet: dropped (as Suricata's `set_event`).
+        if let Some(t) = self.txs.last_mut() {
+            t.events |= 1 << ev;
         }
     }
 
     fn new_tx(&mut self) -> NfsTx {
         let t = NfsTx {
             id: self.next_id,
-            events: std::mem::take(&mut self.pending_events),
             ..Default::default()
         };
         self.next_id += 1;
@@ -1675,14 +1675,17 @@ impl AppParser for NfsState {
         // Over UDP nothing ends a flow's transactions: one still open at the end is not
         // logged (Suricata sets no end-of-stream on UDP flows).
         let closed = c.closed && !self.is_udp;
-        // A file's `fileinfo` is written once it ended (before its transaction's record,
-        // as Suricata's file logger runs first).
+        // A file's `fileinfo` is written once it ended, on a packet going its way (before
+        // its transaction's record: Suricata's file logger runs first, on the files of the
+        // packet's direction), or at the end of a TCP flow.
+        let pkt_dir = c.pkt_dir;
         let ended: Vec<u64> = self
             .txs
             .iter()
             .filter(|t| {
                 t.file.as_ref().is_some_and(|f| {
                     !f.logged
+                        && (closed || pkt_dir == Some(f.dir))
                         && f.tracker
                             .file
                             .as_ref()
@@ -1755,14 +1758,10 @@ impl AppParser for NfsState {
     }
 
     fn drain_events(&mut self, _from: u64, _flow_logged: bool, f: &mut dyn FnMut(AppAnomaly)) {
-        for t in self.txs.iter_mut().filter(|t| !t.logged) {
-            let new = t.events & !t.events_reported;
-            if new == 0 {
-                continue;
-            }
-            t.events_reported = t.events;
+        for t in self.txs.iter_mut().filter(|t| !t.anomaly_seen) {
+            t.anomaly_seen = true;
             for (i, name) in EVENTS.iter().enumerate() {
-                if new & (1 << i) != 0 {
+                if t.events & (1 << i) != 0 {
                     f(AppAnomaly {
                         tx_id: t.id,
                         name,

@@ -125,6 +125,8 @@ pub struct Call<'a> {
     pub creds_flavor: u32,
     /// AUTH_UNIX credentials, when that is the flavour.
     pub unix: Option<UnixCreds>,
+    /// RPCSEC_GSS credentials' procedure and service, when that is the flavour.
+    pub gss: Option<(u32, u32)>,
     /// The procedure's arguments (all of them, or what is in so far).
     pub data: &'a [u8],
 }
@@ -189,30 +191,30 @@ fn unix_creds(b: &[u8]) -> PResult<UnixCreds> {
     Ok(UnixCreds { machine, uid, gid })
 }
 
-fn gss_creds(b: &[u8]) -> PResult<()> {
+fn gss_creds(b: &[u8]) -> PResult<(u32, u32)> {
     let mut x = Xdr::new(b);
-    for _ in 0..4 {
-        x.u32()?;
-    }
+    let _version = x.u32()?;
+    let procedure = x.u32()?;
+    let _seq = x.u32()?;
+    let service = x.u32()?;
     x.opaque()?;
-    Ok(())
+    Ok((procedure, service))
 }
 
 /// Credentials and verifier of a call, after the procedure.
-fn call_auth(x: &mut Xdr<'_>) -> PResult<(u32, Option<UnixCreds>)> {
+type Auth = (u32, Option<UnixCreds>, Option<(u32, u32)>);
+
+fn call_auth(x: &mut Xdr<'_>) -> PResult<Auth> {
     let creds_flavor = x.u32()?;
     let n = x.u32()?;
     if n >= MAX_CREDS_SIZE {
         return Err(Err::Bad);
     }
     let body = x.take(n as usize)?;
-    let unix = match creds_flavor {
-        1 => Some(unix_creds(body)?),
-        6 => {
-            gss_creds(body)?;
-            None
-        }
-        _ => None,
+    let (unix, gss) = match creds_flavor {
+        1 => (Some(unix_creds(body)?), None),
+        6 => (None, Some(gss_creds(body)?)),
+        _ => (None, None),
     };
     let _verf_flavor = x.u32()?;
     let vn = x.u32()?;
@@ -220,7 +222,7 @@ fn call_auth(x: &mut Xdr<'_>) -> PResult<(u32, Option<UnixCreds>)> {
         return Err(Err::Bad);
     }
     x.take(vn as usize)?;
-    Ok((creds_flavor, unix))
+    Ok((creds_flavor, unix, gss))
 }
 
 /// A TCP call (marker included). `complete`: the whole fragment is in `b` (its arguments
@@ -234,7 +236,7 @@ pub fn tcp_call(b: &[u8], complete: bool) -> PResult<Call<'_>> {
     let program = x.u32()?;
     let progver = x.u32()?;
     let procedure = x.u32()?;
-    let (creds_flavor, unix) = call_auth(&mut x)?;
+    let (creds_flavor, unix, gss) = call_auth(&mut x)?;
     let used = x.used_since(&start);
     if used > rec {
         return Err(Err::Bad);
@@ -252,6 +254,7 @@ pub fn tcp_call(b: &[u8], complete: bool) -> PResult<Call<'_>> {
         procedure,
         creds_flavor,
         unix,
+        gss,
         data,
     })
 }
@@ -295,7 +298,7 @@ pub fn udp_call(b: &[u8]) -> PResult<Call<'_>> {
     let program = x.u32()?;
     let progver = x.u32()?;
     let procedure = x.u32()?;
-    let (creds_flavor, unix) = call_auth(&mut x)?;
+    let (creds_flavor, unix, gss) = call_auth(&mut x)?;
     Ok(Call {
         hdr,
         rpcver,
@@ -304,6 +307,7 @@ pub fn udp_call(b: &[u8]) -> PResult<Call<'_>> {
         procedure,
         creds_flavor,
         unix,
+        gss,
         data: x.rest(),
     })
 }
