@@ -764,6 +764,16 @@ pub(crate) fn compile(
             }
             // The frame was resolved with the buffers; `requires` was checked by the loader.
             Keyword::Unknown { name, .. } if name == "frame" || name == "requires" => {}
+            Keyword::Unknown { name, value, .. } if name == "rpc" => {
+                let v = value.as_deref().unwrap_or("");
+                let (program, version, procedure) = crate::keywords::parse_rpc(v)
+                    .ok_or_else(|| SkipReason::Invalid(format!("rpc:{v}")))?;
+                checks.push(Check::Rpc {
+                    program,
+                    version,
+                    procedure,
+                });
+            }
             Keyword::Unknown { name, .. } if name == "tls.store" || name == "tls_store" => {
                 set_app_proto(&mut app, AppProto::TLS)?;
                 app_keyword_seen = true;

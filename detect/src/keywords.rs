@@ -122,6 +122,13 @@ pub(crate) enum Check {
     SameIp,
     TcpMss(UintMatch),
     Dsize(UintMatch),
+    /// `rpc:<program>[,<version>|*[,<procedure>|*]]`: an ONC RPC call in the packet
+    /// payload (after the record marker on TCP).
+    Rpc {
+        program: u32,
+        version: Option<u32>,
+        procedure: Option<u32>,
+    },
     Event(DecodeEvent),
     /// `stream-event:` (raised by the stream engine on this packet).
     StreamEvent(shrike_stream::StreamEvent),
@@ -173,6 +180,61 @@ pub(crate) fn fragbits_match(pbits: u8, modifier: BitsModifier, dbits: u8) -> bo
         BitsModifier::Not => pbits & dbits != dbits,
         BitsModifier::Exact => pbits == dbits,
     }
+}
+
+/// Suricata's `DetectRpcMatch`: the payload (past the 4-byte record marker on TCP, of at
+/// least 28 bytes on TCP and 24 on UDP) is a call to `program`, of `version` and
+/// `procedure` when given.
+pub(crate) fn rpc_match(
+    p: &PacketView<'_>,
+    program: u32,
+    version: Option<u32>,
+    procedure: Option<u32>,
+) -> bool {
+    let msg = if p.is_tcp {
+        if p.payload.len() < 28 {
+            return false;
+        }
+        &p.payload[4..]
+    } else if p.ip_proto == 17 && p.has_ports {
+        if p.payload.len() < 24 {
+            return false;
+        }
+        p.payload
+    } else {
+        return false;
+    };
+    let w = |i: usize| {
+        msg.get(i * 4..i * 4 + 4)
+            .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    w(1) == Some(0)
+        && w(3) == Some(program)
+        && version.is_none_or(|v| w(4) == Some(v))
+        && procedure.is_none_or(|v| w(5) == Some(v))
+}
+
+/// `rpc`'s value as Suricata's `DetectRpcParse` reads it: a program, then optionally a
+/// version and a procedure, each a decimal number or `*`.
+pub(crate) fn parse_rpc(v: &str) -> Option<(u32, Option<u32>, Option<u32>)> {
+    let parts: Vec<&str> = v.split(',').map(str::trim).collect();
+    if parts.is_empty() || parts.len() > 3 {
+        return None;
+    }
+    let num = |s: &str| -> Option<u32> {
+        if s.is_empty() || s.len() > 10 || !s.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        s.parse().ok()
+    };
+    let opt = |s: Option<&&str>| -> Option<Option<u32>> {
+        match s {
+            None => Some(None),
+            Some(&"*") => Some(None),
+            Some(s) => num(s).map(Some),
+        }
+    };
+    Some((num(parts[0])?, opt(parts.get(1))?, opt(parts.get(2))?))
 }
 
 /// ICMP messages that carry an identifier and sequence number (Suricata's list).
@@ -387,6 +449,11 @@ impl Check {
             },
             Check::TcpMss(u) => tcp_mss(p).is_some_and(|v| u.matches(u64::from(v))),
             Check::Dsize(u) => u.matches(p.payload.len() as u64),
+            Check::Rpc {
+                program,
+                version,
+                procedure,
+            } => rpc_match(p, *program, *version, *procedure),
             Check::Event(e) => m.has_event(*e),
             Check::StreamEvent(e) => p.stream_events.contains(*e),
             Check::Csum { which, valid } => csum_match(p, *which, *valid),
@@ -426,6 +493,7 @@ impl Check {
                 | Check::SameIp
                 | Check::TcpMss(_)
                 | Check::Dsize(_)
+                | Check::Rpc { .. }
         )
     }
 
