@@ -174,6 +174,12 @@ fn app_layer(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) {
     pgsql_settings(tree, out);
     dnp3_settings(tree, out);
     modbus_settings(tree, out);
+    if let Some(v) = get(tree, "app-layer.protocols.nfs.max-tx").and_then(string) {
+        match v.trim().parse::<u64>() {
+            Ok(n) => out["detect"]["app-layer"]["nfs"]["max-tx"] = json!(n),
+            Err(_) => eprintln!("shrike: warning: invalid value for nfs.max-tx"),
+        }
+    }
     smtp(tree, out, ignored);
     const FTP: &str = "app-layer.protocols.ftp";
     for k in ["max-tx", "max-line-length"] {
@@ -1244,6 +1250,15 @@ outputs:
         let m = cfg.detect.app_layer.modbus;
         assert!(!m.enabled);
         assert_eq!(m.stream_depth, Some(0));
+    }
+
+    #[test]
+    fn translates_nfs_max_tx() {
+        let (cfg, _) = translate(&parse_tree("a: 1\n").unwrap(), Path::new("/etc")).unwrap();
+        assert_eq!(cfg.detect.app_layer.nfs.max_tx, 1024);
+        let yaml = "app-layer:\n  protocols:\n    nfs:\n      enabled: yes\n      max-tx: 12\n";
+        let (cfg, _) = translate(&parse_tree(yaml).unwrap(), Path::new("/etc")).unwrap();
+        assert_eq!(cfg.detect.app_layer.nfs.max_tx, 12);
     }
 
     #[test]

@@ -64,6 +64,8 @@ pub struct AppLayerSettings {
     /// Modbus parser (`app-layer.protocols.modbus`: `enabled`, `request-flood`,
     /// `stream-depth`).
     pub modbus: shrike_app::modbus::ModbusConfig,
+    /// NFS parser (`app-layer.protocols.nfs`: `max-tx`).
+    pub nfs: shrike_app::nfs::NfsConfig,
 }
 
 /// The whole sensor configuration. Every section has built-in defaults, so no file at all works.
