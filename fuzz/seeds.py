@@ -194,6 +194,8 @@ def main():
             put("sip", steps_encode(chunks[:20]), 400)
         if proto == 17 and 69 in ports:
             put("tftp", steps_encode(chunks[:10]), 200)
+        if proto == 17 and 2049 in ports:
+            put("nfs_udp", steps_encode(chunks[:20]), 200)
         if proto == 6 and any(c[1][:4].upper() == b"RFB " for c in chunks[:2]):
             put("rfb", steps_encode(chunks[:30]), 200)
         if proto == 6 and any(c[1][:4] == b"SSH-" for c in chunks[:2]):
@@ -209,6 +211,8 @@ def main():
                 put("mqtt", steps_encode(chunks[:40]), 600)
             if 5432 in ports:
                 put("pgsql", steps_encode(chunks[:40]), 600)
+            if 2049 in ports:
+                put("nfs", steps_encode(chunks[:40]), 400)
             # stream: the segments in the target's op format.
             syn = next((p for p in pkts if p[4] & 0x02 and not p[4] & 0x10), None)
             if syn is None:

@@ -20,7 +20,7 @@ MINUTES=${1:-10}
 shift || true
 TARGETS=("$@")
 if [ ${#TARGETS[@]} -eq 0 ]; then
-    TARGETS=(decode pcap_reader rules config_yaml stream defrag http dns tls ssh sip rfb tftp snmp dhcp ike krb5 mqtt pgsql smtp ftp http2 smb dcerpc enip quic dnp3 modbus bittorrent_dht rdp)
+    TARGETS=(decode pcap_reader rules config_yaml stream defrag http dns tls ssh sip rfb tftp snmp dhcp ike krb5 mqtt pgsql smtp ftp http2 smb dcerpc enip quic dnp3 modbus bittorrent_dht rdp nfs nfs_udp)
 fi
 SAN=${FUZZ_SANITIZER:-none}
 TC=${FUZZ_TOOLCHAIN:-stable}
@@ -32,7 +32,7 @@ cargo +"$TC" fuzz build -s "$SAN" -O || exit 1
 BIN=target/x86_64-unknown-linux-gnu/release
 declare -A MAXLEN=([decode]=4096 [pcap_reader]=65536 [rules]=8192 [config_yaml]=16384
     [stream]=16384 [defrag]=16384 [http]=16384 [dns]=16384 [tls]=16384
-    [sip]=16384 [rfb]=16384 [tftp]=4096 [smb]=65536 [rdp]=16384)
+    [sip]=16384 [rfb]=16384 [tftp]=4096 [smb]=65536 [rdp]=16384 [nfs]=65536 [nfs_udp]=16384)
 LOGDIR=${FUZZ_LOG_DIR:-target/fuzz-logs}
 mkdir -p "$LOGDIR"
 printf '%-12s %12s %8s %10s %9s %s\n' target execs secs execs/s findings corpus >"$LOGDIR/summary.txt"
