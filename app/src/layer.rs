@@ -70,6 +70,30 @@ pub const DETECT_ONLY_ONE_DIRECTION: u8 = 1;
 /// The two directions were detected as different protocols (Suricata's
 /// `APPLAYER_MISMATCH_PROTOCOL_BOTH_DIRECTIONS`).
 pub const DETECT_MISMATCH_BOTH_DIRECTIONS: u8 = 2;
+/// After a protocol change that expected a protocol (STARTTLS: TLS), detection found
+/// another one (Suricata's `APPLAYER_UNEXPECTED_PROTOCOL`).
+pub const DETECT_UNEXPECTED_PROTOCOL: u8 = 4;
+/// After STARTTLS, detection found a protocol other than TLS (Suricata's
+/// `APPLAYER_NO_TLS_AFTER_STARTTLS`).
+pub const DETECT_NO_TLS_AFTER_STARTTLS: u8 = 8;
+
+/// Suricata's packet app-layer events (`app-layer-events.c`, `app-layer-event:<name>`
+/// without a protocol) shrike raises, with their bits; names as Suricata writes them in EVE.
+pub const PACKET_EVENTS: &[(u8, &str)] = &[
+    (
+        DETECT_ONLY_ONE_DIRECTION,
+        "APPLAYER_DETECT_PROTOCOL_ONLY_ONE_DIRECTION",
+    ),
+    (
+        DETECT_MISMATCH_BOTH_DIRECTIONS,
+        "APPLAYER_MISMATCH_PROTOCOL_BOTH_DIRECTIONS",
+    ),
+    (DETECT_UNEXPECTED_PROTOCOL, "APPLAYER_UNEXPECTED_PROTOCOL"),
+    (
+        DETECT_NO_TLS_AFTER_STARTTLS,
+        "APPLAYER_NO_TLS_AFTER_STARTTLS",
+    ),
+];
 
 /// App-layer state of one flow.
 #[derive(Debug, Default)]
@@ -103,6 +127,10 @@ pub struct AppFlow {
     h2c: Option<Box<crate::http2::H2cPending>>,
     /// Protocol-detection events ([`DETECT_ONLY_ONE_DIRECTION`] ...) not reported yet.
     pub(crate) detect_events: u8,
+    /// The same events raised while the current packet was processed (Suricata's
+    /// `p->app_layer_events`), for `app-layer-event:<name>` rules; cleared by
+    /// [`AppFlow::begin_packet`].
+    pkt_events: u8,
     /// Per direction: the protocol that direction's own detection found when it differs
     /// from the flow's (Suricata's `alproto_ts` / `alproto_tc` after a mismatch).
     dir_other: [AppProto; 2],
@@ -144,6 +172,23 @@ impl AppFlow {
     /// `anomaly` records with `layer` `proto_detect`.
     pub fn take_detect_events(&mut self) -> u8 {
         std::mem::take(&mut self.detect_events)
+    }
+
+    /// A new packet of the flow: the packet events of the last one are gone.
+    pub fn begin_packet(&mut self) {
+        self.pkt_events = 0;
+    }
+
+    /// The protocol-detection events the current packet raised ([`PACKET_EVENTS`] bits).
+    pub fn packet_events(&self) -> u8 {
+        self.pkt_events
+    }
+
+    /// Raises protocol-detection events: logged by the anomaly record, matched by rules on
+    /// this packet.
+    pub(crate) fn raise(&mut self, bits: u8) {
+        self.detect_events |= bits;
+        self.pkt_events |= bits;
     }
 
     /// Suricata's per-direction protocols as the flow record logs them (`app_proto_ts`,
@@ -213,14 +258,14 @@ impl AppFlow {
         match r {
             Found::Proto(p) => {
                 if p != self.proto {
-                    self.detect_events |= DETECT_MISMATCH_BOTH_DIRECTIONS;
+                    self.raise(DETECT_MISMATCH_BOTH_DIRECTIONS);
                     self.dir_other[d] = p;
                 }
                 self.detect[d] = DetectDir::Done;
             }
             Found::NeedMore if !full => return,
             Found::No | Found::NeedMore => {
-                self.detect_events |= DETECT_ONLY_ONE_DIRECTION;
+                self.raise(DETECT_ONLY_ONE_DIRECTION);
                 self.detect[d] = DetectDir::Failed;
             }
         }
@@ -700,6 +745,7 @@ impl AppLayer {
                 };
                 match found {
                     Found::Proto(p) => {
+                        Self::check_expected(f, p);
                         self.start(f, p, true);
                         if let Some(s) = f.state.as_deref_mut() {
                             s.flow_addrs(&ctx.addrs[0], &ctx.addrs[1]);
@@ -719,7 +765,7 @@ impl AppLayer {
                         // detection now (Suricata's `TCPProtoDetectTriggerOpposingSide`).
                         if !ob.is_empty() {
                             if f.detect[other] == DetectDir::Failed {
-                                f.detect_events |= DETECT_ONLY_ONE_DIRECTION;
+                                f.raise(DETECT_ONLY_ONE_DIRECTION);
                             } else {
                                 f.detect_other_dir(&self.cfg, ctx, odir, &ob);
                             }
@@ -823,8 +869,11 @@ impl AppLayer {
         true
     }
 
-    /// The parser asked for a protocol change (SMTP `STARTTLS`): a parser of the new
-    /// protocol takes the flow over, with fresh transaction bookkeeping.
+    /// The parser asked for a protocol change (SMTP/FTP `STARTTLS`/`AUTH TLS`, HTTP
+    /// `CONNECT`): detection runs anew on the data that follows, expecting the protocol the
+    /// parser named (Suricata's `AppLayerRequestProtocolChange`: another protocol raises
+    /// `APPLAYER_UNEXPECTED_PROTOCOL`, and after STARTTLS `APPLAYER_NO_TLS_AFTER_STARTTLS`),
+    /// with fresh transaction bookkeeping.
     fn switch_proto(&mut self, f: &mut AppFlow, tcp: bool) {
         let Some(p) = f.state.as_deref().and_then(|s| s.switch_to()) else {
             return;
@@ -835,17 +884,27 @@ impl AppLayer {
         f.log_next = 0;
         f.flow_logged = false;
         f.inspected = Default::default();
-        if p == AppProto::UNKNOWN {
-            // Detect anew on the data that follows (HTTP CONNECT).
-            f.proto = AppProto::UNKNOWN;
-            f.state = None;
-            f.detect = [DetectDir::Pending; 2];
-            f.probe_buf = Default::default();
-            f.dir_other = [AppProto::UNKNOWN; 2];
+        if !tcp {
+            f.detect = [DetectDir::Done; 2];
+            self.start(f, p, tcp);
             return;
         }
-        f.detect = [DetectDir::Done; 2];
-        self.start(f, p, tcp);
+        f.proto = AppProto::UNKNOWN;
+        f.state = None;
+        f.detect = [DetectDir::Pending; 2];
+        f.probe_buf = Default::default();
+        f.dir_other = [AppProto::UNKNOWN; 2];
+    }
+
+    /// Detection found `p` after a protocol change that expected another protocol.
+    fn check_expected(f: &mut AppFlow, p: AppProto) {
+        if f.orig == AppProto::UNKNOWN || f.expect == AppProto::UNKNOWN || p == f.expect {
+            return;
+        }
+        f.raise(DETECT_UNEXPECTED_PROTOCOL);
+        if f.expect == AppProto::TLS {
+            f.raise(DETECT_NO_TLS_AFTER_STARTTLS);
+        }
     }
 
     /// Suricata's `app_layer.error.<proto>.parser`: the parser gave up on the flow's data.

@@ -636,6 +636,29 @@ pub(crate) fn compile(
                 list.push((name.as_str().into(), *negated));
                 app.protocol_checks = list.into_boxed_slice();
             }
+            Keyword::AppLayerEvent(v) if !v.contains('.') => {
+                // Suricata's packet events (`AppLayerGetPktEventInfo`, names compared
+                // without case): a packet check, no app protocol.
+                let name = v.trim();
+                let known = shrike_app::layer::PACKET_EVENTS
+                    .iter()
+                    .find(|(_, n)| n.eq_ignore_ascii_case(name));
+                match known {
+                    Some(&(bit, _)) => checks.push(Check::AppPktEvent(bit)),
+                    None if name.eq_ignore_ascii_case("applayer_wrong_direction_first_data")
+                        || name.eq_ignore_ascii_case("applayer_proto_detection_skipped") =>
+                    {
+                        return Err(SkipReason::AppLayer(format!(
+                            "app-layer-event:{name} (an event shrike does not raise)"
+                        )));
+                    }
+                    None => {
+                        return Err(SkipReason::Invalid(format!(
+                            "app-layer-event: unknown event \"{name}\""
+                        )));
+                    }
+                }
+            }
             Keyword::AppLayerEvent(v) => {
                 let Some(e) = AppEvent::parse(v) else {
                     return Err(SkipReason::AppLayer(format!("app-layer-event:{v}")));

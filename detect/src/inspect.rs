@@ -276,6 +276,7 @@ impl Engine {
         if let Some(f) = flow.as_mut() {
             p.has_flow = true;
             p.app_proto = f.app.map_or(shrike_app::AppProto::UNKNOWN, |a| a.proto);
+            p.app_events = f.app.map_or(0, |a| a.packet_events());
             p.dir_proto = f
                 .app
                 .map_or(shrike_app::AppProto::UNKNOWN, |a| a.dir_proto(f.to_server));

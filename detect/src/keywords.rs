@@ -132,6 +132,9 @@ pub(crate) enum Check {
     Event(DecodeEvent),
     /// `stream-event:` (raised by the stream engine on this packet).
     StreamEvent(shrike_stream::StreamEvent),
+    /// `app-layer-event:<name>` without a protocol: a packet app-layer event (protocol
+    /// detection) raised on this packet ([`shrike_app::layer::PACKET_EVENTS`] bit).
+    AppPktEvent(u8),
     Csum {
         which: Csum,
         valid: bool,
@@ -456,6 +459,7 @@ impl Check {
             } => rpc_match(p, *program, *version, *procedure),
             Check::Event(e) => m.has_event(*e),
             Check::StreamEvent(e) => p.stream_events.contains(*e),
+            Check::AppPktEvent(bit) => p.app_events & bit != 0,
             Check::Csum { which, valid } => csum_match(p, *which, *valid),
             Check::StreamSize {
                 side,

@@ -337,6 +337,11 @@ pub fn write_eve_alert(w: &mut JsonWriter, engine: &Engine, a: &Alert, ctx: &Ale
         },
         // Suricata's `EveAddAppProto`: nothing while the protocol is undecided.
         app_proto: ctx.app_proto.filter(|p| *p != "unknown"),
+        app_proto_more: ctx.app.map_or([None; 4], |a| {
+            let [ts, tc] = a.dir_protos();
+            let [orig, expect] = a.change_protos();
+            [ts, tc, orig, expect]
+        }),
         direction: ctx.flow.map(|f| {
             if f.to_server {
                 "to_server"

@@ -72,6 +72,9 @@ pub(crate) struct PacketView<'a> {
     pub established: bool,
     /// Stream events the stream engine raised on this packet (`stream-event:`).
     pub stream_events: shrike_stream::StreamEventSet,
+    /// Packet app-layer events raised on this packet (`app-layer-event:<name>` without a
+    /// protocol; [`shrike_app::layer::PACKET_EVENTS`] bits).
+    pub app_events: u8,
     /// The flow's app-layer protocol.
     pub app_proto: shrike_app::AppProto,
     /// The protocol detection found in the packet's direction (Suricata's `alproto_ts` /
@@ -141,6 +144,7 @@ impl<'a> PacketView<'a> {
             to_server: false,
             established: false,
             stream_events: shrike_stream::StreamEventSet::EMPTY,
+            app_events: 0,
             app_proto: shrike_app::AppProto::UNKNOWN,
             dir_proto: shrike_app::AppProto::UNKNOWN,
             tcp_sizes: None,

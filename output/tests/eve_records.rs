@@ -63,6 +63,7 @@ fn vxlan_alert_matches_suricata() {
         severity: 3,
         metadata_json: None,
         app_proto: None,
+        app_proto_more: [None; 4],
         direction: Some("to_server"),
         flow: Some(AlertFlow {
             pkts_toserver: 1,
@@ -195,6 +196,7 @@ fn alert_record_matches_suricata() {
         severity: 1,
         metadata_json: None,
         app_proto: None,
+        app_proto_more: [None; 4],
         direction: Some("to_server"),
         flow: Some(AlertFlow {
             pkts_toserver: 1,
@@ -267,6 +269,7 @@ fn varied_records_validate() {
             severity: 3,
             metadata_json: Some(br#"{"policy":["balanced"],"created_at":["2024_01_01"]}"#),
             app_proto: Some("dns"),
+            app_proto_more: [None; 4],
             direction: Some("to_client"),
             flow: Some(AlertFlow {
                 pkts_toserver: 1,

@@ -27,6 +27,7 @@ fn write_some(buf: &mut EveBuffer, spare: &mut Vec<u8>, n: u64) {
             severity: 3,
             metadata_json: None,
             app_proto: Some("http"),
+            app_proto_more: [None; 4],
             direction: Some("to_server"),
             flow: None,
             payload: Some(&payload),

@@ -127,16 +127,7 @@ impl AnomalyLog {
         let app_proto = app.proto.name();
         // Protocol-detection events (Suricata's packet app-layer events, `proto_detect`).
         let det = app.take_detect_events();
-        for (bit, event) in [
-            (
-                shrike_app::layer::DETECT_ONLY_ONE_DIRECTION,
-                "APPLAYER_DETECT_PROTOCOL_ONLY_ONE_DIRECTION",
-            ),
-            (
-                shrike_app::layer::DETECT_MISMATCH_BOTH_DIRECTIONS,
-                "APPLAYER_MISMATCH_PROTOCOL_BOTH_DIRECTIONS",
-            ),
-        ] {
+        for &(bit, event) in shrike_app::layer::PACKET_EVENTS {
             if det & bit != 0 {
                 let anomaly = Anomaly::AppLayer {
                     app_proto,

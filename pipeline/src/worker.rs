@@ -453,6 +453,9 @@ impl Worker {
         let mut stream_side: Option<(Dir, bool, StreamEventSet)> = None;
         let mut stream_events = StreamEventSet::EMPTY;
         let mut reversed = false;
+        if let Some(a) = flow.data.ext.as_mut().and_then(|x| x.app.as_deref_mut()) {
+            a.begin_packet();
+        }
         match m.proto {
             // A tunnel root's payload is the tunnel: no stream, no app layer.
             6 if m.kind == PacketKind::L4 && !m.is_tunnel_root() => {

@@ -73,6 +73,9 @@ pub struct AlertRecord<'a> {
     pub metadata_json: Option<&'a [u8]>,
     /// `app_proto` of the flow, when known.
     pub app_proto: Option<&'a str>,
+    /// `app_proto_ts`, `app_proto_tc`, `app_proto_orig`, `app_proto_expected` (Suricata's
+    /// `EveAddAppProto`: each only where set and different from `app_proto`).
+    pub app_proto_more: [Option<&'a str>; 4],
     /// `"to_server"` / `"to_client"`.
     pub direction: Option<&'a str>,
     /// The `flow` object.
@@ -115,6 +118,19 @@ pub fn write_alert_record(w: &mut JsonWriter, a: &AlertRecord<'_>) {
     }
     if let Some(p) = a.app_proto {
         w.set_str("app_proto", p);
+    }
+    for (k, v) in [
+        "app_proto_ts",
+        "app_proto_tc",
+        "app_proto_orig",
+        "app_proto_expected",
+    ]
+    .into_iter()
+    .zip(a.app_proto_more)
+    {
+        if let Some(v) = v {
+            w.set_str(k, v);
+        }
     }
     if let Some(d) = a.direction {
         w.set_str("direction", d);

@@ -1,0 +1,192 @@
+//! Suricata's packet app-layer events (`app-layer-event:<name>` without a protocol, as in
+//! its `app-layer-events.rules`) end to end: a generated capture with an HTTP request
+//! answered by an SSH banner (`applayer_mismatch_protocol_both_directions`) and an SMTP
+//! STARTTLS followed by plain HTTP instead of TLS (`applayer_unexpected_protocol`,
+//! `applayer_no_tls_after_starttls`). The alerts (sid, packet number), the anomaly records
+//! and the flow records' `app_proto_*` fields are those Suricata 7.0.10 writes for the same
+//! capture and rules (`suricata -r <pcap> -S <rules> -k none --runmode single`; the capture
+//! is kept with SHRIKE_APP_EVENTS_PCAP_OUT=<file>). Rules naming an event shrike does not
+//! raise are reported, and an unknown event name fails the rule as in Suricata.
+
+mod common;
+mod hostile_util;
+
+use common::{assert_valid_eve, eve_records, shrike, stderr, TempDir};
+use hostile_util::{tcp4, Pcap, ACK, PSH, SYN};
+
+const C: [u8; 4] = [10, 0, 0, 1];
+const S: [u8; 4] = [10, 0, 0, 2];
+
+const RULES: &str = "\
+alert ip any any -> any any (msg:\"mismatch\"; flow:established; app-layer-event:applayer_mismatch_protocol_both_directions; sid:1;)
+alert ip any any -> any any (msg:\"unexpected\"; flow:established; app-layer-event:applayer_unexpected_protocol; sid:2;)
+alert ip any any -> any any (msg:\"no tls\"; flow:established; app-layer-event:APPLAYER_NO_TLS_AFTER_STARTTLS; sid:3;)
+alert ip any any -> any any (msg:\"one dir\"; flow:established; app-layer-event:applayer_detect_protocol_only_one_direction; sid:4;)
+alert ip any any -> any any (msg:\"wrong dir\"; flow:established; app-layer-event:applayer_wrong_direction_first_data; sid:5;)
+";
+
+/// A TCP conversation: handshake, then each `(from client, payload)` acknowledged by the
+/// other side, then nothing (the flow ends with the capture).
+fn conversation(cap: &mut Pcap, t: &mut u64, sp: u16, dp: u16, msgs: &[(bool, &[u8])]) {
+    let (mut cs, mut ss) = (1000u32, 5000u32);
+    let mut push = |cap: &mut Pcap, f: Vec<u8>| {
+        *t += 1000;
+        cap.push(*t, &f);
+    };
+    push(cap, tcp4(C, S, sp, dp, cs, 0, SYN, b""));
+    push(cap, tcp4(S, C, dp, sp, ss, cs + 1, SYN | ACK, b""));
+    cs += 1;
+    ss += 1;
+    push(cap, tcp4(C, S, sp, dp, cs, ss, ACK, b""));
+    for (client, pl) in msgs {
+        let n = pl.len() as u32;
+        if *client {
+            push(cap, tcp4(C, S, sp, dp, cs, ss, PSH | ACK, pl));
+            cs += n;
+            push(cap, tcp4(S, C, dp, sp, ss, cs, ACK, b""));
+        } else {
+            push(cap, tcp4(S, C, dp, sp, ss, cs, PSH | ACK, pl));
+            ss += n;
+            push(cap, tcp4(C, S, sp, dp, cs, ss, ACK, b""));
+        }
+    }
+}
+
+fn capture() -> Pcap {
+    let mut cap = Pcap::new(1);
+    let mut t = 1_700_000_000_000_000u64;
+    // Packets 1-7: HTTP request, SSH banner back.
+    conversation(
+        &mut cap,
+        &mut t,
+        40000,
+        8080,
+        &[
+            (true, b"GET / HTTP/1.1\r\nHost: a\r\n\r\n"),
+            (false, b"SSH-2.0-OpenSSH_8.9\r\n"),
+        ],
+    );
+    // Packets 8-22: SMTP, STARTTLS accepted, then HTTP instead of a ClientHello.
+    conversation(
+        &mut cap,
+        &mut t,
+        40001,
+        25,
+        &[
+            (false, b"220 mx.example ESMTP\r\n"),
+            (true, b"EHLO c.example\r\n"),
+            (false, b"250-mx.example\r\n250 STARTTLS\r\n"),
+            (true, b"STARTTLS\r\n"),
+            (false, b"220 go ahead\r\n"),
+            (true, b"GET /x HTTP/1.1\r\nHost: b\r\n\r\n"),
+        ],
+    );
+    cap
+}
+
+fn run(rules: &str, tag: &str) -> (Vec<serde_json::Value>, String) {
+    let dir = TempDir::new(tag);
+    let pcap = dir.path().join("events.pcap");
+    capture().write(&pcap);
+    if let Ok(keep) = std::env::var("SHRIKE_APP_EVENTS_PCAP_OUT") {
+        let _ = std::fs::copy(&pcap, keep);
+    }
+    let rf = dir.path().join("events.rules");
+    std::fs::write(&rf, rules).unwrap();
+    let cfg = dir.path().join("suricata.yaml");
+    std::fs::write(
+        &cfg,
+        "%YAML 1.1\n---\noutputs:\n  - eve-log:\n      enabled: yes\n      filename: eve.json\n      \
+         types:\n        - alert\n        - anomaly\n        - flow\n",
+    )
+    .unwrap();
+    let out = shrike()
+        .arg("-c")
+        .arg(&cfg)
+        .arg("-r")
+        .arg(&pcap)
+        .arg("-S")
+        .arg(&rf)
+        .arg("-l")
+        .arg(dir.path())
+        .args(["-k", "none"])
+        .output()
+        .expect("run shrike");
+    assert!(out.status.success(), "shrike failed: {}", stderr(&out));
+    let recs = eve_records(dir.path());
+    assert_valid_eve(&recs);
+    (recs, stderr(&out))
+}
+
+#[test]
+fn packet_app_layer_events_alert_as_suricata() {
+    let (recs, err) = run(RULES, "app-events");
+    let mut alerts: Vec<(u64, u64)> = recs
+        .iter()
+        .filter(|r| r["event_type"] == "alert")
+        .map(|r| {
+            (
+                r["alert"]["signature_id"].as_u64().unwrap(),
+                r["pcap_cnt"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    alerts.sort_unstable();
+    assert_eq!(alerts, EXPECTED_ALERTS);
+    let mut anomalies: Vec<(String, u64)> = recs
+        .iter()
+        .filter(|r| r["event_type"] == "anomaly")
+        .map(|r| {
+            (
+                r["anomaly"]["event"].as_str().unwrap().to_string(),
+                r["pcap_cnt"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    anomalies.sort();
+    let want: Vec<(String, u64)> = EXPECTED_ANOMALIES
+        .iter()
+        .map(|(e, p)| (e.to_string(), *p))
+        .collect();
+    assert_eq!(anomalies, want);
+    let flows: Vec<&serde_json::Value> =
+        recs.iter().filter(|r| r["event_type"] == "flow").collect();
+    let http = flows.iter().find(|f| f["dest_port"] == 8080).unwrap();
+    assert_eq!(http["app_proto"], "http");
+    assert_eq!(http["app_proto_tc"], "ssh");
+    let smtp = flows.iter().find(|f| f["dest_port"] == 25).unwrap();
+    assert_eq!(smtp["app_proto"], "http");
+    assert_eq!(smtp["app_proto_orig"], "smtp");
+    assert_eq!(smtp["app_proto_expected"], "tls");
+    // The alert carries the same app_proto fields as Suricata's (`EveAddAppProto`).
+    let a = recs
+        .iter()
+        .find(|r| r["event_type"] == "alert" && r["alert"]["signature_id"] == 1)
+        .unwrap();
+    assert_eq!(a["app_proto_tc"], "ssh");
+    // The wrong-direction event is not raised by shrike: its rule is reported, not loaded.
+    assert!(
+        err.contains("applayer_wrong_direction_first_data"),
+        "stderr: {err}"
+    );
+}
+
+#[test]
+fn unknown_packet_event_fails_the_rule() {
+    let (recs, err) = run(
+        "alert ip any any -> any any (app-layer-event:applayer_no_such_event; sid:9;)\n",
+        "app-events-bad",
+    );
+    assert!(recs.iter().all(|r| r["event_type"] != "alert"));
+    assert!(err.contains("applayer_no_such_event"), "stderr: {err}");
+}
+
+/// Suricata 7.0.10's alerts (sid, packet) on the capture.
+const EXPECTED_ALERTS: &[(u64, u64)] = &[(1, 7), (2, 22), (3, 22), (4, 14)];
+/// Suricata 7.0.10's anomaly records (event, packet) on the capture.
+const EXPECTED_ANOMALIES: &[(&str, u64)] = &[
+    ("APPLAYER_DETECT_PROTOCOL_ONLY_ONE_DIRECTION", 14),
+    ("APPLAYER_MISMATCH_PROTOCOL_BOTH_DIRECTIONS", 7),
+    ("APPLAYER_NO_TLS_AFTER_STARTTLS", 22),
+    ("APPLAYER_UNEXPECTED_PROTOCOL", 22),
+];
