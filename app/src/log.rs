@@ -91,6 +91,7 @@ impl RecordCtx<'_> {
             proto: Some(self.ip_proto),
             pkt_src: Some("wire/pcap"),
             community_id: f.community_id.as_ref().map(|c| c.as_str()),
+            vlan: f.vlan_ids(),
             ipv6: Ipv6Style::Full,
             ..EveHeader::new(self.ts_ns, event_type)
         }

@@ -63,6 +63,7 @@ fn render(rules: &str, cfg: &EngineConfig, frame: &[u8], with_flow: bool) -> Vec
         server: m.dst_addr().expect("ip"),
         ports: (m.proto == 17 || m.proto == 6).then_some((m.sport, m.dport)),
         community_id: None,
+        vlan: ([0; 3], 0),
     });
     let ctx = AlertContext {
         pkt,
@@ -455,6 +456,7 @@ fn stream_alert_logs_the_stream_with_gap_markers() {
         server: m.dst_addr().expect("ip"),
         ports: Some((12345, 8080)),
         community_id: None,
+        vlan: ([0; 3], 0),
     };
     // (stream match, session given, pcap_cnt) -> (payload_printable, stream)
     let cases: &[(bool, bool, u64, Option<&str>, u8)] = &[

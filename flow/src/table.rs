@@ -126,6 +126,10 @@ pub struct Flow<V> {
     /// Lowest and highest TTL (IPv6 hop limit) to server, then to client; 0 until a packet
     /// went that way (see [`Flow::note_ttl`]).
     pub ttl: [u8; 4],
+    /// VLAN ids of the flow's first packet, outermost first, and how many (Suricata's
+    /// `f->vlan_id`, kept when `vlan.use-for-tracking` leaves them out of the key). Set by
+    /// the caller that made the flow.
+    pub vlan: ([u16; 3], u8),
     hash: u64,
     timer: Option<TimerId>,
     /// The engine's per-flow state (stream, flowbits, app layer …).
@@ -540,6 +544,7 @@ impl<V> FlowTable<V> {
             state: FlowState::New,
             tcp_flags: [0; 2],
             ttl: [0; 4],
+            vlan: ([0; 3], 0),
             hash,
             timer: None,
             data: init(),

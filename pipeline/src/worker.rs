@@ -425,6 +425,7 @@ impl Worker {
         };
         flow.note_ttl(dir, m.ttl);
         if created {
+            flow.vlan = (m.vlan, m.vlan_count.min(3));
             if let Some(seed) = self.community_seed {
                 let id = community_id(flow, seed, m.icmp_type());
                 flow.data.ext().community_id = id;
@@ -627,7 +628,9 @@ impl Worker {
             }
         }
         if flow.data.app().is_some() {
-            let info = alert_flow(flow, to_server);
+            let mut info = alert_flow(flow, to_server);
+            // Records written now carry this packet's VLAN ids, as Suricata's header.
+            info.vlan = (m.vlan, m.vlan_count.min(3));
             if let Some(x) = flow.data.ext.as_mut() {
                 self.sess.app.pcap_cnt = e.seq;
                 self.sess.app.pkt_dir = Some(if to_server {
@@ -999,8 +1002,8 @@ fn pseudo_meta(f: &Flow<FlowData>, to_server: bool) -> PacketMeta {
     let mut m = PacketMeta {
         kind: PacketKind::L4,
         proto: 6,
-        vlan: f.key.vlan,
-        vlan_count: vlan_ids(&f.key.vlan).len() as u8,
+        vlan: f.vlan.0,
+        vlan_count: f.vlan.1,
         ..PacketMeta::default()
     };
     if f.key.ip_version == 6 {
@@ -1146,6 +1149,7 @@ fn alert_flow(f: &Flow<FlowData>, to_server: bool) -> AlertFlowInfo {
         server: ip_of(s, v6),
         ports: matches!(f.key.proto, 6 | 17 | 132).then_some((cp, sp)),
         community_id: f.data.ext.as_ref().and_then(|x| x.community_id),
+        vlan: f.vlan,
     }
 }
 
@@ -1175,12 +1179,6 @@ fn log_alerts(d: &mut Detect, out: &mut EveOutput, ctx: &AlertContext<'_>) {
     if d.fast_buf.len() >= FAST_FLUSH_BYTES {
         d.flush_fast();
     }
-}
-
-/// The VLAN ids of a flow key (outermost first; trailing zeros are absent tags).
-fn vlan_ids(v: &[u16; 3]) -> &[u16] {
-    let n = v.iter().rposition(|&x| x != 0).map_or(0, |i| i + 1);
-    v.get(..n).unwrap_or(&[])
 }
 
 fn ip_of(addr: &[u8; 16], v6: bool) -> IpAddr {
@@ -1243,7 +1241,7 @@ fn write_flow(
     let change_protos = ext
         .and_then(|x| x.app.as_deref())
         .map_or([None, None], |a| a.change_protos());
-    let vlan = vlan_ids(&f.key.vlan);
+    let vlan = f.vlan.0.get(..usize::from(f.vlan.1).min(3)).unwrap_or(&[]);
     let rec_ts = if reason == EndReason::Shutdown {
         now.max(f.last_ts)
     } else {

@@ -247,4 +247,15 @@ pub struct AlertFlowInfo {
     pub ports: Option<(u16, u16)>,
     /// The flow's Community ID, when eve-log `community-id` is on (computed once per flow).
     pub community_id: Option<super::CommunityId>,
+    /// VLAN ids of the packet the records are written on (Suricata's header takes the
+    /// packet's; a flow-end pseudo packet has the flow's), and how many.
+    pub vlan: ([u16; 3], u8),
+}
+
+impl AlertFlowInfo {
+    /// The VLAN ids for the `vlan` field of records written with this flow.
+    pub fn vlan_ids(&self) -> &[u16] {
+        let n = usize::from(self.vlan.1).min(3);
+        self.vlan.0.get(..n).unwrap_or(&[])
+    }
 }
