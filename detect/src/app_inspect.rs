@@ -970,6 +970,7 @@ impl super::Engine {
                 if !a.proto_ok(app.proto, app.dir_proto(d == Dir::ToServer)) {
                     continue;
                 }
+                scratch.captures.clear();
                 if !pkt_ok(n, state, scratch) {
                     // A rule found by its payload fast pattern comes back when a packet
                     // holds the pattern again; the others are retried on the next packet.
@@ -988,6 +989,7 @@ impl super::Engine {
                             ad.done.insert((tx, n, 1));
                         }
                         s.post.iter().for_each(|op| op.apply(state));
+                        super::inspect::apply_captures(scratch, Some(&mut *state));
                         queue.push((n, tx));
                     }
                     TxResult::NoMatch(true) => {

@@ -395,9 +395,23 @@ pub(crate) fn compile(
     let mut stream_size = false;
     let (mut no_stream, mut dsize) = (false, false);
     let mut flow_capture = false;
+    let mut flowvar_read = false;
     let mut pkt_capture = false;
     let frame_buf = BufferId::by_name("frame");
     let mut frame_sig: Option<(AppProto, u8)> = None;
+    // Variables the rule's `pcre` captures set, in any buffer (signature ordering).
+    for m in rule.sections.iter().flat_map(|s| &s.matches) {
+        if let Match::Pcre(p) = m {
+            for (k, _) in &p.captures {
+                use shrike_rules::parse::CaptureKind;
+                match k {
+                    CaptureKind::Flow => flow_capture = true,
+                    CaptureKind::Pkt | CaptureKind::PktKeyValue => pkt_capture = true,
+                    CaptureKind::Alert => {}
+                }
+            }
+        }
+    }
     for s in &rule.sections {
         if Some(s.buffer) == b64 {
             continue;
@@ -428,16 +442,6 @@ pub(crate) fn compile(
             if let Match::Content(c) = m {
                 anchored |= pb == PacketBuffer::Payload
                     && (c.depth.is_some() || c.offset.is_some() || c.startswith);
-            }
-            if let Match::Pcre(p) = m {
-                for (k, _) in &p.captures {
-                    use shrike_rules::parse::CaptureKind;
-                    match k {
-                        CaptureKind::Flow => flow_capture = true,
-                        CaptureKind::Pkt => pkt_capture = true,
-                        CaptureKind::Alert => {}
-                    }
-                }
             }
         }
     }
@@ -787,6 +791,26 @@ pub(crate) fn compile(
             }
             // The frame was resolved with the buffers; `requires` was checked by the loader.
             Keyword::Unknown { name, .. } if name == "frame" || name == "requires" => {}
+            Keyword::Unknown { name, value, .. } if name == "flowvar" => {
+                // Suricata's `(.*),(.*)`: the name before the last comma, the content (its
+                // quotes stripped, `|hex|` decoded) after it.
+                let v = value.as_deref().unwrap_or("");
+                let bad = || SkipReason::Invalid(format!("flowvar:{v} is not a valid setting"));
+                let (var, c) = v.rsplit_once(',').ok_or_else(bad)?;
+                let (var, c) = (var.trim(), c.trim());
+                let c = c.strip_prefix('"').unwrap_or(c);
+                let c = c.strip_suffix('"').unwrap_or(c);
+                if var.is_empty() || var.len() > 63 || c.is_empty() {
+                    return Err(bad());
+                }
+                let content = shrike_rules::parse::payload::decode_content("flowvar", c)
+                    .map_err(|e| SkipReason::Invalid(e.to_string()))?;
+                flowvar_read = true;
+                checks.push(Check::FlowVar {
+                    name: var.into(),
+                    content: content.into(),
+                });
+            }
             Keyword::Unknown { name, value, .. } if name == "rpc" => {
                 let v = value.as_deref().unwrap_or("");
                 let (program, version, procedure) = crate::keywords::parse_rpc(v)
@@ -937,7 +961,7 @@ pub(crate) fn compile(
     let order = OrderKeys {
         flowbits: var_type(bits_read, bits_write),
         flowint: var_type(int_read, int_write),
-        flowvar: var_type(false, flow_capture),
+        flowvar: var_type(flowvar_read, flow_capture),
         pktvar: var_type(false, pkt_capture),
         hostbits: var_type(xbits_host_read, hostbits_write),
         ippairbits: var_type(xbits_pair_read, false),

@@ -148,6 +148,7 @@ impl Engine {
                 if !s.checks.iter().all(|c| c.matches(p, vars)) {
                     continue;
                 }
+                th.scratch.captures.clear();
                 let (scratch, out, tmp) = (&mut th.scratch, &mut th.frame_buf, &mut th.frame_tmp);
                 let mut check = |b: &[u8]| {
                     if fs.matcher.transforms.is_empty() {
@@ -172,6 +173,7 @@ impl Engine {
                 }
                 if hit {
                     s.post.iter().for_each(|op| op.apply(f.state));
+                    super::inspect::apply_captures(&mut th.scratch, Some(&mut *f.state));
                     th.push_frame_hit(n, FrameHit::of(frame, app.proto, dir, tcp));
                 }
             }

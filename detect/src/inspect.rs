@@ -126,6 +126,12 @@ impl DetectThread {
         }
     }
 
+    /// The packet variables the rules matching the last packet captured (`pcre` with
+    /// `pkt:` names), for the alerts' `metadata.pktvars`.
+    pub fn pkt_vars(&self) -> &[shrike_rules::matcher::Captured] {
+        &self.scratch.pkt_vars
+    }
+
     /// The `filestore` matches of the last packet: apply them to the flow's parser with
     /// [`shrike_app::files::apply_filestore`] (noalert and suppressed rules included, as
     /// Suricata's post-match runs before alerting).
@@ -157,6 +163,8 @@ impl DetectThread {
 
     /// Start a packet: no alerts queued yet.
     pub(crate) fn begin(&mut self) {
+        self.scratch.pkt_vars.clear();
+        self.scratch.captures.clear();
         self.alerts.clear();
         self.queue.clear();
         self.stores.clear();
@@ -272,6 +280,8 @@ impl Engine {
         th.queue.clear();
         th.frame_hits.clear();
         th.tagged = false;
+        th.scratch.pkt_vars.clear();
+        th.scratch.captures.clear();
         let mut p = PacketView::new(pkt);
         if let Some(f) = flow.as_mut() {
             p.has_flow = true;
@@ -376,6 +386,7 @@ impl Engine {
                 let Some(s) = self.sigs.get(n as usize) else {
                     continue;
                 };
+                th.scratch.captures.clear();
                 let vars = flow.as_ref().and_then(|f| f.state.vars());
                 let Some(on_stream) = self.sig_matches_stream(
                     s,
@@ -400,6 +411,7 @@ impl Engine {
                     if let Some(f) = flow.as_mut() {
                         s.post.iter().for_each(|op| op.apply(f.state));
                     }
+                    apply_captures(&mut th.scratch, flow.as_mut().map(|f| &mut *f.state));
                     if host {
                         let mut hb = th.host.hostbits();
                         s.host_post.iter().for_each(|b| hb.apply(b, &p));
@@ -743,4 +755,26 @@ impl Engine {
             None => Verdict::Alert,
         }
     }
+}
+
+/// A matching rule's `pcre` captures take effect (Suricata's post-match
+/// `DetectVarProcessList`): flow variables are set on the flow, packet variables join the
+/// packet's; the pending captures are cleared.
+pub(crate) fn apply_captures(sc: &mut Scratch, mut state: Option<&mut super::FlowDetect>) {
+    if sc.captures.is_empty() {
+        return;
+    }
+    let mut caps = std::mem::take(&mut sc.captures);
+    for c in caps.drain(..) {
+        match c.kind {
+            shrike_rules::parse::CaptureKind::Flow => {
+                if let Some(st) = state.as_deref_mut() {
+                    st.vars_mut().set_str_var(&c.name, &c.value);
+                }
+            }
+            shrike_rules::parse::CaptureKind::Alert => {}
+            _ => sc.pkt_vars.push(c),
+        }
+    }
+    sc.captures = caps;
 }

@@ -97,6 +97,11 @@ pub(crate) enum Check {
     },
     IntIsSet(u32),
     IntNotSet(u32),
+    /// `flowvar:<name>,<content>`: the flow variable (a `pcre` capture) holds the content.
+    FlowVar {
+        name: Box<str>,
+        content: Box<[u8]>,
+    },
     Flags {
         modifier: BitsModifier,
         flags: u8,
@@ -399,6 +404,9 @@ impl Check {
             }
             Check::IntIsSet(id) => vars.is_some_and(|v| v.int(*id).is_some()),
             Check::IntNotSet(id) => p.has_flow && vars.and_then(|v| v.int(*id)).is_none(),
+            Check::FlowVar { name, content } => vars
+                .and_then(|v| v.str_var(name))
+                .is_some_and(|v| memchr::memmem::find(v, content).is_some()),
             Check::Flags {
                 modifier,
                 flags: f,
@@ -511,7 +519,8 @@ impl Check {
             | Check::BitsIsNotSet { .. }
             | Check::IntCmp { .. }
             | Check::IntIsSet(_)
-            | Check::IntNotSet(_) => mask::FLOW,
+            | Check::IntNotSet(_)
+            | Check::FlowVar { .. } => mask::FLOW,
             Check::Flags { flags: f, .. } => {
                 let mut b = 0;
                 if f & (tcp_flags::SYN | tcp_flags::RST | tcp_flags::FIN) != 0 {

@@ -35,6 +35,9 @@ pub struct AlertContext<'a> {
     /// The flow's variables (flowbits, flowints), logged as the top-level `metadata` object
     /// when the alert `metadata` option is on.
     pub flow_vars: Option<&'a FlowVars>,
+    /// The packet's variables (`pcre` captures into `pkt:` names of the rules that
+    /// matched), logged as `metadata.pktvars` of its alerts.
+    pub pkt_vars: &'a [shrike_rules::matcher::Captured],
     /// IPv6 text form.
     pub ipv6: Ipv6Style,
     /// The flow's TCP session: stream and transaction alerts on TCP log its data as their
@@ -53,6 +56,7 @@ impl<'a> AlertContext<'a> {
             app_proto: None,
             app: None,
             flow_vars: None,
+            pkt_vars: &[],
             ipv6,
             tcp: None,
         }
@@ -102,7 +106,55 @@ pub fn write_flow_vars(w: &mut JsonWriter, engine: &Engine, vars: &FlowVars) -> 
         }
         w.close();
     }
-    any_bits || any_ints
+    let any_strs = write_str_vars(w, vars);
+    any_bits || any_ints || any_strs
+}
+
+/// `"flowvars":[{"<name>":"<value>"},...]` (Suricata's `EveAddFlowVars`: values with every
+/// byte that is not printable as `.`).
+fn write_str_vars(w: &mut JsonWriter, vars: &FlowVars) -> bool {
+    if vars.str_vars().next().is_none() {
+        return false;
+    }
+    w.open_array("flowvars");
+    for (n, v) in vars.str_vars() {
+        w.start_object();
+        w.set_printable(n, v);
+        w.close();
+    }
+    w.close();
+    true
+}
+
+/// `"pktvars":[{"<name>":"<value>"},...]` (Suricata's `EveAddPacketVars`; a key-value
+/// variable's key is the name).
+fn write_pkt_vars(w: &mut JsonWriter, vars: &[shrike_rules::matcher::Captured]) -> bool {
+    if vars.is_empty() {
+        return false;
+    }
+    w.open_array("pktvars");
+    for v in vars {
+        w.start_object();
+        if v.kind == shrike_rules::parse::CaptureKind::PktKeyValue {
+            let key: String = v
+                .key
+                .iter()
+                .map(|&b| {
+                    if (0x20..0x7f).contains(&b) || b == b'\n' || b == b'\r' {
+                        b as char
+                    } else {
+                        '.'
+                    }
+                })
+                .collect();
+            w.set_printable(&key, &v.value);
+        } else {
+            w.set_printable(&v.name, &v.value);
+        }
+        w.close();
+    }
+    w.close();
+    true
 }
 
 fn header<'a>(ctx: &'a AlertContext<'a>, event_type: &'a str) -> EveHeader<'a> {
@@ -480,7 +532,8 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
 
 /// `"metadata":{"flowbits":[...],"flowints":{...}}` for a flow with variables.
 fn vars_json(engine: &Engine, ctx: &AlertContext<'_>) -> Option<Vec<u8>> {
-    let v = ctx.flow_vars?;
+    let empty = FlowVars::default();
+    let v = ctx.flow_vars.unwrap_or(&empty);
     let bits: Vec<&str> = v
         .set_bits()
         .filter_map(|id| engine.flowbit_name(id))
@@ -490,7 +543,11 @@ fn vars_json(engine: &Engine, ctx: &AlertContext<'_>) -> Option<Vec<u8>> {
         .iter()
         .filter_map(|&(id, val)| engine.flowint_name(id).map(|n| (n, val)))
         .collect();
-    if bits.is_empty() && ints.is_empty() {
+    if bits.is_empty()
+        && ints.is_empty()
+        && v.str_vars().next().is_none()
+        && ctx.pkt_vars.is_empty()
+    {
         return None;
     }
     let mut w = JsonWriter::with_capacity(128);
@@ -509,6 +566,8 @@ fn vars_json(engine: &Engine, ctx: &AlertContext<'_>) -> Option<Vec<u8>> {
         }
         w.close();
     }
+    write_str_vars(&mut w, v);
+    write_pkt_vars(&mut w, ctx.pkt_vars);
     w.close();
     Some(w.into_inner())
 }

@@ -41,6 +41,8 @@ pub(crate) mod fflag {
 pub struct FlowVars {
     bits: Vec<u64>,
     ints: Vec<(u32, u32)>,
+    /// Flow variables set by `pcre` captures (`flowvar`), by name, in the order first set.
+    strs: Vec<(std::sync::Arc<str>, Box<[u8]>)>,
     /// Session tags (`tag:session`).
     pub(crate) tags: Vec<super::tag::TagEntry>,
 }
@@ -100,9 +102,31 @@ impl FlowVars {
         &self.ints
     }
 
+    /// Value of flow variable `name` (a `pcre` capture), if set.
+    pub fn str_var(&self, name: &str) -> Option<&[u8]> {
+        self.strs
+            .iter()
+            .find(|(n, _)| &**n == name)
+            .map(|(_, v)| &**v)
+    }
+
+    /// Set flow variable `name` (Suricata's `FlowVarAddIdValue`: a new value replaces the
+    /// old one, the variable keeps its place).
+    pub fn set_str_var(&mut self, name: &std::sync::Arc<str>, value: &[u8]) {
+        match self.strs.iter_mut().find(|(n, _)| n == name) {
+            Some(e) => e.1 = value.into(),
+            None => self.strs.push((std::sync::Arc::clone(name), value.into())),
+        }
+    }
+
+    /// `(name, value)` of the flow variables, in the order they were first set.
+    pub fn str_vars(&self) -> impl Iterator<Item = (&str, &[u8])> + '_ {
+        self.strs.iter().map(|(n, v)| (&**n, &**v))
+    }
+
     /// No variable set at all (Suricata's "flow has no flowvars").
     pub fn is_empty(&self) -> bool {
-        self.bits.iter().all(|&w| w == 0) && self.ints.is_empty()
+        self.bits.iter().all(|&w| w == 0) && self.ints.is_empty() && self.strs.is_empty()
     }
 }
 

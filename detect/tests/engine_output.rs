@@ -73,6 +73,7 @@ fn render(rules: &str, cfg: &EngineConfig, frame: &[u8], with_flow: bool) -> Vec
         app_proto: None,
         app: None,
         flow_vars: None,
+        pkt_vars: &[],
         ipv6: Ipv6Style::Full,
         tcp: None,
     };
@@ -245,6 +246,7 @@ fn tagged_packet_record() {
         app_proto: None,
         app: None,
         flow_vars: None,
+        pkt_vars: &[],
         ipv6: Ipv6Style::Full,
         tcp: None,
     };
@@ -303,6 +305,7 @@ fn target_and_flow_variables() {
         app_proto: None,
         app: None,
         flow_vars: Some(&vars),
+        pkt_vars: &[],
         ipv6: Ipv6Style::Full,
         tcp: None,
     };
@@ -480,6 +483,7 @@ fn stream_alert_logs_the_stream_with_gap_markers() {
             app_proto: None,
             app: None,
             flow_vars: None,
+            pkt_vars: &[],
             ipv6: Ipv6Style::Full,
             tcp: with_ssn.then_some(&ssn),
         };

@@ -57,6 +57,7 @@ fn flow(i: u64) -> FlowRecord<'static> {
             tc_max_regions: 1,
             ..TcpFlowInfo::default()
         }),
+        metadata: None,
         community_id: None,
         ipv6: Ipv6Style::Full,
     }

@@ -129,6 +129,7 @@ fn tcp_flow() -> FlowRecord<'static> {
             ts_max_regions: 1,
             tc_max_regions: 1,
         }),
+        metadata: None,
         community_id: None,
         ipv6: Ipv6Style::Full,
     }

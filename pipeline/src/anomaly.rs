@@ -63,6 +63,11 @@ impl AnomalyLog {
         self.decode || self.stream
     }
 
+    /// eve-log `metadata`: records carry the flow's variables.
+    pub fn metadata(&self) -> bool {
+        self.metadata
+    }
+
     /// Whether app-layer events are reported.
     pub fn wants_app(&self) -> bool {
         self.applayer

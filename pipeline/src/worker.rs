@@ -17,7 +17,8 @@ use shrike_flow::{Direction, EndReason, Flow, FlowKey, FlowState, FlowTable};
 use shrike_output::eve::addr::Ipv6Style;
 use shrike_output::eve::community_id::{icmp_ports, CommunityId};
 use shrike_output::eve::flow::{
-    write_flow_record, FlowEndReason, FlowIcmp, FlowRecord, FlowState as EveFlowState, TcpFlowInfo,
+    write_flow_record, FlowEndReason, FlowIcmp, FlowRecord, FlowState as EveFlowState, MetadataFn,
+    TcpFlowInfo,
 };
 use shrike_output::eve::netflow::{netflow_dirs, write_netflow_record, NetflowDir, TtlRange};
 use shrike_output::{EveOutput, EventKind};
@@ -576,6 +577,7 @@ impl Worker {
                     app_proto: app.map(|a| a.proto.name()),
                     app,
                     flow_vars: flow.data.detect.vars(),
+                    pkt_vars: &[],
                     ipv6: self.ipv6,
                     tcp: flow.data.ext.as_deref().map(|x| &x.tcp),
                 };
@@ -595,6 +597,7 @@ impl Worker {
                 app_proto: None,
                 app: flow.data.app(),
                 flow_vars: None,
+                pkt_vars: &[],
                 ipv6: self.ipv6,
                 tcp: flow.data.ext.as_deref().map(|x| &x.tcp),
             };
@@ -617,6 +620,7 @@ impl Worker {
                 app_proto: None,
                 app: None,
                 flow_vars: flow.data.detect.vars(),
+                pkt_vars: &[],
                 ipv6: self.ipv6,
                 tcp: None,
             };
@@ -865,7 +869,18 @@ impl Ender<'_> {
             }
         }
         self.counters.flow_records += 1;
-        write_flow(self.out, &f, reason, now, self.ipv6, self.logs);
+        let engine = self.detect.as_deref().map(|d| &*d.engine);
+        let vars = f
+            .data
+            .detect
+            .vars()
+            .zip(engine)
+            .filter(|_| self.anomaly.metadata());
+        let md = |w: &mut shrike_output::JsonWriter| {
+            vars.is_some_and(|(v, e)| shrike_detect::output::write_flow_vars(w, e, v))
+        };
+        let md = vars.map(|_| MetadataFn(&md));
+        write_flow(self.out, &f, reason, now, self.ipv6, self.logs, md);
         if let Some(x) = f.data.ext.as_mut() {
             self.sess.release(x);
         }
@@ -894,6 +909,7 @@ impl Ender<'_> {
             app_proto: None,
             app: None,
             flow_vars: detect.vars(),
+            pkt_vars: &[],
             ipv6: self.ipv6,
             tcp: None,
         };
@@ -964,6 +980,7 @@ impl Ender<'_> {
                     app_proto: x.app.as_deref().map(|a| a.proto.name()),
                     app: x.app.as_deref(),
                     flow_vars: detect.vars(),
+                    pkt_vars: &[],
                     ipv6: self.ipv6,
                     tcp: Some(&x.tcp),
                 };
@@ -1076,6 +1093,7 @@ fn flow_end_detect(
                 app_proto: None,
                 app: Some(app),
                 flow_vars: None,
+                pkt_vars: &[],
                 ipv6,
                 tcp,
             };
@@ -1092,6 +1110,7 @@ fn flow_end_detect(
             app_proto: Some(app.proto.name()),
             app: Some(app),
             flow_vars: state.vars(),
+            pkt_vars: &[],
             ipv6,
             tcp,
         };
@@ -1156,6 +1175,10 @@ fn alert_flow(f: &Flow<FlowData>, to_server: bool) -> AlertFlowInfo {
 /// Write the logged alerts of the last inspected packet to EVE and fast.log, and the packet
 /// itself when a `tag` covers it.
 fn log_alerts(d: &mut Detect, out: &mut EveOutput, ctx: &AlertContext<'_>) {
+    let ctx = &AlertContext {
+        pkt_vars: d.thread.pkt_vars(),
+        ..*ctx
+    };
     // Flow-end pseudo packets (no packet number) are not logged as tagged packets.
     if d.thread.tagged() && d.engine.config().alert.tagged_packets && ctx.pcap_cnt != 0 {
         if let Some(mut rec) = out.record(EventKind::Alert) {
@@ -1197,6 +1220,7 @@ fn write_flow(
     now: Timestamp,
     ipv6: Ipv6Style,
     logs: FlowLogs,
+    metadata: Option<MetadataFn<'_>>,
 ) {
     let v6 = f.key.ip_version == 6;
     let client_lo = f.client == Direction::LoToHi;
@@ -1287,6 +1311,7 @@ fn write_flow(
         wrong_thread: false,
         action: None,
         tcp,
+        metadata,
         community_id: ext
             .and_then(|x| x.community_id.as_ref())
             .map(CommunityId::as_str),

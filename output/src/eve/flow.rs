@@ -109,6 +109,17 @@ pub struct FlowIcmp {
     pub response: Option<(u8, u8)>,
 }
 
+/// Writes the members of a record's top-level `metadata` object (flow variables) and
+/// returns whether it wrote any.
+#[derive(Clone, Copy)]
+pub struct MetadataFn<'a>(pub &'a dyn Fn(&mut JsonWriter) -> bool);
+
+impl std::fmt::Debug for MetadataFn<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("MetadataFn")
+    }
+}
+
 /// Everything a `flow` record holds.
 #[derive(Debug, Clone, Copy)]
 pub struct FlowRecord<'a> {
@@ -170,6 +181,9 @@ pub struct FlowRecord<'a> {
     pub action: Option<&'a str>,
     /// The `tcp` object (TCP flows).
     pub tcp: Option<TcpFlowInfo<'a>>,
+    /// The `metadata` object (flow variables), when eve-log `metadata` is on (Suricata's
+    /// `EveAddCommonOptions`: after the `flow` object, before `community_id`).
+    pub metadata: Option<MetadataFn<'a>>,
     /// `community_id`, written after the `flow` object as Suricata does.
     pub community_id: Option<&'a str>,
     /// How IPv6 addresses are written.
@@ -294,6 +308,15 @@ pub fn write_flow_record(w: &mut JsonWriter, f: &FlowRecord<'_>) {
         w.set_str("action", a);
     }
     w.close();
+    if let Some(m) = f.metadata {
+        let mark = w.mark();
+        w.open_object("metadata");
+        if (m.0)(w) {
+            w.close();
+        } else {
+            w.rollback(mark);
+        }
+    }
     if let Some(c) = f.community_id {
         w.set_str("community_id", c);
     }

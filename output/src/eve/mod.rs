@@ -18,7 +18,8 @@ pub use alert::{write_alert_record, AlertFlow, AlertRecord, AlertTunnel};
 pub use anomaly::{write_anomaly_record, Anomaly, AnomalyRecord};
 pub use community_id::{icmp_ports, CommunityId};
 pub use flow::{
-    tcp_flags, write_flow_record, FlowEndReason, FlowIcmp, FlowRecord, FlowState, TcpFlowInfo,
+    tcp_flags, write_flow_record, FlowEndReason, FlowIcmp, FlowRecord, FlowState, MetadataFn,
+    TcpFlowInfo,
 };
 pub use header::{
     set_ether, set_ip, set_mac, set_timestamp, write_eve_header, AlertFlowInfo, EtherMacs,

@@ -153,6 +153,7 @@ mod tests {
             wrong_thread: false,
             action: None,
             tcp: None,
+            metadata: None,
             community_id: None,
             ipv6: Ipv6Style::Full,
         }

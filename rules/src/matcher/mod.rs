@@ -19,7 +19,7 @@ use super::parse::{ByteExtract, ByteJump, ByteMath, ByteTest};
 
 pub use bytes::extract_string;
 pub use content::ContentMatcher;
-pub use pcre::{PcreLimitHit, PcreLimits, PcreMatcher};
+pub use pcre::{Captured, PcreLimitHit, PcreLimits, PcreMatcher};
 
 /// Suricata's default `detect.inspection-recursion-limit`.
 pub const DEFAULT_STEP_LIMIT: u32 = 3000;
@@ -38,6 +38,13 @@ pub struct Scratch {
     /// `pcre` searches stopped by `pcre.match-limit` / `match-limit-recursion` (counted
     /// as no match), since the scratch was made.
     pub pcre_limit_hits: u64,
+    /// Values the `pcre` keywords of the rule being matched captured into packet and flow
+    /// variables; the caller applies them when the rule matches and clears them before
+    /// the next rule.
+    pub captures: Vec<pcre::Captured>,
+    /// The packet variables of the rules that matched the current packet (the caller
+    /// clears them per packet).
+    pub pkt_vars: Vec<pcre::Captured>,
 }
 
 impl Default for Scratch {
@@ -60,6 +67,8 @@ impl Scratch {
             limit,
             b64: Vec::with_capacity(64 * 1024),
             pcre_limit_hits: 0,
+            captures: Vec::new(),
+            pkt_vars: Vec::new(),
         }
     }
 

@@ -4,11 +4,27 @@
 //! depth limit, as in Suricata). A search that hits a limit is no match, counted in
 //! [`Scratch::pcre_limit_hits`].
 
-use pcre2::bytes::{Regex, RegexBuilder};
+use std::sync::Arc;
+
+use pcre2::bytes::{CaptureLocations, Regex, RegexBuilder};
 use serde::{Deserialize, Serialize};
 
 use super::{eval, MatchEnv, Outcome, Scratch, Step};
-use crate::parse::{ErrorKind, ParseError, Pcre};
+use crate::parse::{CaptureKind, ErrorKind, ParseError, Pcre};
+
+/// A value a matching `pcre` captured into a packet or flow variable (Suricata's
+/// `DetectVarStoreMatch`), kept in [`Scratch::captures`] until the rule matches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Captured {
+    /// Flow variable, packet variable, or key-value packet variable.
+    pub kind: CaptureKind,
+    /// The variable's name (empty for a key-value packet variable).
+    pub name: Arc<str>,
+    /// The key of a key-value packet variable (at most 255 bytes).
+    pub key: Vec<u8>,
+    /// The captured bytes (at most 65535).
+    pub value: Vec<u8>,
+}
 
 /// PCRE2's `PCRE2_ERROR_MATCHLIMIT`.
 const ERROR_MATCHLIMIT: i32 = -47;
@@ -46,6 +62,8 @@ pub struct PcreMatcher {
     re: Regex,
     negated: bool,
     relative: bool,
+    /// Capture targets: the n-th takes capture group n + 1 (a key-value one also n + 2).
+    caps: Box<[(CaptureKind, Arc<str>)]>,
 }
 
 /// Rewrites unescaped `$` outside character classes to `\z` (PCRE's
@@ -149,11 +167,81 @@ impl PcreMatcher {
                     format!("pcre compile failed: {e}"),
                 )
             })?;
+        // Suricata refuses more capture names than capturing groups.
+        let groups = re.captures_len().saturating_sub(1);
+        let needed = p
+            .captures
+            .iter()
+            .map(|(k, _)| if *k == CaptureKind::PktKeyValue { 2 } else { 1 })
+            .sum::<usize>();
+        if needed > groups {
+            return Err(ParseError::new(
+                ErrorKind::BadValue("pcre"),
+                "more pkt/flow var capture names than capturing substrings".to_string(),
+            ));
+        }
         Ok(PcreMatcher {
             re,
             negated: p.negated,
             relative: p.relative,
+            caps: p
+                .captures
+                .iter()
+                .filter(|(k, _)| *k != CaptureKind::Alert)
+                .map(|(k, n)| (*k, Arc::from(n.as_str())))
+                .collect(),
         })
+    }
+
+    /// Stores the capture groups of the match found at `start` in `subject` into the
+    /// scratch's captures (a later match of the same variable replaces the value, as
+    /// Suricata's `DetectVarStoreMatch`).
+    fn capture(&self, subject: &[u8], start: usize, sc: &mut Scratch) {
+        let mut locs: CaptureLocations = self.re.capture_locations();
+        if !matches!(
+            self.re.captures_read_at(&mut locs, subject, start),
+            Ok(Some(_))
+        ) {
+            return;
+        }
+        let group = |i: usize| locs.get(i).and_then(|(a, b)| subject.get(a..b));
+        // Suricata stores nothing unless a group beyond the whole match took part.
+        if (1..locs.len()).all(|i| locs.get(i).is_none()) {
+            return;
+        }
+        for (x, (kind, name)) in self.caps.iter().enumerate() {
+            let Some(v) = group(x + 1) else {
+                continue;
+            };
+            let v = &v[..v.len().min(0xffff)];
+            if *kind == CaptureKind::PktKeyValue {
+                let Some(val) = group(x + 2) else {
+                    break;
+                };
+                sc.captures.push(Captured {
+                    kind: *kind,
+                    name: Arc::clone(name),
+                    key: v[..v.len().min(0xff)].to_vec(),
+                    value: val[..val.len().min(0xffff)].to_vec(),
+                });
+                continue;
+            }
+            if let Some(c) = sc
+                .captures
+                .iter_mut()
+                .find(|c| c.kind == *kind && c.name == *name)
+            {
+                c.value.clear();
+                c.value.extend_from_slice(v);
+            } else {
+                sc.captures.push(Captured {
+                    kind: *kind,
+                    name: Arc::clone(name),
+                    key: Vec::new(),
+                    value: v.to_vec(),
+                });
+            }
+        }
     }
 
     /// Finds the first match in `subject` at or after `start` (a search stopped by a limit
@@ -220,6 +308,9 @@ impl PcreMatcher {
                 Some((s, e)) => {
                     if self.negated {
                         return Outcome::NoMatch;
+                    }
+                    if !self.caps.is_empty() {
+                        self.capture(subject, s, sc);
                     }
                     if !relative_next {
                         return eval(steps, i + 1, buf, base + e, sc, env);

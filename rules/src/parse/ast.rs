@@ -304,6 +304,9 @@ pub enum CaptureKind {
     Flow,
     /// `alert:name`
     Alert,
+    /// `pkt:key, pkt:value`: a packet variable named by one capture (the key) holding the
+    /// next (the value); the name is empty.
+    PktKeyValue,
 }
 
 /// A `pcre` match.

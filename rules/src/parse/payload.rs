@@ -206,41 +206,58 @@ pub fn parse_pcre(v: &str) -> PResult<PcreSpec> {
         }
     }
     p.opts = opts;
+    // Capture names after the flags, as Suricata 7's `DetectPcreParseCapture`: split on
+    // spaces and commas, `pkt:key` then `pkt:value` make a key-value packet variable, other
+    // names must start with `pkt:` or `flow:`. Each takes the next capture group in order.
     if let Some(cap) = capture {
-        for c in cap.split(',') {
-            let (k, name) = c.trim().split_once(':').ok_or_else(|| bad("bad capture"))?;
-            p.captures.push((
-                capture_kind(k.trim()).ok_or_else(|| bad("bad capture type"))?,
-                name.trim().to_string(),
-            ));
-        }
-    }
-    // Named groups `(?P<flow_name>` / `(?<pkt_name>`.
-    let mut rest = pattern;
-    while let Some(pos) = rest.find("(?P<").or_else(|| rest.find("(?<")) {
-        let after = &rest[pos..];
-        let start = after.find('<').map_or(0, |x| x + 1);
-        let Some(end) = after[start..].find('>') else {
-            break;
-        };
-        let name = &after[start..start + end];
-        if let Some((k, n)) = name.split_once('_') {
-            if let Some(kind) = capture_kind(k) {
-                p.captures.push((kind, n.to_string()));
+        let mut key = false;
+        for c in cap.split([' ', ',']).filter(|c| !c.is_empty()) {
+            if c == "pkt:key" {
+                key = true;
+                p.captures.push((CaptureKind::PktKeyValue, String::new()));
+            } else if key && c == "pkt:value" {
+                key = false;
+            } else if key || c == "pkt:value" {
+                return Err(bad("`pkt:key` must be followed by `pkt:value`"));
+            } else if let Some(n) = c.strip_prefix("flow:") {
+                p.captures.push((CaptureKind::Flow, n.to_string()));
+            } else if let Some(n) = c.strip_prefix("pkt:") {
+                p.captures.push((CaptureKind::Pkt, n.to_string()));
+            } else {
+                return Err(bad(
+                    "pkt/flow var capture names must start with `pkt:` or `flow:`",
+                ));
             }
         }
-        rest = &after[start + end..];
+    }
+    // Named groups `(?P<flow_name>` / `(?P<pkt_name>` (Suricata 7's
+    // `\(\?P\<(pkt|flow)_([A-z0-9_]+)\>`), appended after the listed names.
+    let mut rest = pattern;
+    while let Some(pos) = rest.find("(?P<") {
+        let after = &rest[pos + 4..];
+        let Some(end) = after.find('>') else {
+            break;
+        };
+        let name = &after[..end];
+        let valid = |n: &str| {
+            !n.is_empty()
+                && n.bytes()
+                    .all(|b| (b'A'..=b'z').contains(&b) || b.is_ascii_digit())
+        };
+        if let Some((k, n)) = name.split_once('_') {
+            match k {
+                "flow" if valid(n) => p.captures.push((CaptureKind::Flow, n.to_string())),
+                "pkt" if valid(n) => p.captures.push((CaptureKind::Pkt, n.to_string())),
+                _ => {}
+            }
+        }
+        rest = &after[end..];
+    }
+    if p.captures.len() > 8 {
+        // Suricata's DETECT_PCRE_CAPTURE_MAX.
+        return Err(bad("a rule can have at most 8 pkt/flow var captures"));
     }
     Ok(PcreSpec { pcre: p, buffer })
-}
-
-fn capture_kind(s: &str) -> Option<CaptureKind> {
-    match s {
-        "pkt" => Some(CaptureKind::Pkt),
-        "flow" => Some(CaptureKind::Flow),
-        "alert" => Some(CaptureKind::Alert),
-        _ => None,
-    }
 }
 
 fn parts(v: &str) -> Vec<&str> {
