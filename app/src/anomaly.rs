@@ -83,6 +83,8 @@ mod tests {
             server_port: dp,
             ts_ns: 0,
             midstream: false,
+            bail_limits: [0; 2],
+            held: [0; 2],
             addrs: [[0; 16]; 2],
         }
     }

@@ -45,6 +45,14 @@ pub struct FlowCtx {
     /// The TCP session was picked up midstream: protocol detection may find the data runs
     /// the other way and reverse the flow (see [`AppLayer::on_tcp_data`]).
     pub midstream: bool,
+    /// TCP, once established: how much undecided data of each direction (to server, to
+    /// client) protocol detection holds before it gives up (Suricata's
+    /// `TCPProtoDetectCheckBailConditions`: at least 100000 bytes, more when the window
+    /// the receiver advertised and the reassembly depth allow); 0: no such limit.
+    pub bail_limits: [u64; 2],
+    /// TCP: the data each direction (to server, to client) received so far, acked or not
+    /// (what Suricata's detection holds while undecided).
+    pub held: [u64; 2],
     /// The flow's client and server addresses (IPv4 in bytes 0..4): expected
     /// connections (FTP data) are matched on them, in either order.
     pub addrs: [[u8; 16]; 2],
@@ -76,6 +84,9 @@ pub const DETECT_UNEXPECTED_PROTOCOL: u8 = 4;
 /// After STARTTLS, detection found a protocol other than TLS (Suricata's
 /// `APPLAYER_NO_TLS_AFTER_STARTTLS`).
 pub const DETECT_NO_TLS_AFTER_STARTTLS: u8 = 8;
+/// Protocol detection gave up on a TCP flow holding too much undecided data (Suricata's
+/// `APPLAYER_PROTO_DETECTION_SKIPPED`).
+pub const DETECT_SKIPPED: u8 = 16;
 
 /// Suricata's packet app-layer events (`app-layer-events.c`, `app-layer-event:<name>`
 /// without a protocol) shrike raises, with their bits; names as Suricata writes them in EVE.
@@ -93,6 +104,7 @@ pub const PACKET_EVENTS: &[(u8, &str)] = &[
         DETECT_NO_TLS_AFTER_STARTTLS,
         "APPLAYER_NO_TLS_AFTER_STARTTLS",
     ),
+    (DETECT_SKIPPED, "APPLAYER_PROTO_DETECTION_SKIPPED"),
 ];
 
 /// App-layer state of one flow.
@@ -682,6 +694,36 @@ impl AppLayer {
         }
     }
 
+    /// Suricata's `TCPProtoDetectCheckBailConditions`: on an established TCP flow whose
+    /// protocol is still undecided, detection gives up (the flow's protocol is `failed`,
+    /// `APPLAYER_PROTO_DETECTION_SKIPPED` raised) when a direction holds more than twice its
+    /// limit, or more than its limit while its own detection has concluded and the other
+    /// direction has sent nothing or is still undecided on a little data.
+    fn check_bail(&mut self, f: &mut AppFlow, ctx: &FlowCtx) {
+        let [lim_ts, lim_tc] = ctx.bail_limits;
+        if f.proto != AppProto::UNKNOWN || lim_ts == 0 || lim_tc == 0 {
+            return;
+        }
+        let [ts, tc] = ctx.held;
+        let [dts, dtc] = f.detect;
+        let failed = |x: DetectDir| x == DetectDir::Failed;
+        let pending = |x: DetectDir| x == DetectDir::Pending;
+        let skip = tc > 2 * lim_tc
+            || ts > 2 * lim_ts
+            || (failed(dts) && ts > lim_ts && tc == 0)
+            || (failed(dtc) && tc > lim_tc && ts == 0)
+            || (tc > lim_tc && pending(dts) && ts > 0 && failed(dtc))
+            || (ts > lim_ts && pending(dtc) && tc > 0 && failed(dts));
+        if !skip {
+            return;
+        }
+        f.raise(DETECT_SKIPPED);
+        f.detect = [DetectDir::Failed; 2];
+        f.probe_buf = Default::default();
+        f.proto = AppProto::FAILED;
+        self.stats.flow_failed_tcp += 1;
+    }
+
     /// In-order TCP stream data in direction `dir`.
     ///
     /// Returns `true` when the data was not taken because it runs the other way: on a
@@ -728,6 +770,7 @@ impl AppLayer {
                         data.get(..PROBE_MAX.saturating_sub(b.len()))
                             .unwrap_or(data),
                     );
+                    self.check_bail(f, ctx);
                     return false;
                 }
                 let first = f.probe_buf[d].is_empty();
@@ -806,6 +849,7 @@ impl AppLayer {
                         }
                     }
                 }
+                self.check_bail(f, ctx);
             }
             _ => {
                 self.switch_proto(f, true);
@@ -1206,6 +1250,8 @@ mod tests {
             server_port: dp,
             ts_ns: 0,
             midstream: false,
+            bail_limits: [0; 2],
+            held: [0; 2],
             addrs: [[0; 16]; 2],
         }
     }
@@ -1221,6 +1267,8 @@ mod tests {
         // Midstream: the response belongs to the other direction.
         let c = FlowCtx {
             midstream: true,
+            bail_limits: [0; 2],
+            held: [0; 2],
             ..ctx(80, 40000, 6)
         };
         let mut f = None;
@@ -1242,6 +1290,55 @@ mod tests {
         let mut h = None;
         assert!(al.on_tcp_data(&mut h, &c, Dir::ToServer, resp));
         assert!(!al.on_tcp_data(&mut h, &c, Dir::ToServer, b"\x00\x01junk"));
+    }
+
+    /// Suricata's `TCPProtoDetectCheckBailConditions`: a direction past its limit while the
+    /// other sent nothing, or past twice its limit, ends detection (`failed`, with
+    /// `APPLAYER_PROTO_DETECTION_SKIPPED` on that packet); below the limits it goes on.
+    #[test]
+    fn detection_bails_out_on_unbalanced_undecided_data() {
+        let junk = vec![0u8; 60_000];
+        let mut al = AppLayer::new();
+        let run = |al: &mut AppLayer, f: &mut Option<Box<AppFlow>>, held: [u64; 2], d: Dir| {
+            let c = FlowCtx {
+                bail_limits: [100_000; 2],
+                held,
+                ..ctx(40000, 2121, 6)
+            };
+            if let Some(a) = f.as_deref_mut() {
+                a.begin_packet();
+            }
+            al.on_tcp_data(f, &c, d, &junk);
+        };
+        // Server data only: 60 000 held, then 120 000 (past the limit, client silent).
+        let mut f = None;
+        run(&mut al, &mut f, [0, 60_000], Dir::ToClient);
+        assert_eq!(f.as_ref().unwrap().proto, AppProto::UNKNOWN);
+        run(&mut al, &mut f, [0, 120_000], Dir::ToClient);
+        let a = f.as_deref_mut().unwrap();
+        assert_eq!(a.proto, AppProto::FAILED);
+        assert_eq!(a.packet_events(), DETECT_SKIPPED);
+        assert_eq!(a.take_detect_events(), DETECT_SKIPPED);
+        // The client still undecided on a little data (a request line not complete yet),
+        // the server's past the limit: ends it too.
+        let mut g = None;
+        let c = FlowCtx {
+            bail_limits: [100_000; 2],
+            held: [2, 0],
+            ..ctx(40000, 2121, 6)
+        };
+        al.on_tcp_data(&mut g, &c, Dir::ToServer, b"GE");
+        run(&mut al, &mut g, [2, 60_000], Dir::ToClient);
+        assert_eq!(g.as_ref().unwrap().proto, AppProto::UNKNOWN);
+        run(&mut al, &mut g, [2, 120_000], Dir::ToClient);
+        assert_eq!(g.as_ref().unwrap().proto, AppProto::FAILED);
+        // No limits (not established, or UDP): never.
+        let mut h = None;
+        let c = ctx(40000, 2121, 6);
+        for _ in 0..5 {
+            al.on_tcp_data(&mut h, &c, Dir::ToClient, &junk);
+        }
+        assert_eq!(h.as_ref().unwrap().proto, AppProto::UNKNOWN);
     }
 
     #[test]

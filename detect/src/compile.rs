@@ -649,9 +649,7 @@ pub(crate) fn compile(
                     .find(|(_, n)| n.eq_ignore_ascii_case(name));
                 match known {
                     Some(&(bit, _)) => checks.push(Check::AppPktEvent(bit)),
-                    None if name.eq_ignore_ascii_case("applayer_wrong_direction_first_data")
-                        || name.eq_ignore_ascii_case("applayer_proto_detection_skipped") =>
-                    {
+                    None if name.eq_ignore_ascii_case("applayer_wrong_direction_first_data") => {
                         return Err(SkipReason::AppLayer(format!(
                             "app-layer-event:{name} (an event shrike does not raise)"
                         )));

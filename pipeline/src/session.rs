@@ -166,6 +166,16 @@ impl Sessions {
         let swap = tcp.is_swapped() != self.reversed;
         let mut ctx = FlowCtx {
             midstream: tcp.is_midstream(),
+            bail_limits: if tcp.state() >= shrike_stream::TcpState::Established {
+                // Suricata: MAX(100000, MIN(<receiver's window>, reassembly depth)).
+                let depth = self.stream.config().reassembly.depth;
+                let [cw, sw] = tcp.advertised_windows();
+                let lim = |w: u32| 100_000u64.max(u64::from(w).min(depth));
+                [lim(sw), lim(cw)]
+            } else {
+                [0; 2]
+            },
+            held: [0; 2],
             ..*ctx
         };
         if swap {
@@ -177,6 +187,10 @@ impl Sessions {
         // Bounded: each round consumes at least one byte, and a reversal happens once.
         loop {
             self.app.stream_off = [tcp.app_offset(Dir::ToServer), tcp.app_offset(Dir::ToClient)];
+            ctx.held = [
+                tcp.received_end(Dir::ToServer),
+                tcp.received_end(Dir::ToClient),
+            ];
             let n = match tcp.app_next(d) {
                 AppChunk::Data(x) => {
                     if self.app.on_tcp_data(app, &ctx, d, x) {
@@ -298,6 +312,8 @@ pub fn flow_ctx<V>(f: &Flow<V>, ts_ns: u64) -> FlowCtx {
         server_port: sp,
         ts_ns,
         midstream: false,
+        bail_limits: [0; 2],
+        held: [0; 2],
         addrs: if client_lo {
             [f.key.lo_addr, f.key.hi_addr]
         } else {

@@ -211,6 +211,13 @@ impl TcpSession {
         }
     }
 
+    /// The scaled windows `[client, server]` advertised (Suricata's `ssn->client.window`,
+    /// `ssn->server.window`): how much the other side may send before an ACK.
+    pub fn advertised_windows(&self) -> [u32; 2] {
+        // A track's `window` is what its peer advertised for its data.
+        [self.tracks[1].window, self.tracks[0].window]
+    }
+
     /// Whether the session was picked up without a (complete) handshake.
     pub fn is_midstream(&self) -> bool {
         self.flags & ssf::MIDSTREAM != 0
@@ -353,6 +360,12 @@ impl TcpSession {
     /// `dir`.
     pub fn app_offset(&self, dir: Dir) -> u64 {
         self.buf(dir).map_or(0, |b| b.app_progress.max(b.base_off))
+    }
+
+    /// Stream offset just past the highest byte received in direction `dir`, acked or not
+    /// (Suricata's `StreamDataAvailableForProtoDetect` while nothing was consumed).
+    pub fn received_end(&self, dir: Dir) -> u64 {
+        self.buf(dir).map_or(0, |b| b.right_edge())
     }
 
     /// App-layer progress (stream offset) in direction `dir`.

@@ -394,6 +394,8 @@ fn detected_on_502_only_when_enabled() {
         server_port: port,
         ts_ns: 0,
         midstream: false,
+        bail_limits: [0; 2],
+        held: [0; 2],
         addrs: [[0; 16]; 2],
     };
     let run = |enabled: bool, port: u16| {
