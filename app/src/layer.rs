@@ -787,6 +787,25 @@ impl AppLayer {
                     r
                 };
                 match found {
+                    // Suricata's `smb3_probe_tcp`: an encrypted SMB3 record on a flow whose
+                    // first packet came from port 445 (to another port) runs from the server:
+                    // a midstream flow is reversed, as for any data found the other way.
+                    Found::Proto(p)
+                        if p == AppProto::SMB
+                            && first
+                            && ctx.midstream
+                            && ctx.client_port == 445
+                            && ctx.server_port != 445
+                            && data.get(4..8) == Some(&b"\xfdSMB"[..])
+                            && !f.reversed
+                            && f.detect[1 - d] == DetectDir::Pending
+                            && f.probe_buf[1 - d].is_empty() =>
+                    {
+                        f.reversed = true;
+                        f.detect.swap(0, 1);
+                        f.probe_buf.swap(0, 1);
+                        return true;
+                    }
                     Found::Proto(p) => {
                         Self::check_expected(f, p);
                         self.start(f, p, true);
@@ -1339,6 +1358,33 @@ mod tests {
             al.on_tcp_data(&mut h, &c, Dir::ToClient, &junk);
         }
         assert_eq!(h.as_ref().unwrap().proto, AppProto::UNKNOWN);
+    }
+
+    /// Suricata's `smb3_probe_tcp`: an encrypted SMB3 record first seen from port 445 on a
+    /// midstream flow reverses it; from the client's port, or with a SYN seen, it does not.
+    #[test]
+    fn smb3_transform_from_port_445_reverses_midstream() {
+        let mut rec = vec![0u8, 0, 0, 60];
+        rec.extend_from_slice(b"\xfdSMB");
+        rec.resize(64, 0x41);
+        let mut al = AppLayer::new();
+        let from_server = FlowCtx {
+            midstream: true,
+            ..ctx(445, 38166, 6)
+        };
+        let mut f = None;
+        assert!(al.on_tcp_data(&mut f, &from_server, Dir::ToServer, &rec));
+        let swapped = FlowCtx {
+            midstream: true,
+            ..ctx(38166, 445, 6)
+        };
+        assert!(!al.on_tcp_data(&mut f, &swapped, Dir::ToClient, &rec));
+        assert_eq!(f.as_ref().unwrap().proto, AppProto::SMB);
+        for c in [swapped, ctx(445, 38166, 6)] {
+            let mut g = None;
+            assert!(!al.on_tcp_data(&mut g, &c, Dir::ToServer, &rec));
+            assert_eq!(g.as_ref().unwrap().proto, AppProto::SMB);
+        }
     }
 
     #[test]
