@@ -413,3 +413,32 @@ fn should_log_follows_suricata_rule() {
     st.resumed = true;
     assert!(st.should_log(true) && !st.should_log(false));
 }
+
+/// A second ClientHello on the same connection (suricata-verify `tls-duplicate-hello`):
+/// Suricata keeps the first hello's JA3 (its `ja3_hash` is computed once); an application
+/// data record from the server makes the record ready to log (`SSL_AL_FLAG_HANDSHAKE_DONE`).
+#[test]
+fn duplicate_client_hello_keeps_the_first_ja3() {
+    let hello = |ext_43_44: u16| {
+        // Version, random, empty session id, two suites, null compression, then the
+        // supported-versions (43) or cookie-like (44) extension with two bytes of data.
+        let mut b = vec![0x03, 0x03];
+        b.extend_from_slice(&[7u8; 32]);
+        b.extend_from_slice(&[0, 0, 4, 0x13, 0x01, 0x13, 0x02, 1, 0]);
+        b.extend_from_slice(&6u16.to_be_bytes());
+        b.extend_from_slice(&ext_43_44.to_be_bytes());
+        b.extend_from_slice(&[0, 2, 1, 0]);
+        let mut hs = vec![1, 0, 0, b.len() as u8];
+        hs.extend_from_slice(&b);
+        record(22, &hs)
+    };
+    let mut st = TlsState::new(hashes_on());
+    st.parse(Dir::ToServer, &hello(43));
+    let first = st.ja3.clone().expect("ja3");
+    assert!(first.1.ends_with(",43,,"), "{}", first.1);
+    st.parse(Dir::ToServer, &hello(44));
+    assert_eq!(st.ja3.as_ref(), Some(&first));
+    assert!(!st.log_ready());
+    st.parse(Dir::ToClient, &record(23, &[0u8; 16]));
+    assert!(st.log_ready());
+}

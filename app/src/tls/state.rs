@@ -82,6 +82,10 @@ pub struct TlsState {
     /// The server asked for a client certificate (`CertificateRequest` in clear text,
     /// Suricata's `SSL_AL_FLAG_NEED_CLIENT_CERT`).
     pub need_client_cert: bool,
+    /// An application data record was seen (Suricata's `SSL_AL_FLAG_HANDSHAKE_DONE` on
+    /// `SSLV3_APPLICATION_PROTOCOL`: the handshake must be over), except TLS 1.3 early data
+    /// sent before the ServerHello.
+    app_data_done: bool,
     /// Alerts seen (level, description) in clear text, most recent last (bounded).
     pub alerts: Vec<(u8, u8)>,
     /// Events on the transaction.
@@ -137,6 +141,7 @@ impl TlsState {
     /// server's, or the client's when the server asked for one).
     pub fn log_ready(&self) -> bool {
         self.handshake_done()
+            || self.app_data_done
             || if self.need_client_cert {
                 self.client_cert0.is_some()
             } else {
@@ -320,6 +325,13 @@ impl TlsState {
         self.stats.records += 1;
         if ty == 23 {
             c.app_data = true;
+            let early = self
+                .client_hello
+                .as_ref()
+                .is_some_and(|h| h.extensions.contains(&42));
+            if !early || self.server_hello.is_some() {
+                self.app_data_done = true;
+            }
         }
         true
     }
@@ -480,7 +492,8 @@ impl TlsState {
                 let mut evs = Vec::new();
                 match Hello::parse(body, true, &mut |e| evs.push(e)) {
                     Some(h) => {
-                        if self.cfg.ja3 || super::ja3_enabled() {
+                        // Suricata keeps the first ClientHello's JA3 (`ja3_hash` once set).
+                        if (self.cfg.ja3 || super::ja3_enabled()) && self.ja3.is_none() {
                             let s = h.ja3_string();
                             self.ja3 = Some((md5_hex(&s), s));
                         }
@@ -504,7 +517,7 @@ impl TlsState {
             }
             (2, 1) => match Hello::parse(body, false, &mut |_| {}) {
                 Some(h) => {
-                    if self.cfg.ja3 || super::ja3_enabled() {
+                    if (self.cfg.ja3 || super::ja3_enabled()) && self.ja3s.is_none() {
                         let s = h.ja3s_string();
                         self.ja3s = Some((md5_hex(&s), s));
                     }
