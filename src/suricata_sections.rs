@@ -159,6 +159,35 @@ fn app_layer(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) {
     if get(tree, &format!("{BASE}.server-config")).is_some() {
         ignored.push(format!("{BASE}.server-config"));
     }
+    // `app-layer.protocols.<name>[.tcp|.udp].detection-ports: {dp, sp}`.
+    if let Some(Value::Object(m)) = get(tree, "app-layer.protocols") {
+        for (name, node) in m {
+            let spots = [
+                (name.clone(), node.get("detection-ports")),
+                (
+                    format!("{name}.tcp"),
+                    node.get("tcp").and_then(|t| t.get("detection-ports")),
+                ),
+                (
+                    format!("{name}.udp"),
+                    node.get("udp").and_then(|t| t.get("detection-ports")),
+                ),
+            ];
+            for (key, dp) in spots {
+                let Some(dp) = dp.filter(|v| v.is_object()) else {
+                    continue;
+                };
+                let port = |k: &str| match dp.get(k)? {
+                    Value::Array(l) => {
+                        Some(l.iter().filter_map(string).collect::<Vec<_>>().join(","))
+                    }
+                    v => string(v),
+                };
+                out["detect"]["app-layer"]["detection-ports"][key] =
+                    json!({"dp": port("dp"), "sp": port("sp")});
+            }
+        }
+    }
     // `app-layer.protocols.<name>.enabled: no | detection-only`.
     if let Some(Value::Object(m)) = get(tree, "app-layer.protocols") {
         for (name, node) in m {

@@ -601,12 +601,17 @@ fn probe(cfg: &ParserConfig, ctx: &FlowCtx, dir: Dir, data: &[u8], tcp: bool) ->
         }
         Probe::No => None,
     };
+    let custom = |i: usize| cfg.ports.get(i).and_then(|t| t[usize::from(!tcp)].as_ref());
     for own_port in [true, false] {
         for (i, p) in PROTOCOLS.iter().enumerate() {
             let Detect::Pattern(f) = detect(i, p) else {
                 continue;
             };
-            if p.ports.contains(&ctx.server_port) != own_port {
+            let own = match custom(i) {
+                Some(c) => c.matches(ctx.server_port, ctx.client_port),
+                None => p.ports.contains(&ctx.server_port),
+            };
+            if own != own_port {
                 continue;
             }
             if let Some(found) = verdict(i, f(dir, data)) {
@@ -621,10 +626,16 @@ fn probe(cfg: &ParserConfig, ctx: &FlowCtx, dir: Dir, data: &[u8], tcp: bool) ->
         // Suricata registers these probing parsers for the flow's destination port only
         // (`detection-ports: dp`): a UDP flow whose first datagram comes from the service
         // port is not probed. DNS keeps either port here.
-        let port_ok = if tcp || AppProto::from_index(i) == AppProto::DNS {
-            on_port(p.ports, ctx)
-        } else {
-            p.ports.contains(&ctx.server_port)
+        let either = tcp || AppProto::from_index(i) == AppProto::DNS;
+        let port_ok = match custom(i) {
+            // The configured `detection-ports` replace the protocol's own.
+            Some(c) if either => {
+                c.matches(ctx.server_port, ctx.client_port)
+                    || c.matches(ctx.client_port, ctx.server_port)
+            }
+            Some(c) => c.matches(ctx.server_port, ctx.client_port),
+            None if either => on_port(p.ports, ctx),
+            None => p.ports.contains(&ctx.server_port),
         };
         if !port_ok {
             continue;

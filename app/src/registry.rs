@@ -104,6 +104,76 @@ pub trait TxMatch: Send + Sync + std::fmt::Debug {
     fn matches(&self, parser: &dyn AppParser, tx: u64, dir: Dir) -> Option<bool>;
 }
 
+/// A protocol's `detection-ports` on one transport (Suricata's `dp` and `sp` lists):
+/// inclusive port ranges.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DetectPorts {
+    /// Matched against the flow's server (destination) port.
+    pub dp: Vec<(u16, u16)>,
+    /// Matched against the flow's client (source) port.
+    pub sp: Vec<(u16, u16)>,
+}
+
+impl DetectPorts {
+    /// Parses Suricata's `dp`/`sp` values (`53`, `"[80, 8080]"`, `"1024:"`, `"100:200"`,
+    /// `any`); `None` when a value is malformed or both are missing.
+    pub fn parse(dp: Option<&str>, sp: Option<&str>) -> Option<DetectPorts> {
+        if dp.is_none() && sp.is_none() {
+            return None;
+        }
+        Some(DetectPorts {
+            dp: dp.map_or(Some(Vec::new()), parse_port_list)?,
+            sp: sp.map_or(Some(Vec::new()), parse_port_list)?,
+        })
+    }
+
+    /// Whether the flow's ports select the protocol's probing parser.
+    pub fn matches(&self, server_port: u16, client_port: u16) -> bool {
+        let has = |l: &[(u16, u16)], p: u16| l.iter().any(|&(a, b)| (a..=b).contains(&p));
+        has(&self.dp, server_port) || has(&self.sp, client_port)
+    }
+}
+
+/// A Suricata port list without negation: `53`, `[53, 5353]`, `1024:`, `:80`, `10:20`, `any`.
+pub fn parse_port_list(s: &str) -> Option<Vec<(u16, u16)>> {
+    let s = s.trim();
+    let inner = s
+        .strip_prefix('[')
+        .and_then(|x| x.strip_suffix(']'))
+        .unwrap_or(s);
+    let mut out = Vec::new();
+    for part in inner.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        if part.eq_ignore_ascii_case("any") {
+            out.push((0, u16::MAX));
+            continue;
+        }
+        let r = match part.split_once(':') {
+            Some((a, b)) => {
+                let a = if a.trim().is_empty() {
+                    0
+                } else {
+                    a.trim().parse().ok()?
+                };
+                let b = if b.trim().is_empty() {
+                    u16::MAX
+                } else {
+                    b.trim().parse().ok()?
+                };
+                (a, b)
+            }
+            None => {
+                let p = part.parse().ok()?;
+                (p, p)
+            }
+        };
+        if r.0 > r.1 {
+            return None;
+        }
+        out.push(r);
+    }
+    (!out.is_empty()).then_some(out)
+}
+
 /// What the parsers are built from (the `app-layer.protocols.*` settings).
 #[derive(Clone, Debug, Default)]
 pub struct ParserConfig {
@@ -116,6 +186,10 @@ pub struct ParserConfig {
     /// `app-layer.protocols.<name>.enabled` by registry index: [`MODE_FULL`] (yes),
     /// [`MODE_DETECTION_ONLY`] (detected, not parsed), [`MODE_DISABLED`] (no).
     pub modes: ProtoModes,
+    /// `app-layer.protocols.<name>[.tcp|.udp].detection-ports` by registry index, `[tcp,
+    /// udp]`: where set, the ports a probing parser runs on instead of
+    /// [`Protocol::ports`].
+    pub ports: std::sync::Arc<Vec<[Option<DetectPorts>; 2]>>,
     /// MQTT.
     pub mqtt: crate::mqtt::MqttConfig,
     /// PostgreSQL.

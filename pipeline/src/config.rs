@@ -66,6 +66,20 @@ pub struct AppLayerSettings {
     pub modbus: shrike_app::modbus::ModbusConfig,
     /// NFS parser (`app-layer.protocols.nfs`: `max-tx`).
     pub nfs: shrike_app::nfs::NfsConfig,
+    /// `app-layer.protocols.<name>.detection-ports` (key `<name>`, both transports) and
+    /// `app-layer.protocols.<name>.<tcp|udp>.detection-ports` (key `<name>.tcp` /
+    /// `<name>.udp`): the ports a protocol's probing parser runs on instead of its own.
+    pub detection_ports: std::collections::BTreeMap<String, DetectionPorts>,
+}
+
+/// One protocol's `detection-ports`: Suricata port lists (`"53"`, `"[80, 8080]"`, `"1024:"`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+pub struct DetectionPorts {
+    /// Destination (server) ports.
+    pub dp: Option<String>,
+    /// Source (client) ports.
+    pub sp: Option<String>,
 }
 
 /// The whole sensor configuration. Every section has built-in defaults, so no file at all works.

@@ -87,6 +87,30 @@ impl Sessions {
                 _ => shrike_app::registry::MODE_FULL,
             };
         }
+        let mut ports = vec![[None, None]; shrike_app::registry::MAX_PROTOCOLS];
+        for (key, v) in &cfg.detect.app_layer.detection_ports {
+            let (name, which) = match key.rsplit_once('.') {
+                Some((n, "tcp")) => (n, [true, false]),
+                Some((n, "udp")) => (n, [false, true]),
+                _ => (key.as_str(), [true, true]),
+            };
+            let idx = shrike_app::AppProto::from_name(name).and_then(|p| p.index());
+            let parsed = shrike_app::registry::DetectPorts::parse(v.dp.as_deref(), v.sp.as_deref());
+            match (idx, parsed) {
+                (Some(i), Some(dp)) => {
+                    if let Some(slot) = ports.get_mut(i) {
+                        for (t, on) in which.into_iter().enumerate() {
+                            // A transport's own setting wins over the protocol-wide one.
+                            if on && (slot[t].is_none() || key.contains('.')) {
+                                slot[t] = Some(dp.clone());
+                            }
+                        }
+                    }
+                }
+                _ => eprintln!("shrike: warning: invalid detection-ports for {key}: ignored"),
+            }
+        }
+        app.cfg.ports = std::sync::Arc::new(ports);
         cfg.detect.app_layer.http2.apply();
         app.log.dns = cfg.detect.app_log.dns_log();
         app.log.http = cfg.detect.app_log.http_log();
