@@ -854,6 +854,28 @@ fn flow(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) {
 }
 
 fn decoder(tree: &Value, out: &mut Value) {
+    // `decoder.geneve` / `decoder.teredo`: `enabled`, `ports` (a port-group variable such
+    // as `$GENEVE_PORTS` resolved from `vars.port-groups`).
+    for name in ["geneve", "teredo"] {
+        if let Some(v) = get(tree, &format!("decoder.{name}.enabled")) {
+            out["detect"]["decoder"][name]["enabled"] = Value::Bool(truthy(v));
+        }
+        if let Some(v) = get(tree, &format!("decoder.{name}.ports")) {
+            let v = match string(v) {
+                Some(s) if s.starts_with('$') => {
+                    get(tree, &format!("vars.port-groups.{}", &s[1..]))
+                        .and_then(string)
+                        .map(Value::String)
+                }
+                Some(s) => Some(Value::String(s)),
+                None if v.is_array() => Some(v.clone()),
+                None => None,
+            };
+            if let Some(v) = v {
+                out["detect"]["decoder"][name]["ports"] = v;
+            }
+        }
+    }
     if let Some(v) = get(tree, "decoder.vxlan.enabled") {
         out["detect"]["decoder"]["vxlan"]["enabled"] = Value::Bool(truthy(v));
     }
@@ -1279,6 +1301,18 @@ outputs:
         let m = cfg.detect.app_layer.modbus;
         assert!(!m.enabled);
         assert_eq!(m.stream_depth, Some(0));
+    }
+
+    #[test]
+    fn translates_geneve_and_teredo() {
+        let yaml = "vars:\n  port-groups:\n    GENEVE_PORTS: \"[6081, 7000]\"\n    TEREDO_PORTS: 3544\n\
+                    decoder:\n  geneve:\n    enabled: true\n    ports: $GENEVE_PORTS\n  teredo:\n    \
+                    enabled: false\n    ports: any\n";
+        let (cfg, _) = translate(&parse_tree(yaml).unwrap(), Path::new("/etc")).unwrap();
+        let d = &cfg.detect.decoder;
+        assert!(d.geneve.enabled && !d.teredo.enabled);
+        assert_eq!(d.geneve.ports, vec![6081, 7000]);
+        assert!(d.teredo.ports.is_empty());
     }
 
     #[test]

@@ -1072,6 +1072,17 @@ impl AppLayer {
         }
     }
 
+    /// The outer datagram of a UDP tunnel (VXLAN, Geneve, Teredo): Suricata's UDP app layer
+    /// runs on it too and recognises nothing, so the flow is `failed` (counted once).
+    pub fn on_udp_tunnel(&mut self, flow: &mut Option<Box<AppFlow>>, ctx: &FlowCtx, dir: Dir) {
+        let f = touch(flow, ctx);
+        if f.proto == AppProto::UNKNOWN {
+            f.proto = AppProto::FAILED;
+            self.stats.flow_failed_udp += 1;
+        }
+        f.detect[di(dir)] = DetectDir::Failed;
+    }
+
     fn udp_parse(&mut self, f: &mut AppFlow, dir: Dir, payload: &[u8]) {
         let Some(p) = f.state.as_deref_mut() else {
             return;

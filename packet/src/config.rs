@@ -29,6 +29,10 @@ pub struct DecodeConfig {
     pub max_layers: u16,
     /// VXLAN decoding.
     pub vxlan: VxlanConfig,
+    /// Geneve decoding (`decoder.geneve`).
+    pub geneve: GeneveConfig,
+    /// Teredo decoding (`decoder.teredo`).
+    pub teredo: TeredoConfig,
     /// VLAN handling.
     pub vlan: VlanConfig,
 }
@@ -39,6 +43,8 @@ impl Default for DecodeConfig {
             checksum_validation: false,
             max_layers: 16,
             vxlan: VxlanConfig::default(),
+            geneve: GeneveConfig::default(),
+            teredo: TeredoConfig::default(),
             vlan: VlanConfig::default(),
         }
     }
@@ -50,7 +56,8 @@ impl Default for DecodeConfig {
 pub struct VxlanConfig {
     /// Decode VXLAN at all.
     pub enabled: bool,
-    /// UDP destination ports carrying VXLAN: a number, a list, or Suricata's string form
+    /// UDP ports (source or destination, as Suricata's `DecodeVXLANEnabledForPort`)
+    /// carrying VXLAN: a number, a list, or Suricata's string form
     /// (`"4789"`, `"[8472, 4789]"`). An unresolved `$VXLAN_PORTS` means the default (4789).
     #[serde(deserialize_with = "de_ports")]
     pub ports: Vec<u16>,
@@ -62,6 +69,58 @@ impl Default for VxlanConfig {
             enabled: true,
             ports: vec![4789],
         }
+    }
+}
+
+/// `decoder.geneve`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+pub struct GeneveConfig {
+    /// Decode Geneve at all.
+    pub enabled: bool,
+    /// UDP ports (source or destination) carrying Geneve (Suricata's default 6081; at most
+    /// 4 are used, as Suricata).
+    #[serde(deserialize_with = "de_ports")]
+    pub ports: Vec<u16>,
+}
+
+impl Default for GeneveConfig {
+    fn default() -> Self {
+        GeneveConfig {
+            enabled: true,
+            ports: vec![6081],
+        }
+    }
+}
+
+/// `decoder.teredo`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+pub struct TeredoConfig {
+    /// Decode Teredo at all.
+    pub enabled: bool,
+    /// UDP ports (source or destination) carrying Teredo; empty: every port (Suricata
+    /// without `ports`, or `any`). Default 3544, as the stock `suricata.yaml`
+    /// (`$TEREDO_PORTS`).
+    #[serde(deserialize_with = "de_ports_any")]
+    pub ports: Vec<u16>,
+}
+
+impl Default for TeredoConfig {
+    fn default() -> Self {
+        TeredoConfig {
+            enabled: true,
+            ports: vec![3544],
+        }
+    }
+}
+
+fn de_ports_any<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u16>, D::Error> {
+    match PortsRepr::deserialize(d)? {
+        PortsRepr::One(p) => Ok(vec![p]),
+        PortsRepr::List(v) => Ok(v),
+        PortsRepr::Text(s) if s.trim().eq_ignore_ascii_case("any") => Ok(Vec::new()),
+        PortsRepr::Text(s) => parse_port_list(&s).map_err(serde::de::Error::custom),
     }
 }
 

@@ -368,6 +368,99 @@ fn gre_variants() {
     assert_eq!((m.tunnel_depth, m.proto, m.kind), (0, 47, PacketKind::Ip));
 }
 
+/// Geneve and Teredo, as Suricata 7's `DecodeGeneve` / `DecodeTeredo` accept and refuse
+/// them: on their ports (source or destination), Geneve with options adding up and an
+/// Ethernet, IPv4 or IPv6 payload, Teredo an IPv6 packet filling the datagram (after an
+/// optional origin indication); anything else stays plain UDP.
+#[test]
+fn geneve_and_teredo() {
+    let (a, b) = (v6(1), v6(2));
+    let i4 = ipv4(
+        [1, 1, 1, 1],
+        [2, 2, 2, 2],
+        6,
+        &tcp(&[1, 1, 1, 1], &[2, 2, 2, 2], 3, 4, 0x02, b""),
+    );
+    // Geneve: one 8-byte option (length 2 words in the header, 1 word of option data).
+    let opt = [0u8, 1, 0x80, 1, 0xde, 0xad, 0xbe, 0xef];
+    let gen = |et: u16, payload: &[u8]| {
+        let mut g = vec![0x02, 0, 0, 0, 0, 0, 7, 0];
+        g[2..4].copy_from_slice(&et.to_be_bytes());
+        g.extend_from_slice(&opt);
+        g.extend_from_slice(payload);
+        g
+    };
+    let f = eth(
+        0x0800,
+        &ipv4(A4, B4, 17, &udp(&A4, &B4, 40000, 6081, &gen(0x0800, &i4))),
+    );
+    let (m, st) = run(LinkType::Ethernet, &f);
+    assert_eq!((m.proto, m.sport, m.tunnel_depth), (6, 3, 1));
+    assert_eq!(st.geneve, 1);
+    // Transparent bridging: an inner Ethernet frame; from port 6081 too.
+    let teb = gen(0x6558, &eth(0x0800, &i4));
+    let f = eth(0x0800, &ipv4(A4, B4, 17, &udp(&A4, &B4, 6081, 40000, &teb)));
+    let (m, _) = run(LinkType::Ethernet, &f);
+    assert_eq!((m.proto, m.tunnel_depth), (6, 1));
+    // Options that do not add up, a version other than 0, or another port: plain UDP.
+    let mut bad = gen(0x0800, &i4);
+    bad[0] = 0x03;
+    let f = eth(0x0800, &ipv4(A4, B4, 17, &udp(&A4, &B4, 40000, 6081, &bad)));
+    assert_eq!(run(LinkType::Ethernet, &f).0.tunnel_depth, 0);
+    let mut bad = gen(0x0800, &i4);
+    bad[0] = 0x42;
+    let f = eth(0x0800, &ipv4(A4, B4, 17, &udp(&A4, &B4, 40000, 6081, &bad)));
+    assert_eq!(run(LinkType::Ethernet, &f).0.tunnel_depth, 0);
+    let f = eth(
+        0x0800,
+        &ipv4(A4, B4, 17, &udp(&A4, &B4, 40000, 6082, &gen(0x0800, &i4))),
+    );
+    assert_eq!(run(LinkType::Ethernet, &f).0.tunnel_depth, 0);
+    // An unknown payload type: Geneve, with its event.
+    let f = eth(
+        0x0800,
+        &ipv4(A4, B4, 17, &udp(&A4, &B4, 40000, 6081, &gen(0x1234, &i4))),
+    );
+    let mut st = DecodeStats::default();
+    let m = decode(LinkType::Ethernet, &f, &DecodeConfig::default(), &mut st);
+    assert_eq!((m.tunnel_depth, st.geneve), (0, 1));
+    assert!(m.is_invalid());
+    assert_eq!(
+        m.events.iter().collect::<Vec<_>>(),
+        vec![shrike_packet::decode::DecodeEvent::GeneveUnknownPayloadType]
+    );
+
+    // Teredo on 3544: IPv6 with an ICMPv6 echo, with and without an origin indication.
+    let echo = [128u8, 0, 0, 0, 0, 1, 0, 1];
+    let i6 = ipv6(a, b, 58, &echo);
+    for payload in [i6.clone(), [&[0u8, 0, 1, 2, 3, 4, 5, 6][..], &i6].concat()] {
+        let f = eth(
+            0x0800,
+            &ipv4(A4, B4, 17, &udp(&A4, &B4, 3544, 50000, &payload)),
+        );
+        let (m, st) = run(LinkType::Ethernet, &f);
+        assert_eq!((m.proto, m.tunnel_depth, st.teredo), (58, 1, 1));
+    }
+    // Trailing bytes, a zero hop limit, or another port: plain UDP.
+    let mut long = i6.clone();
+    long.push(0);
+    let mut hlim0 = i6.clone();
+    hlim0[7] = 0;
+    for (payload, port) in [(long, 3544), (hlim0, 3544), (i6.clone(), 3545)] {
+        let f = eth(
+            0x0800,
+            &ipv4(A4, B4, 17, &udp(&A4, &B4, port, 50000, &payload)),
+        );
+        let (m, st) = run(LinkType::Ethernet, &f);
+        assert_eq!((m.proto, m.tunnel_depth, st.teredo), (17, 0, 0));
+    }
+    // `ports: any` (an empty list): every UDP port.
+    let mut cfg = DecodeConfig::default();
+    cfg.teredo.ports.clear();
+    let f = eth(0x0800, &ipv4(A4, B4, 17, &udp(&A4, &B4, 3545, 50000, &i6)));
+    assert_eq!(run_cfg(LinkType::Ethernet, &f, &cfg).0.tunnel_depth, 1);
+}
+
 #[test]
 fn vxlan_and_ip_in_ip() {
     let inner = eth(

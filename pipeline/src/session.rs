@@ -284,6 +284,13 @@ impl Sessions {
         }
     }
 
+    /// The outer datagram of a UDP tunnel: its flow's app layer fails (see
+    /// [`shrike_app::layer::AppLayer::on_udp_tunnel`]).
+    pub fn udp_tunnel_root(&mut self, ext: &mut Option<Box<FlowExt>>, ctx: &FlowCtx, dir: Dir) {
+        let x = ext.get_or_insert_with(Box::default);
+        self.app.on_udp_tunnel(&mut x.app, ctx, dir);
+    }
+
     /// The flow ends: the stream releases everything it holds (to the app layer first),
     /// then the app layer closes. Call [`Self::release`] once raw inspection is done.
     ///

@@ -483,7 +483,13 @@ impl Worker {
                     tcp_flow_state = Some(flow.state);
                 }
             }
-            17 if m.kind == PacketKind::L4 && !m.is_tunnel_root() => {
+            // A UDP tunnel's root (VXLAN, Geneve, Teredo) still meets protocol detection, which
+            // fails on it: Suricata runs its UDP app layer on the outer packet too.
+            17 if m.kind == PacketKind::L4 && m.is_tunnel_root() => {
+                let ctx = flow_ctx(flow, e.ts.0);
+                self.sess.udp_tunnel_root(&mut flow.data.ext, &ctx, fdir);
+            }
+            17 if m.kind == PacketKind::L4 => {
                 let payload = m.payload(data);
                 if !payload.is_empty() {
                     let ctx = flow_ctx(flow, e.ts.0);

@@ -76,6 +76,10 @@ pub mod tunnel_src {
     pub const VXLAN: u8 = 4;
     /// Not a tunnel: a datagram rebuilt from IP fragments (outside tunnels): `defrag`.
     pub const DEFRAG: u8 = 5;
+    /// IPv6 carried in Teredo (UDP): `teredo tunnel`.
+    pub const TEREDO: u8 = 6;
+    /// Carried in Geneve (UDP): `geneve encapsulation`.
+    pub const GENEVE: u8 = 7;
     /// Bits holding the kind above.
     pub const KIND: u8 = 0x0f;
     /// The packet is the outer (root) packet of a tunnel whose inner packet is handed on
@@ -90,6 +94,8 @@ pub mod tunnel_src {
             IPV6 => Some("ipv6 tunnel"),
             VXLAN => Some("vxlan encapsulation"),
             DEFRAG => Some("defrag"),
+            TEREDO => Some("teredo tunnel"),
+            GENEVE => Some("geneve encapsulation"),
             _ => None,
         }
     }

@@ -9,6 +9,12 @@ use super::{proto, Ctx};
 pub const UDP_HEADER_LEN: usize = 8;
 /// VXLAN header length.
 pub const VXLAN_HEADER_LEN: usize = 8;
+/// Geneve fixed header length.
+pub const GENEVE_HEADER_LEN: usize = 8;
+/// Teredo origin indication length.
+const TEREDO_ORIGIN_LEN: usize = 8;
+/// IPv6 header length.
+const IPV6_HEADER_LEN: usize = 40;
 
 mod field {
     pub const SRC_PORT: usize = 0;
@@ -117,8 +123,20 @@ impl Ctx<'_, '_> {
             }
         }
         let vx = off + UDP_HEADER_LEN;
+        let sport = be16(d, off + field::SRC_PORT);
+        // Suricata's order: Teredo, Geneve, then VXLAN (`DecodeUDP`); each on its ports,
+        // source or destination.
+        let on = |ports: &[u16]| ports.contains(&sport) || ports.contains(&dport);
+        let t = &self.cfg.teredo;
+        if t.enabled && (t.ports.is_empty() || on(&t.ports)) && self.teredo(vx, off + ulen) {
+            return;
+        }
+        let g = &self.cfg.geneve;
+        if g.enabled && on(&g.ports[..g.ports.len().min(4)]) && self.geneve(vx, off + ulen) {
+            return;
+        }
         if self.cfg.vxlan.enabled
-            && self.cfg.vxlan.ports.contains(&dport)
+            && on(&self.cfg.vxlan.ports)
             && ulen >= UDP_HEADER_LEN + VXLAN_HEADER_LEN + 14
             && d.get(vx).is_some_and(|f| f & 0x08 != 0)
         {
@@ -137,6 +155,89 @@ impl Ctx<'_, '_> {
                 self.ev(E::VxlanUnknownPayloadType);
             }
         }
+    }
+
+    /// Suricata's `DecodeTeredo` on the UDP payload at `off..end`: an optional origin
+    /// indication, then an IPv6 header whose payload length fills the rest exactly (hop
+    /// limit not 0, no bare hop-by-hop header): the IPv6 packet is a tunnel packet. Returns
+    /// whether it was one.
+    fn teredo(&mut self, off: usize, end: usize) -> bool {
+        let d = self.data;
+        let len = end.saturating_sub(off);
+        if len < IPV6_HEADER_LEN {
+            return false;
+        }
+        let mut start = off;
+        if d.get(off) == Some(&0) {
+            if d.get(off + 1) != Some(&0) || len < TEREDO_ORIGIN_LEN + IPV6_HEADER_LEN {
+                return false;
+            }
+            start += TEREDO_ORIGIN_LEN;
+        }
+        if d.get(start).map(|b| b >> 4) != Some(6) {
+            return false;
+        }
+        let plen = usize::from(be16(d, start + 4));
+        let (nh, hlim) = (
+            d.get(start + 6).copied().unwrap_or(0),
+            d.get(start + 7).copied().unwrap_or(0),
+        );
+        if hlim == 0 || (nh == 0 && plen < 8) || start + IPV6_HEADER_LEN + plen != end {
+            return false;
+        }
+        self.stats.teredo += 1;
+        self.tunnel(tunnel_src::TEREDO, |cx| cx.ipv6(start, end));
+        true
+    }
+
+    /// Suricata's `DecodeGeneve` on the UDP payload at `off..end`: version 0, no reserved
+    /// bits, options that add up to the header's option length; IPv4, IPv6 or Ethernet
+    /// (transparent bridging) inside. Returns whether it was Geneve.
+    fn geneve(&mut self, off: usize, end: usize) -> bool {
+        let d = self.data;
+        let len = end.saturating_sub(off);
+        if len < GENEVE_HEADER_LEN {
+            return false;
+        }
+        let (vl, fl) = (d[off], d[off + 1]);
+        let opt_len = usize::from(vl & 0x3f) * 4;
+        let hdr = GENEVE_HEADER_LEN + opt_len;
+        if len < hdr || vl >> 6 != 0 || fl & 0x3f != 0 || d[off + 7] != 0 {
+            return false;
+        }
+        // The options must add up to the option length exactly.
+        let mut rem = opt_len as isize;
+        let mut p = off + GENEVE_HEADER_LEN;
+        while rem > 0 {
+            let one = 4 + usize::from(d.get(p + 3).copied().unwrap_or(0) & 0x1f) * 4;
+            p += one;
+            rem -= one as isize;
+        }
+        if rem != 0 {
+            return false;
+        }
+        self.stats.geneve += 1;
+        let inner = off + hdr;
+        match be16(d, off + 2) {
+            0x0800 | 0x86dd => {
+                let et = be16(d, off + 2);
+                self.tunnel(tunnel_src::GENEVE, |cx| {
+                    cx.network(et, inner, end);
+                });
+            }
+            0x6558 => {
+                if end.saturating_sub(inner) >= 14 {
+                    self.tunnel(tunnel_src::GENEVE, |cx| {
+                        cx.meta.l2_off = inner as u16;
+                        let et = be16(cx.data, inner + 12);
+                        cx.network(et, inner + 14, end);
+                    });
+                }
+            }
+            0x0806 => {}
+            _ => self.inv(E::GeneveUnknownPayloadType),
+        }
+        true
     }
 
     /// SCTP common header at `off..end`: ports only.
