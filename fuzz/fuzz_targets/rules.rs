@@ -17,6 +17,7 @@ fuzz_target!(|data: &[u8]| {
     let opts = LoadOptions {
         reject_unknown_keywords: data.first().is_some_and(|b| b & 1 == 0),
         classtypes: None,
+        ..LoadOptions::default()
     };
     let set = load_rules_from_str(&text, "fuzz.rules", vars(), &opts);
     assert_eq!(
