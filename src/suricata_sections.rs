@@ -458,12 +458,10 @@ fn outputs(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) -> Result<(
                         a.extend(h.iter().filter_map(string).map(Value::String));
                     }
                 }
-                for k in [
-                    "stream-depth",
-                    "write-fileinfo",
-                    "force-magic",
-                    "max-open-files",
-                ] {
+                if let Some(n) = body.get("stream-depth").and_then(parse_size) {
+                    out["output"]["file-store"]["stream-depth"] = json!(n);
+                }
+                for k in ["write-fileinfo", "force-magic", "max-open-files"] {
                     if enabled && body.get(k).is_some() {
                         ignored.push(format!("outputs.file-store.{k}"));
                     }

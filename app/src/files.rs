@@ -77,6 +77,9 @@ pub const STORE_KEEP_MAX: usize = 32 * 1024 * 1024;
 pub struct FileStore {
     dir: std::path::PathBuf,
     force: bool,
+    /// `stream-depth`: the reassembly depth a `filestore` match gives its TCP session
+    /// (Suricata's `FileReassemblyDepth`; 0: unlimited).
+    pub depth: u64,
     next_id: std::sync::atomic::AtomicU32,
     /// Files stored, and write failures (`file_store.fs_errors`).
     pub stored: std::sync::atomic::AtomicU64,
@@ -88,11 +91,12 @@ static STORE: std::sync::OnceLock<FileStore> = std::sync::OnceLock::new();
 
 /// Turn the file store on (once per process): files go under `dir`; `force` stores every
 /// file (`force-filestore`). Creates `dir/tmp`.
-pub fn enable_store(dir: &std::path::Path, force: bool) -> std::io::Result<()> {
+pub fn enable_store(dir: &std::path::Path, force: bool, depth: u64) -> std::io::Result<()> {
     std::fs::create_dir_all(dir.join("tmp"))?;
     let _ = STORE.set(FileStore {
         dir: dir.to_path_buf(),
         force,
+        depth,
         next_id: std::sync::atomic::AtomicU32::new(0),
         stored: std::sync::atomic::AtomicU64::new(0),
         errors: std::sync::atomic::AtomicU64::new(0),

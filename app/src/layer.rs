@@ -1000,6 +1000,14 @@ impl AppLayer {
         }
     }
 
+    /// The TCP stream of direction `dir` reached its reassembly depth: the parser's files
+    /// of that direction end truncated (see [`AppParser::truncate`]).
+    pub fn on_tcp_depth(&mut self, flow: &mut Option<Box<AppFlow>>, dir: Dir) {
+        if let Some(p) = flow.as_deref_mut().and_then(|f| f.state.as_deref_mut()) {
+            p.truncate(dir);
+        }
+    }
+
     /// `len` bytes of the TCP stream in direction `dir` are missing.
     pub fn on_tcp_gap(
         &mut self,

@@ -356,6 +356,11 @@ pub trait AppParser: std::fmt::Debug + Send + Any {
     fn gap(&mut self, dir: Dir, len: u64);
     /// The flow ended: finish what can be finished.
     fn close(&mut self) {}
+    /// The stream reached its reassembly depth in `dir` (Suricata's `STREAM_DEPTH`): files
+    /// open in that direction end `TRUNCATED` now (`FileTruncateAllOpenFiles` on the
+    /// parser's `APP_LAYER_PARSER_TRUNC_*`). Called with each later delivery too, as
+    /// Suricata passes the flag on every call.
+    fn truncate(&mut self, _dir: Dir) {}
     /// Transactions so far (ids are `0..tx_count()`, some may be freed).
     fn tx_count(&self) -> u64;
     /// Transactions complete in `dir` so far (a monotonic count): the stream engine is asked

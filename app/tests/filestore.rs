@@ -17,7 +17,7 @@ fn eve(f: &TrackedFile) -> serde_json::Value {
 fn files_are_stored_by_sha256_when_asked() {
     let dir = std::env::temp_dir().join(format!("shrike-filestore-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    files::enable_store(&dir, false).unwrap();
+    files::enable_store(&dir, false, 0).unwrap();
     assert!(dir.join("tmp").is_dir());
     let data: Vec<u8> = (0..5000u32).map(|i| (i % 251) as u8).collect();
     let hex: String = Sha256::digest(&data)

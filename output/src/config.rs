@@ -376,6 +376,10 @@ pub struct FileStoreConfig {
     pub dir: String,
     /// Store every file (default no).
     pub force_filestore: bool,
+    /// `stream-depth`: the reassembly depth a `filestore` match gives the flow's TCP
+    /// session (Suricata's `FileReassemblyDepth`, applied as `TcpSessionSetReassemblyDepth`:
+    /// only a larger depth, or 0 for unlimited, replaces the session's); default 0.
+    pub stream_depth: u64,
 }
 
 impl Default for FileStoreConfig {
@@ -384,6 +388,7 @@ impl Default for FileStoreConfig {
             enabled: false,
             dir: "filestore".into(),
             force_filestore: false,
+            stream_depth: 0,
         }
     }
 }

@@ -155,7 +155,12 @@ impl Sessions {
         let r = self
             .stream
             .on_packet(&mut ext.tcp, meta, data, flow_dir, ts_secs);
-        if r.app_pending.iter().any(|&p| p) {
+        // Suricata updates the app layer of the packet's own direction at once when the
+        // packet takes the stream to its depth (`STREAM_DEPTH`: files truncated now).
+        if r.app_pending.iter().any(|&p| p)
+            || r.events
+                .contains(shrike_stream::StreamEvent::ReassemblyDepthReached)
+        {
             self.drain_app(ext, ctx);
         }
         r
@@ -240,6 +245,11 @@ impl Sessions {
                 break;
             }
             tcp.app_consume(d, n);
+        }
+        // Suricata passes `STREAM_DEPTH` with every delivery once the depth is reached: the
+        // direction's open files end truncated.
+        if tcp.depth_reached(d) {
+            self.app.on_tcp_depth(app, d);
         }
         // The detected protocol's own stream depth (PostgreSQL: unlimited by default).
         if let Some(dep) = app

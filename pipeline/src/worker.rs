@@ -558,11 +558,13 @@ impl Worker {
                 }
             }
             // `filestore` matches ask the flow's parser for files (before they are logged).
-            if !d.thread.file_stores().is_empty() && shrike_app::files::store().is_some() {
+            let store = shrike_app::files::store();
+            if let (false, Some(store)) = (d.thread.file_stores().is_empty(), store) {
                 if let Some(x) = flow.data.ext.as_deref_mut() {
                     // Suricata's `TcpSessionSetReassemblyDepth(FileReassemblyDepth())`: the
-                    // session is reassembled without limit from now on.
-                    x.tcp.set_app_depth(0);
+                    // file store's `stream-depth` (0: unlimited) when larger.
+                    let global = self.sess.stream.config().reassembly.depth;
+                    x.tcp.raise_app_depth(store.depth, global);
                     if let Some(p) = x.app.as_deref_mut().and_then(|a| a.state.as_deref_mut()) {
                         for r in d.thread.file_stores() {
                             shrike_app::files::apply_filestore(p, r.tx, r.dirs, r.scope, r.sid);

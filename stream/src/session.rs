@@ -186,6 +186,20 @@ impl TcpSession {
         }
     }
 
+    /// Suricata's `TcpSessionSetReassemblyDepth(size)`: the session's depth becomes `size`
+    /// when that is larger than its current depth (`current`: the configured one while the
+    /// session has none of its own; 0 counts as the smallest) or unlimited (0).
+    pub fn raise_app_depth(&mut self, size: u64, current: u64) {
+        if let Some(d) = self.data.as_mut() {
+            for b in d.bufs.iter_mut() {
+                let cur = b.depth.unwrap_or(current);
+                if size > cur || size == 0 {
+                    b.depth = Some(size);
+                }
+            }
+        }
+    }
+
     /// A fresh (untracked) session.
     pub fn new() -> Self {
         TcpSession::default()
@@ -360,6 +374,12 @@ impl TcpSession {
     /// `dir`.
     pub fn app_offset(&self, dir: Dir) -> u64 {
         self.buf(dir).map_or(0, |b| b.app_progress.max(b.base_off))
+    }
+
+    /// Whether direction `dir` reached the reassembly depth (data past it was dropped).
+    pub fn depth_reached(&self, dir: Dir) -> bool {
+        self.buf(dir)
+            .is_some_and(|b| b.flags & sf::DEPTH_REACHED != 0)
     }
 
     /// Stream offset just past the highest byte received in direction `dir`, acked or not

@@ -88,6 +88,8 @@ pub struct FtpDataState {
     files: crate::files::FileConfig,
     /// The file, opened with the first byte.
     file: Option<Box<crate::files::TrackedFile>>,
+    /// Its `fileinfo` record was written.
+    file_logged: bool,
 }
 
 impl FtpDataState {
@@ -104,6 +106,7 @@ impl FtpDataState {
             closed: false,
             files: crate::files::FileConfig::default(),
             file: None,
+            file_logged: false,
         }
     }
 
@@ -153,6 +156,14 @@ impl AppParser for FtpDataState {
             if let Some(f) = self.file.as_deref_mut() {
                 // Marked as having gaps (its size counts the bytes seen).
                 f.gap(0);
+            }
+        }
+    }
+
+    fn truncate(&mut self, dir: Dir) {
+        if dir == self.dir {
+            if let Some(f) = self.file.as_deref_mut() {
+                f.close(true);
             }
         }
     }
@@ -214,6 +225,14 @@ impl AppParser for FtpDataState {
     }
 
     fn log(&mut self, c: &mut LogCtx<'_>) {
+        // A file cut short at the stream depth is logged then (Suricata's file logger runs
+        // when the file closes), before the flow's `ftp_data` record.
+        if !self.file_logged && self.file.as_deref().is_some_and(|f| f.is_done()) {
+            self.file_logged = true;
+            if c.write {
+                self.write_fileinfo(c);
+            }
+        }
         if *c.flow_logged || !(c.closed || self.closed) {
             return;
         }
@@ -235,19 +254,9 @@ impl AppParser for FtpDataState {
         if let Some(f) = self.file.as_deref_mut() {
             f.close(self.gap);
         }
-        if let (Some(f), true) = (self.file.as_deref(), c.out.wants_type("files")) {
-            if let Some(mut rec) = c.out.record(EventKind::Other) {
-                write_eve_header(
-                    &mut rec,
-                    &c.rec.header("fileinfo", self.dir == Dir::ToServer),
-                );
-                rec.set_str("app_proto", "ftp-data");
-                rec.open_object("fileinfo");
-                f.write_eve(&mut rec, 0, None);
-                rec.close();
-                rec.close();
-                let _ = rec.commit();
-            }
+        if !self.file_logged {
+            self.file_logged = true;
+            self.write_fileinfo(c);
         }
     }
 
@@ -262,6 +271,26 @@ impl AppParser for FtpDataState {
 
     fn as_any_mut(&mut self) -> &mut dyn Any {
         self
+    }
+}
+
+impl FtpDataState {
+    /// The file's `fileinfo` record.
+    fn write_fileinfo(&self, c: &mut LogCtx<'_>) {
+        if let (Some(f), true) = (self.file.as_deref(), c.out.wants_type("files")) {
+            if let Some(mut rec) = c.out.record(EventKind::Other) {
+                write_eve_header(
+                    &mut rec,
+                    &c.rec.header("fileinfo", self.dir == Dir::ToServer),
+                );
+                rec.set_str("app_proto", "ftp-data");
+                rec.open_object("fileinfo");
+                f.write_eve(&mut rec, 0, None);
+                rec.close();
+                rec.close();
+                let _ = rec.commit();
+            }
+        }
     }
 }
 

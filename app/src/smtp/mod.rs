@@ -930,6 +930,23 @@ impl AppParser for SmtpState {
         self.closed = true;
     }
 
+    fn truncate(&mut self, dir: Dir) {
+        if dir != Dir::ToServer {
+            return;
+        }
+        // Suricata's parser has already taken the partial message line at the end of the
+        // data it got: decode it before the files end.
+        if self.parser_state & PS_DATA_MODE != 0 && !self.pending[0].is_empty() && !self.failed {
+            let line = std::mem::take(&mut self.pending[0]);
+            self.data_line(&line, 0);
+        }
+        for t in self.txs.iter_mut() {
+            for f in t.files.iter_mut() {
+                f.file.close(true);
+            }
+        }
+    }
+
     fn tx_count(&self) -> u64 {
         self.tx_cnt
     }

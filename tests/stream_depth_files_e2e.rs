@@ -1,0 +1,126 @@
+//! Files cut at the stream reassembly depth, as Suricata 7.0.10 cuts them: the packet that
+//! takes the stream past its depth ends the direction's open files `TRUNCATED` at once
+//! (`STREAM_DEPTH`, `FileTruncateAllOpenFiles`), with the data the app layer has so far (the
+//! partial message line of SMTP included). A generated SMTP mail with a 60 KiB base64
+//! attachment through a 20 KiB stream depth gives the `fileinfo` record Suricata writes for
+//! it (size, state, packet: checked with `suricata -r <pcap> -k none --set
+//! stream.reassembly.depth=20kb`; SHRIKE_DEPTH_PCAP_OUT=<file> keeps the capture).
+
+mod common;
+mod hostile_util;
+
+use common::{assert_valid_eve, eve_records, shrike, stderr, TempDir};
+use hostile_util::{tcp4, Pcap, ACK, PSH, SYN};
+
+const C: [u8; 4] = [10, 0, 0, 1];
+const S: [u8; 4] = [10, 0, 0, 2];
+
+fn b64(data: &[u8]) -> String {
+    const T: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for c in data.chunks(3) {
+        let n = (u32::from(c[0]) << 16)
+            | (u32::from(*c.get(1).unwrap_or(&0)) << 8)
+            | u32::from(*c.get(2).unwrap_or(&0));
+        for i in 0..4 {
+            if i <= c.len() {
+                out.push(T[((n >> (18 - 6 * i)) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+fn capture() -> Pcap {
+    let body: Vec<u8> = (0..60 * 1024u32).map(|i| (i * 7 % 251) as u8).collect();
+    let enc = b64(&body);
+    let mut mail = String::from(
+        "From: a@b.example\r\nTo: c@d.example\r\nSubject: t\r\nMIME-Version: 1.0\r\n\
+         Content-Type: multipart/mixed; boundary=\"XX\"\r\n\r\n--XX\r\n\
+         Content-Type: application/octet-stream\r\nContent-Transfer-Encoding: base64\r\n\
+         Content-Disposition: attachment; filename=\"big.bin\"\r\n\r\n",
+    );
+    for line in enc.as_bytes().chunks(76) {
+        mail.push_str(std::str::from_utf8(line).unwrap());
+        mail.push_str("\r\n");
+    }
+    mail.push_str("--XX--\r\n.\r\n");
+    let (sp, dp) = (40000u16, 25u16);
+    let (mut cs, mut ss) = (1000u32, 5000u32);
+    let mut frames: Vec<Vec<u8>> = vec![tcp4(C, S, sp, dp, cs, 0, SYN, b"")];
+    frames.push(tcp4(S, C, dp, sp, ss, cs + 1, SYN | ACK, b""));
+    cs += 1;
+    ss += 1;
+    frames.push(tcp4(C, S, sp, dp, cs, ss, ACK, b""));
+    let greeting: &[u8] = b"220 mx ESMTP\r\n";
+    frames.push(tcp4(S, C, dp, sp, ss, cs, PSH | ACK, greeting));
+    ss += greeting.len() as u32;
+    let steps: [(&[u8], &[u8]); 5] = [
+        (b"EHLO c.example\r\n", b"250 mx\r\n"),
+        (b"MAIL FROM:<a@b.example>\r\n", b"250 ok\r\n"),
+        (b"RCPT TO:<c@d.example>\r\n", b"250 ok\r\n"),
+        (b"DATA\r\n", b"354 go\r\n"),
+        (mail.as_bytes(), b""),
+    ];
+    for (cmd, reply) in steps {
+        for seg in cmd.chunks(1400) {
+            frames.push(tcp4(C, S, sp, dp, cs, ss, PSH | ACK, seg));
+            cs += seg.len() as u32;
+            frames.push(tcp4(S, C, dp, sp, ss, cs, ACK, b""));
+        }
+        if !reply.is_empty() {
+            frames.push(tcp4(S, C, dp, sp, ss, cs, PSH | ACK, reply));
+            ss += reply.len() as u32;
+        }
+    }
+    let mut cap = Pcap::new(1);
+    for (i, f) in frames.iter().enumerate() {
+        cap.push(1_700_000_000_000_000u64 + i as u64 * 1000, f);
+    }
+    cap
+}
+
+#[test]
+fn smtp_attachment_truncated_at_the_depth_as_suricata() {
+    let dir = TempDir::new("depth-files");
+    let pcap = dir.path().join("depth.pcap");
+    capture().write(&pcap);
+    if let Ok(keep) = std::env::var("SHRIKE_DEPTH_PCAP_OUT") {
+        let _ = std::fs::copy(&pcap, keep);
+    }
+    let cfg = dir.path().join("suricata.yaml");
+    std::fs::write(
+        &cfg,
+        "%YAML 1.1\n---\noutputs:\n  - eve-log:\n      enabled: yes\n      filename: eve.json\n      \
+         types:\n        - files\n",
+    )
+    .unwrap();
+    let out = shrike()
+        .arg("-c")
+        .arg(&cfg)
+        .arg("-r")
+        .arg(&pcap)
+        .args(["--set", "stream.reassembly.depth=20kb", "-k", "none", "-l"])
+        .arg(dir.path())
+        .output()
+        .expect("run shrike");
+    assert!(out.status.success(), "shrike failed: {}", stderr(&out));
+    let recs = eve_records(dir.path());
+    assert_valid_eve(&recs);
+    let files: Vec<(u64, u64, String)> = recs
+        .iter()
+        .filter(|r| r["event_type"] == "fileinfo")
+        .map(|r| {
+            (
+                r["pcap_cnt"].as_u64().unwrap_or(0),
+                r["fileinfo"]["size"].as_u64().unwrap(),
+                r["fileinfo"]["state"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    // Suricata 7.0.10's `fileinfo` (packet, size, state) on the capture: cut on the packet
+    // that crossed the depth, with the data acknowledged before it.
+    assert_eq!(files, vec![(45, 14139, "TRUNCATED".to_string())]);
+}
