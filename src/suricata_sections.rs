@@ -147,6 +147,14 @@ fn app_layer(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) {
     const BASE: &str = "app-layer.protocols.http.libhtp";
     let known =
         serde_json::to_value(shrike_app::http::HttpConfig::default()).unwrap_or(Value::Null);
+    // Suricata's compiled-in body limits (`HTP_CONFIG_DEFAULT_*_BODY_LIMIT`, 4 KiB) hold
+    // when its configuration does not set them (the stock suricata.yaml sets 100 KiB, as
+    // shrike's own defaults).
+    for k in ["request-body-limit", "response-body-limit"] {
+        if known.get(k).is_some() {
+            out["detect"]["app-layer"]["http"][k] = json!(4096);
+        }
+    }
     if let Some(Value::Object(m)) = get(tree, &format!("{BASE}.default-config")) {
         for (k, v) in m {
             if known.get(k).is_some() {
@@ -1358,8 +1366,9 @@ outputs:
         let h = &cfg.detect.app_layer.http;
         assert_eq!(h.response_body_limit, 8 * 1024);
         assert_eq!(h.response_body_decompress_layer_limit, 3);
-        // Unset keys keep Suricata's defaults.
-        assert_eq!(h.request_body_limit, 100 * 1024);
+        // Unset keys keep Suricata's compiled-in defaults (`HTP_CONFIG_DEFAULT_*`: 4 KiB
+        // body limits, not the stock file's 100 KiB).
+        assert_eq!(h.request_body_limit, 4096);
         for k in [
             "app-layer.protocols.http.libhtp.default-config.no-such-key",
             "app-layer.protocols.http.libhtp.server-config",

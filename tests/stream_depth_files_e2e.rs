@@ -4,7 +4,7 @@
 //! partial message line of SMTP included). A generated SMTP mail with a 60 KiB base64
 //! attachment through a 20 KiB stream depth gives the `fileinfo` record Suricata writes for
 //! it (size, state, packet: checked with `suricata -r <pcap> -k none --set
-//! stream.reassembly.depth=20kb`; SHRIKE_DEPTH_PCAP_OUT=<file> keeps the capture).
+//! stream.reassembly.depth=20kb`; SHRIKE_DEPTH_PCAP_OUT=<prefix> keeps the captures).
 
 mod common;
 mod hostile_util;
@@ -82,19 +82,51 @@ fn capture() -> Pcap {
     cap
 }
 
-#[test]
-fn smtp_attachment_truncated_at_the_depth_as_suricata() {
-    let dir = TempDir::new("depth-files");
+/// An HTTP download of 60 KiB, the client acknowledging each segment.
+fn http_capture() -> Pcap {
+    let body: Vec<u8> = (0..60 * 1024u32).map(|i| (i * 13 % 253) as u8).collect();
+    let mut resp = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    resp.extend_from_slice(&body);
+    let req: &[u8] = b"GET /big.bin HTTP/1.1\r\nHost: h.example\r\n\r\n";
+    let (sp, dp) = (40001u16, 80u16);
+    let (mut cs, mut ss) = (1000u32, 5000u32);
+    let mut frames: Vec<Vec<u8>> = vec![tcp4(C, S, sp, dp, cs, 0, SYN, b"")];
+    frames.push(tcp4(S, C, dp, sp, ss, cs + 1, SYN | ACK, b""));
+    cs += 1;
+    ss += 1;
+    frames.push(tcp4(C, S, sp, dp, cs, ss, ACK, b""));
+    frames.push(tcp4(C, S, sp, dp, cs, ss, PSH | ACK, req));
+    cs += req.len() as u32;
+    for seg in resp.chunks(1400) {
+        frames.push(tcp4(S, C, dp, sp, ss, cs, PSH | ACK, seg));
+        ss += seg.len() as u32;
+        frames.push(tcp4(C, S, sp, dp, cs, ss, ACK, b""));
+    }
+    let mut cap = Pcap::new(1);
+    for (i, f) in frames.iter().enumerate() {
+        cap.push(1_700_000_000_000_000u64 + i as u64 * 1000, f);
+    }
+    cap
+}
+
+fn run(cap: Pcap, tag: &str, extra: &str) -> Vec<(u64, u64, String)> {
+    let dir = TempDir::new(tag);
     let pcap = dir.path().join("depth.pcap");
-    capture().write(&pcap);
+    cap.write(&pcap);
     if let Ok(keep) = std::env::var("SHRIKE_DEPTH_PCAP_OUT") {
-        let _ = std::fs::copy(&pcap, keep);
+        let _ = std::fs::copy(&pcap, format!("{keep}-{tag}.pcap"));
     }
     let cfg = dir.path().join("suricata.yaml");
     std::fs::write(
         &cfg,
-        "%YAML 1.1\n---\noutputs:\n  - eve-log:\n      enabled: yes\n      filename: eve.json\n      \
-         types:\n        - files\n",
+        format!(
+            "%YAML 1.1\n---\noutputs:\n  - eve-log:\n      enabled: yes\n      filename: eve.json\n      \
+             types:\n        - files\n{extra}"
+        ),
     )
     .unwrap();
     let out = shrike()
@@ -109,8 +141,7 @@ fn smtp_attachment_truncated_at_the_depth_as_suricata() {
     assert!(out.status.success(), "shrike failed: {}", stderr(&out));
     let recs = eve_records(dir.path());
     assert_valid_eve(&recs);
-    let files: Vec<(u64, u64, String)> = recs
-        .iter()
+    recs.iter()
         .filter(|r| r["event_type"] == "fileinfo")
         .map(|r| {
             (
@@ -119,8 +150,35 @@ fn smtp_attachment_truncated_at_the_depth_as_suricata() {
                 r["fileinfo"]["state"].as_str().unwrap().to_string(),
             )
         })
-        .collect();
+        .collect()
+}
+
+#[test]
+fn smtp_attachment_truncated_at_the_depth_as_suricata() {
+    let files = run(capture(), "depth-smtp", "");
     // Suricata 7.0.10's `fileinfo` (packet, size, state) on the capture: cut on the packet
     // that crossed the depth, with the data acknowledged before it.
     assert_eq!(files, vec![(45, 14139, "TRUNCATED".to_string())]);
 }
+
+/// HTTP: with Suricata's compiled-in 4 KiB body limit (a suricata.yaml without libhtp
+/// settings) the file is cut there; without a body limit, at the stream depth. Both are
+/// logged on the next packet of the file's direction, before the transaction completes.
+#[test]
+fn http_download_truncated_at_the_limit_and_depth_as_suricata() {
+    let t = |v: &[(u64, u64, &str)]| {
+        v.iter()
+            .map(|(p, s, st)| (*p, *s, st.to_string()))
+            .collect::<Vec<_>>()
+    };
+    let files = run(http_capture(), "depth-http-limit", "");
+    assert_eq!(files, t(&[(13, 4096, "TRUNCATED")]));
+    let nolimit =
+        "app-layer:\n  protocols:\n    http:\n      libhtp:\n        default-config:\n          \
+                   response-body-limit: 0\n";
+    let files = run(http_capture(), "depth-http", nolimit);
+    assert_eq!(files, t(HTTP_DEPTH_EXPECTED));
+}
+
+/// Suricata 7.0.10's `fileinfo` (packet, size, state) for the download cut at the depth.
+const HTTP_DEPTH_EXPECTED: &[(u64, u64, &str)] = &[(33, 19518, "TRUNCATED")];

@@ -282,6 +282,9 @@ pub struct TrackedFile {
     unnamed: bool,
     /// File store state (only with the store on).
     st: Option<Box<StoreSt>>,
+    /// Its `fileinfo` record was written (protocols that log files apart from their
+    /// transactions).
+    logged: std::cell::Cell<bool>,
 }
 
 /// A tracked file's file store state.
@@ -398,6 +401,16 @@ impl TrackedFile {
                 st.stored = w.finish(sha256.as_ref());
             }
         }
+    }
+
+    /// Whether its `fileinfo` record was written ([`Self::set_logged`]).
+    pub fn logged(&self) -> bool {
+        self.logged.get()
+    }
+
+    /// Marks its `fileinfo` record written.
+    pub fn set_logged(&self) {
+        self.logged.set(true);
     }
 
     /// A file without a name (Suricata's HTTP/2 files).

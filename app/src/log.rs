@@ -127,6 +127,21 @@ impl RecordCtx<'_> {
         id: u64,
         opts: &EveHttpOptions,
     ) {
+        self.http_files_when(out, h, id, opts, None);
+    }
+
+    /// The `fileinfo` records of HTTP transaction `id` not written yet; with `done_in`,
+    /// only of the files of that direction that ended (Suricata's file logger writes a file
+    /// once it closed, on a packet of its direction, before its transaction completes: a
+    /// body cut at its limit or at the stream depth).
+    pub fn http_files_when(
+        &self,
+        out: &mut shrike_output::EveOutput,
+        h: &HttpState,
+        id: u64,
+        opts: &EveHttpOptions,
+        done_in: Option<crate::Dir>,
+    ) {
         if !out.wants_type("files") {
             return;
         }
@@ -134,7 +149,16 @@ impl RecordCtx<'_> {
             return;
         };
         for (to_server, body) in [(true, tx.request_body()), (false, tx.response_body())] {
+            let dir = if to_server {
+                crate::Dir::ToServer
+            } else {
+                crate::Dir::ToClient
+            };
             for f in body.files() {
+                if f.logged() || done_in.is_some_and(|d| d != dir || !f.is_done()) {
+                    continue;
+                }
+                f.set_logged();
                 let Some(mut rec) = out.record(EventKind::Other) else {
                     return;
                 };

@@ -400,6 +400,23 @@ impl HttpState {
         }
     }
 
+    /// The stream of `dir` reached its reassembly depth: every body file still open in that
+    /// direction ends `TRUNCATED` with what it has (Suricata's `FileTruncateAllOpenFiles`).
+    pub fn truncate_files(&mut self, dir: Dir) {
+        for tx in self.txs.iter_mut() {
+            let body = match dir {
+                Dir::ToServer => &mut tx.req_body,
+                Dir::ToClient => &mut tx.resp_body,
+            };
+            if let Some(f) = body.file.as_deref_mut() {
+                f.close(true);
+            }
+            if let Some(m) = body.multipart.as_deref_mut() {
+                m.truncate();
+            }
+        }
+    }
+
     /// End of stream in one direction: completes what can be completed (a response body
     /// delimited by the close, an HTTP/0.9 request, a truncated message).
     pub fn close(&mut self, dir: Dir) {

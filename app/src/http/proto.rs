@@ -93,6 +93,10 @@ impl AppParser for HttpState {
         HttpState::close(self, Dir::ToClient);
     }
 
+    fn truncate(&mut self, dir: Dir) {
+        self.truncate_files(dir);
+    }
+
     fn tx_count(&self) -> u64 {
         HttpState::tx_count(self)
     }
@@ -157,6 +161,15 @@ impl AppParser for HttpState {
     }
 
     fn log(&mut self, c: &mut LogCtx<'_>) {
+        // Files that ended before their transaction (cut at the body limit or the stream
+        // depth) are logged now.
+        if let (true, false, Some(d)) = (c.write, c.closed, c.pkt_dir) {
+            for i in *c.next..HttpState::tx_count(self) {
+                if self.tx(i).is_some_and(|t| !t.is_complete()) {
+                    c.rec.http_files_when(c.out, self, i, &c.opts.http, Some(d));
+                }
+            }
+        }
         let mut id = *c.next;
         while id < HttpState::tx_count(self) {
             let Some(tx) = self.tx(id) else {
