@@ -429,6 +429,34 @@ fn gzip_bomb_is_bounded() {
 }
 
 #[test]
+fn a_body_that_is_all_gap_still_has_its_file() {
+    // Suricata opens the file with the gap (`FileOpenFile` without data): its size counts
+    // the missing bytes, it has gaps and ends TRUNCATED; the next transaction is parsed.
+    let mut st = state();
+    st.parse(
+        Dir::ToServer,
+        b"GET /1 HTTP/1.1\r\nHost: h\r\n\r\nGET /2 HTTP/1.1\r\nHost: h\r\n\r\n",
+    );
+    st.parse(
+        Dir::ToClient,
+        b"HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\n",
+    );
+    st.gap(Dir::ToClient, 12);
+    st.parse(
+        Dir::ToClient,
+        b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabc",
+    );
+    let f = st.tx(0).unwrap().response_body().file().unwrap();
+    assert_eq!(f.name(), b"/1");
+    assert_eq!(f.size(), 12);
+    assert!(f.has_gaps());
+    assert_eq!(f.state(), shrike_app::files::FileState::Truncated);
+    let f = st.tx(1).unwrap().response_body().file().unwrap();
+    assert_eq!((f.size(), f.has_gaps()), (3, false));
+    assert_eq!(f.state(), shrike_app::files::FileState::Closed);
+}
+
+#[test]
 fn gaps_in_bodies_are_skipped() {
     let mut st = state();
     st.parse(

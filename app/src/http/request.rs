@@ -736,9 +736,21 @@ impl HttpState {
     }
 
     fn req_gap_body(&mut self, n: u64) {
+        let files = self.cfg.files;
+        let limit = self.cfg.request_body_limit;
         if let Some(tx) = self.in_tx.and_then(|i| self.tx_mut(i)) {
             tx.req_message_len += n;
             tx.req_body.gap = true;
+            // A PUT/POST body starting with a gap opens its file with the gap, as the
+            // response side does.
+            tx.want_request_file();
+            let b = &mut tx.req_body;
+            let within = b.depth_set || limit == 0 || b.total < limit;
+            if b.file.is_none() && within {
+                if let Some(name) = b.file_name.take() {
+                    b.file = Some(Box::new(crate::files::TrackedFile::open(&name, &files)));
+                }
+            }
             if let Some(f) = tx.req_body.file.as_deref_mut() {
                 f.gap(n);
             }

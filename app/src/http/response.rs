@@ -769,9 +769,24 @@ impl HttpState {
     }
 
     fn resp_gap_body(&mut self, n: u64) {
+        let files = self.cfg.files;
+        let limit = self.cfg.response_body_limit;
         if let Some(tx) = self.out_tx.and_then(|i| self.tx_mut(i)) {
             tx.resp_message_len += n;
             tx.resp_body.gap = true;
+            // A gap is body data too (libhtp hands it on without data): the file is opened
+            // with it when it is the body's first (Suricata's `FileOpenFile` with no data:
+            // the size counts the gap, the file has gaps and ends `TRUNCATED`).
+            if tx.has_response_line || tx.is_09 {
+                tx.want_response_file();
+            }
+            let b = &mut tx.resp_body;
+            let within = b.depth_set || limit == 0 || b.total < limit;
+            if b.file.is_none() && within {
+                if let Some(name) = b.file_name.take() {
+                    b.file = Some(Box::new(crate::files::TrackedFile::open(&name, &files)));
+                }
+            }
             if let Some(f) = tx.resp_body.file.as_deref_mut() {
                 f.gap(n);
             }
