@@ -206,7 +206,7 @@ impl StreamBuf {
         self.flags |= sf::HAS_DATA;
         // Position relative to the base.
         let rel = seq.wrapping_sub(self.base_seq) as i32;
-        let (off, mut data) = if rel >= 0 {
+        let (off, data) = if rel >= 0 {
             (self.base_off + rel as u64, data)
         } else {
             let skip = rel.unsigned_abs() as usize;
@@ -217,6 +217,11 @@ impl StreamBuf {
             (self.base_off, data.get(skip..).unwrap_or(&[]))
         };
         if depth != 0 {
+            // Once reached, nothing more is accepted, even what would still fit (Suricata's
+            // `StreamTcpReassembleCheckDepth`).
+            if self.has(sf::DEPTH_REACHED) {
+                return out;
+            }
             if off >= depth {
                 if !self.has(sf::DEPTH_REACHED) {
                     self.flags |= sf::DEPTH_REACHED;
@@ -224,13 +229,14 @@ impl StreamBuf {
                 }
                 return out;
             }
-            let room = depth - off;
-            if (data.len() as u64) > room {
-                data = data.get(..room as usize).unwrap_or(&[]);
+            // A segment whose end is past the depth is not stored at all, as Suricata's
+            // `StreamTcpReassembleCheckDepth` rejects it whole.
+            if (data.len() as u64) > depth - off {
                 if !self.has(sf::DEPTH_REACHED) {
                     self.flags |= sf::DEPTH_REACHED;
                     out.depth_reached = true;
                 }
+                return out;
             }
         }
         let len = data.len() as u32;
@@ -669,14 +675,19 @@ mod tests {
     }
 
     #[test]
-    fn depth_clips() {
+    fn depth_rejects_the_segment_that_does_not_fit() {
         let mut b = StreamBuf::new(0);
         let mut s = Vec::new();
-        let o = b.insert(0, b"0123456789", OsPolicy::Bsd, 4, true, &mut s);
-        assert!(o.depth_reached);
+        let o = b.insert(0, b"0123", OsPolicy::Bsd, 6, true, &mut s);
+        assert!(!o.depth_reached);
         assert_eq!(o.stored, 4);
+        // Its end is past the depth: not stored at all, as Suricata.
+        let o = b.insert(4, b"456789", OsPolicy::Bsd, 6, true, &mut s);
+        assert!(o.depth_reached);
+        assert_eq!(o.stored, 0);
         assert_eq!(b.data_at(0, u64::MAX), b"0123");
-        let o = b.insert(10, b"x", OsPolicy::Bsd, 4, true, &mut s);
+        // Nothing more once reached, even what would fit.
+        let o = b.insert(4, b"45", OsPolicy::Bsd, 6, true, &mut s);
         assert_eq!(o.stored, 0);
         assert!(!o.depth_reached);
     }
