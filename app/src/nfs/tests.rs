@@ -1,1 +1,559 @@
-//! NFS parser tests.
+//! NFS parser tests: hand-built ONC RPC / NFSv3 / NFSv2 messages driven through the
+//! registry's `AppParser` trait, as the engine drives them.
+
+use super::*;
+use crate::registry::TxMatch;
+
+const MACHINE: &[u8] = b"cli4";
+
+fn be(v: &mut Vec<u8>, w: u32) {
+    v.extend_from_slice(&w.to_be_bytes());
+}
+
+/// XDR opaque: length, bytes, padding.
+fn opaque(v: &mut Vec<u8>, b: &[u8]) {
+    be(v, b.len() as u32);
+    v.extend_from_slice(b);
+    v.resize(v.len() + fill_of(b.len() as u32) as usize, 0);
+}
+
+/// An RPC call (no record marker): AUTH_UNIX credentials (machine `cli4`, uid 1000,
+/// gid 100), a null verifier, then `args`.
+fn call(xid: u32, vers: u32, procedure: u32, args: &[u8]) -> Vec<u8> {
+    let mut v = Vec::new();
+    for w in [xid, 0, 2, NFS_PROGRAM, vers, procedure] {
+        be(&mut v, w);
+    }
+    let mut creds = Vec::new();
+    be(&mut creds, 0x1234); // stamp
+    opaque(&mut creds, MACHINE);
+    be(&mut creds, 1000);
+    be(&mut creds, 100);
+    be(&mut creds, 0); // no auxiliary gids
+    be(&mut v, 1);
+    opaque(&mut v, &creds);
+    be(&mut v, 0);
+    be(&mut v, 0);
+    v.extend_from_slice(args);
+    v
+}
+
+/// An accepted RPC reply (no record marker) with `res`.
+fn reply(xid: u32, res: &[u8]) -> Vec<u8> {
+    let mut v = Vec::new();
+    for w in [xid, 1, 0, 0, 0, 0] {
+        be(&mut v, w);
+    }
+    v.extend_from_slice(res);
+    v
+}
+
+/// One TCP record: the last-fragment marker, then the message.
+fn rec(msg: &[u8]) -> Vec<u8> {
+    let mut v = Vec::new();
+    be(&mut v, 0x8000_0000 | msg.len() as u32);
+    v.extend_from_slice(msg);
+    v
+}
+
+const DIR_FH: &[u8] = b"dir-handle-0001!";
+const FILE_FH: &[u8] = b"file-handle-0002";
+
+fn lookup_call(xid: u32, name: &[u8]) -> Vec<u8> {
+    let mut a = Vec::new();
+    opaque(&mut a, DIR_FH);
+    opaque(&mut a, name);
+    call(xid, 3, proc3::LOOKUP, &a)
+}
+
+/// LOOKUP3res: OK, the object's handle, no attributes.
+fn lookup_reply(xid: u32, status: u32) -> Vec<u8> {
+    let mut r = Vec::new();
+    be(&mut r, status);
+    opaque(&mut r, FILE_FH);
+    be(&mut r, 0);
+    be(&mut r, 0);
+    reply(xid, &r)
+}
+
+/// WRITE3args: the file handle, offset, count, stable, data.
+fn write_call(xid: u32, offset: u64, stable: u32, data: &[u8]) -> Vec<u8> {
+    let mut a = Vec::new();
+    opaque(&mut a, FILE_FH);
+    be(&mut a, (offset >> 32) as u32);
+    be(&mut a, offset as u32);
+    be(&mut a, data.len() as u32);
+    be(&mut a, stable);
+    opaque(&mut a, data);
+    call(xid, 3, proc3::WRITE, &a)
+}
+
+fn commit_call(xid: u32) -> Vec<u8> {
+    let mut a = Vec::new();
+    opaque(&mut a, FILE_FH);
+    a.extend_from_slice(&[0; 12]);
+    call(xid, 3, proc3::COMMIT, &a)
+}
+
+/// A reply whose results start with NFS3_OK (WRITE, COMMIT: the rest is not read).
+fn ok_reply(xid: u32) -> Vec<u8> {
+    reply(xid, &[0; 16])
+}
+
+fn tcp() -> NfsState {
+    NfsState::new(NfsConfig::default(), FileConfig::default(), false)
+}
+
+fn udp() -> NfsState {
+    NfsState::new(NfsConfig::default(), FileConfig::default(), true)
+}
+
+/// What a transaction is, as the logger and the keywords see it. The chunk count is left
+/// out: Suricata counts every piece of file data handed to the tracker, so it depends on
+/// how the stream was cut.
+fn summary(s: &NfsState) -> Vec<String> {
+    s.txs()
+        .iter()
+        .map(|t| {
+            let file = t.file.as_ref().map(|f| {
+                let (size, done) = f
+                    .tracker
+                    .file
+                    .as_ref()
+                    .map_or((0, false), |x| (x.size(), x.is_done()));
+                (f.dir, f.last_xid, size, done, f.head.clone())
+            });
+            format!(
+                "{} xid={} proc={} v={} name={:?} st={}/{} done={}/{} first={} last={} ev={} {:?}",
+                t.id,
+                t.xid,
+                t.procedure,
+                t.nfs_version,
+                String::from_utf8_lossy(&t.file_name),
+                t.rpc_status,
+                t.nfs_status,
+                t.request_done,
+                t.response_done,
+                t.is_first,
+                t.is_last,
+                t.events,
+                file
+            )
+        })
+        .collect()
+}
+
+/// The `rpc` and `nfs` objects of an alert on `tx`.
+fn alert_json(s: &NfsState, tx: u64) -> serde_json::Value {
+    let mut w = JsonWriter::new();
+    w.start_object();
+    assert!(s.alert_members(tx, &mut w));
+    w.close();
+    serde_json::from_slice(w.as_bytes()).unwrap()
+}
+
+fn drive(s: &mut NfsState, msgs: &[(Dir, Vec<u8>)]) {
+    for (d, m) in msgs {
+        s.parse(*d, m);
+    }
+}
+
+#[test]
+fn probes_as_suricata() {
+    let c = rec(&lookup_call(1, b"a"));
+    assert_eq!(probe_tcp(Dir::ToServer, &c), Probe::Yes);
+    assert_eq!(
+        probe_tcp(Dir::ToServer, b"GET / HTTP/1.1\r\n\r\n"),
+        Probe::No
+    );
+    assert_eq!(probe_udp(Dir::ToServer, &lookup_call(1, b"a")), Probe::Yes);
+    assert_eq!(probe_udp(Dir::ToServer, &[0xff; 40]), Probe::No);
+}
+
+#[test]
+fn v3_call_and_reply_make_one_transaction() {
+    let mut s = tcp();
+    assert!(!s.parse(Dir::ToServer, &rec(&lookup_call(0x11, b"hosts"))));
+    assert_eq!(s.tx_count(), 1);
+    assert!(s.tx(0).unwrap().request_done && !s.tx(0).unwrap().response_done);
+    assert!(!s.parse(Dir::ToClient, &rec(&lookup_reply(0x11, 0))));
+    assert_eq!(s.tx_count(), 1);
+    let t = s.tx(0).unwrap();
+    assert!(t.response_done);
+    assert_eq!(t.events, 0);
+    assert_eq!(s.complete_in(Dir::ToClient), 1);
+    let j = alert_json(&s, 0);
+    assert_eq!(j["rpc"]["xid"], 0x11);
+    assert_eq!(j["rpc"]["status"], "ACCEPTED");
+    assert_eq!(j["rpc"]["auth_type"], "UNIX");
+    assert_eq!(j["rpc"]["creds"]["machine_name"], "cli4");
+    assert_eq!(j["rpc"]["creds"]["uid"], 1000);
+    assert_eq!(j["rpc"]["creds"]["gid"], 100);
+    assert_eq!(j["nfs"]["version"], 3);
+    assert_eq!(j["nfs"]["procedure"], "LOOKUP");
+    assert_eq!(j["nfs"]["filename"], "hosts");
+    assert_eq!(j["nfs"]["id"], 1);
+    assert_eq!(j["nfs"]["file_tx"], false);
+    assert_eq!(j["nfs"]["type"], "response");
+    assert_eq!(j["nfs"]["status"], "OK");
+    // An error status is named as Suricata names it.
+    let mut s = tcp();
+    drive(
+        &mut s,
+        &[
+            (Dir::ToServer, rec(&lookup_call(2, b"nope"))),
+            (Dir::ToClient, rec(&lookup_reply(2, 2))),
+        ],
+    );
+    assert_eq!(alert_json(&s, 0)["nfs"]["status"], "ERR_NOENT");
+}
+
+fn session() -> Vec<(Dir, Vec<u8>)> {
+    let data: Vec<u8> = (0..600u32).map(|i| (i % 251) as u8).collect();
+    vec![
+        (Dir::ToServer, rec(&lookup_call(1, b"notes.txt"))),
+        (Dir::ToClient, rec(&lookup_reply(1, 0))),
+        (Dir::ToServer, rec(&write_call(2, 0, 0, &data))),
+        (Dir::ToClient, rec(&ok_reply(2))),
+        (Dir::ToServer, rec(&write_call(3, 600, 0, b"tail"))),
+        (Dir::ToClient, rec(&ok_reply(3))),
+        (Dir::ToServer, rec(&commit_call(4))),
+        (Dir::ToClient, rec(&ok_reply(4))),
+    ]
+}
+
+#[test]
+fn split_at_every_byte_and_coalesced_records_give_the_same_transactions() {
+    let msgs = session();
+    let mut whole = tcp();
+    drive(&mut whole, &msgs);
+    let want = summary(&whole);
+    assert_eq!(want.len(), 2, "{want:?}");
+    // Each record cut in two at every byte.
+    for (i, (d, m)) in msgs.iter().enumerate() {
+        for k in 1..m.len() {
+            let mut s = tcp();
+            drive(&mut s, &msgs[..i]);
+            assert!(!s.parse(*d, &m[..k]));
+            assert!(!s.parse(*d, &m[k..]));
+            drive(&mut s, &msgs[i + 1..]);
+            assert_eq!(summary(&s), want, "record {i} split at {k}");
+        }
+    }
+    // After the LOOKUP (its reply names the handle), the calls in one segment and the
+    // replies in another.
+    let mut s = tcp();
+    drive(&mut s, &msgs[..2]);
+    let mut calls = Vec::new();
+    let mut replies = Vec::new();
+    for (d, m) in &msgs[2..] {
+        match d {
+            Dir::ToServer => calls.extend_from_slice(m),
+            Dir::ToClient => replies.extend_from_slice(m),
+        }
+    }
+    assert!(!s.parse(Dir::ToServer, &calls));
+    assert!(!s.parse(Dir::ToClient, &replies));
+    assert_eq!(summary(&s), want);
+    // Byte by byte.
+    let mut s = tcp();
+    for (d, m) in &msgs {
+        for b in m {
+            assert!(!s.parse(*d, std::slice::from_ref(b)));
+        }
+    }
+    assert_eq!(summary(&s), want);
+}
+
+#[test]
+fn write_makes_a_file_transaction_named_by_lookup_closed_by_commit() {
+    let mut s = tcp();
+    let msgs = session();
+    drive(&mut s, &msgs[..6]);
+    let t = s.tx(1).unwrap();
+    assert!(t.is_file_tx && t.is_first && !t.is_last);
+    let f = t.file.as_ref().unwrap();
+    assert_eq!(f.dir, Dir::ToServer);
+    let file = f.tracker.file.as_ref().unwrap();
+    assert_eq!(file.name(), b"notes.txt");
+    assert_eq!(file.size(), 604);
+    assert!(!file.is_done());
+    drive(&mut s, &msgs[6..]);
+    let t = s.tx(1).unwrap();
+    assert!(t.is_last && t.request_done);
+    let f = t.file.as_ref().unwrap();
+    assert_eq!(f.additional_procs, vec![proc3::COMMIT]);
+    assert_eq!(f.last_xid, 4);
+    assert_eq!(f.chunk_count, 2);
+    assert!(f.tracker.file.as_ref().unwrap().is_done());
+    assert_eq!(&f.head[600..], b"tail");
+    // file.name and file.data, to the server only.
+    let mut got = Vec::new();
+    assert!(s.buffer(1, BUF_FILE_NAME, Dir::ToServer, &mut |b| {
+        got = b.to_vec();
+        true
+    }));
+    assert_eq!(got, b"notes.txt");
+    assert_eq!(
+        s.buffer_ready(1, BUF_FILE_DATA, Dir::ToServer, false),
+        Some(true)
+    );
+    assert!(!s.buffer(1, BUF_FILE_NAME, Dir::ToClient, &mut |_| true));
+    let mut n = 0;
+    s.files(1, Dir::ToServer, &mut |_| n += 1);
+    s.files(1, Dir::ToClient, &mut |_| n += 10);
+    assert_eq!(n, 1);
+    let j = alert_json(&s, 1);
+    assert_eq!(j["nfs"]["procedure"], "WRITE");
+    assert_eq!(j["nfs"]["file_tx"], true);
+    assert_eq!(j["nfs"]["write"]["first"], true);
+    assert_eq!(j["nfs"]["write"]["last"], true);
+    assert_eq!(j["nfs"]["write"]["last_xid"], 4);
+    assert_eq!(j["nfs"]["write"]["chunks"], 2);
+}
+
+#[test]
+fn a_file_sync_write_closes_the_file() {
+    let mut s = tcp();
+    drive(
+        &mut s,
+        &[
+            (Dir::ToServer, rec(&write_call(9, 0, 2, b"all of it"))),
+            (Dir::ToClient, rec(&ok_reply(9))),
+        ],
+    );
+    let t = s.tx(0).unwrap();
+    assert!(t.is_first && t.is_last && t.request_done);
+    let file = t.file.as_ref().unwrap().tracker.file.as_ref().unwrap();
+    assert!(file.is_done());
+    assert_eq!(file.size(), 9);
+}
+
+#[test]
+fn a_record_without_the_last_fragment_bit_is_one_message() {
+    // Suricata reads each fragment as a message of its own: the marker's last-fragment
+    // bit is not required.
+    let mut s = tcp();
+    let mut c = rec(&lookup_call(5, b"x"));
+    c[0] &= 0x7f;
+    assert!(!s.parse(Dir::ToServer, &c));
+    let mut r = rec(&lookup_reply(5, 0));
+    r[0] &= 0x7f;
+    assert!(!s.parse(Dir::ToClient, &r));
+    assert_eq!(s.tx_count(), 1);
+    let t = s.tx(0).unwrap();
+    assert!(t.request_done && t.response_done);
+    assert_eq!(t.file_name, b"x");
+}
+
+#[test]
+fn udp_datagrams() {
+    let mut s = udp();
+    assert!(!s.parse(Dir::ToServer, &lookup_call(7, b"etc")));
+    assert!(!s.parse(Dir::ToClient, &lookup_reply(7, 0)));
+    assert!(!s.parse(Dir::ToServer, &write_call(8, 0, 2, b"datagram")));
+    assert!(!s.parse(Dir::ToClient, &ok_reply(8)));
+    assert_eq!(s.tx_count(), 2);
+    let t = s.tx(0).unwrap();
+    assert!(t.request_done && t.response_done);
+    assert_eq!(t.file_name, b"etc");
+    let t = s.tx(1).unwrap();
+    assert!(t.is_file_tx && t.is_last);
+    let file = t.file.as_ref().unwrap().tracker.file.as_ref().unwrap();
+    assert_eq!(file.name(), b"etc");
+    assert_eq!(file.size(), 8);
+    // A reply to no call and a non-NFS datagram make nothing.
+    assert!(!s.parse(Dir::ToClient, &lookup_reply(99, 0)));
+    assert!(!s.parse(Dir::ToServer, &[1, 2, 3]));
+    assert_eq!(s.tx_count(), 2);
+}
+
+#[test]
+fn v2_call_and_reply() {
+    let mut s = tcp();
+    // NFSv2 LOOKUP (procedure 4): a 32-byte handle, then the name.
+    let mut a = vec![7u8; 32];
+    opaque(&mut a, b"old");
+    drive(
+        &mut s,
+        &[
+            (Dir::ToServer, rec(&call(3, 2, 4, &a))),
+            (Dir::ToClient, rec(&reply(3, &[0; 4]))),
+        ],
+    );
+    assert_eq!(s.tx_count(), 1);
+    let j = alert_json(&s, 0);
+    assert_eq!(j["nfs"]["version"], 2);
+    assert_eq!(j["nfs"]["procedure"], "LOOKUP");
+}
+
+#[test]
+fn max_tx_raises_too_many_transactions_and_bounds_memory() {
+    let cfg = NfsConfig { max_tx: 4 };
+    let mut s = NfsState::new(cfg, FileConfig::default(), false);
+    // Calls with no replies: each opens a transaction.
+    for xid in 0..10 {
+        assert!(!s.parse(Dir::ToServer, &rec(&lookup_call(xid, b"f"))));
+    }
+    assert_eq!(s.tx_count(), 10);
+    let ev = EVENTS
+        .iter()
+        .position(|e| *e == "too_many_transactions")
+        .unwrap() as u16;
+    assert!(s.has_event(0, ev));
+    assert!(s.tx(0).unwrap().response_done);
+    assert!(!s.has_event(9, ev));
+    assert!(!s.tx(9).unwrap().response_done);
+    let mut seen = Vec::new();
+    s.drain_events(0, false, &mut |a| seen.push((a.tx_id, a.name)));
+    assert!(seen.contains(&(0, "too_many_transactions")));
+    // The xid map stays bounded however many calls go unanswered.
+    let mut s = tcp();
+    let c = rec(&call(0, 3, proc3::NULL, &[]));
+    let mut many = Vec::new();
+    for xid in 0..(MAX_MAP as u32 + 500) {
+        let mut m = c.clone();
+        m[4..8].copy_from_slice(&xid.to_be_bytes());
+        many.extend_from_slice(&m);
+    }
+    assert!(!s.parse(Dir::ToServer, &many));
+    assert!(s.requestmap.len() <= MAX_MAP);
+}
+
+#[test]
+fn malformed_data_raises_malformed_data() {
+    let ev = EVENTS.iter().position(|e| *e == "malformed_data").unwrap() as u16;
+    // A LOOKUP reply cut inside its handle.
+    let mut s = tcp();
+    s.parse(Dir::ToServer, &rec(&lookup_call(1, b"a")));
+    let mut r = reply(1, &[]);
+    be(&mut r, 0);
+    be(&mut r, 64);
+    assert!(!s.parse(Dir::ToClient, &rec(&r)));
+    assert!(s.has_event(0, ev));
+    // A record marker too short for a message: the direction gives up.
+    let mut s = tcp();
+    s.parse(Dir::ToServer, &rec(&lookup_call(1, b"a")));
+    assert!(s.parse(Dir::ToServer, &[0x80, 0, 0, 4, 0, 0, 0, 0]));
+    assert!(s.has_event(0, ev));
+    // Nothing more is parsed on the flow.
+    assert!(!s.parse(Dir::ToServer, &rec(&lookup_call(2, b"b"))));
+    assert_eq!(s.tx_count(), 1);
+}
+
+/// A small deterministic generator (xorshift).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+#[test]
+fn random_and_truncated_inputs_never_panic() {
+    let msgs = session();
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    for round in 0..300 {
+        for is_udp in [false, true] {
+            let mut s = NfsState::new(NfsConfig { max_tx: 8 }, FileConfig::default(), is_udp);
+            for (d, m) in &msgs {
+                let mut m = if is_udp { m[4..].to_vec() } else { m.clone() };
+                // Flip a few bytes, then maybe truncate.
+                for _ in 0..(rng.next() % 4) {
+                    let i = (rng.next() as usize) % m.len();
+                    m[i] = rng.next() as u8;
+                }
+                if round % 3 == 0 {
+                    let n = (rng.next() as usize) % (m.len() + 1);
+                    m.truncate(n);
+                }
+                s.parse(*d, &m);
+                if round % 7 == 0 {
+                    s.gap(*d, rng.next() % 2000);
+                }
+            }
+            s.close();
+            let mut ids = Vec::new();
+            s.live_txs(Dir::ToServer, &mut ids);
+            for id in ids {
+                let _ = alert_json(&s, id);
+            }
+            assert!(s.txs().len() <= 9 + msgs.len());
+        }
+    }
+    // Pure noise.
+    for _ in 0..200 {
+        let n = (rng.next() % 300) as usize;
+        let b: Vec<u8> = (0..n).map(|_| rng.next() as u8).collect();
+        let mut s = tcp();
+        s.parse(Dir::ToServer, &b);
+        s.parse(Dir::ToClient, &b);
+        let mut s = udp();
+        s.parse(Dir::ToServer, &b);
+        s.parse(Dir::ToClient, &b);
+    }
+}
+
+fn keyword(name: &str, value: &str) -> Box<dyn TxMatch> {
+    let k = detect::KEYWORDS.iter().find(|k| k.name == name).unwrap();
+    assert_eq!(k.dir, Some(Dir::ToServer));
+    (k.setup)(Some(value)).unwrap()
+}
+
+#[test]
+fn nfs_procedure_and_version_keywords() {
+    let mut s = tcp();
+    drive(&mut s, &session());
+    let p: &dyn AppParser = &s;
+    // tx 0 is LOOKUP (3), tx 1 the WRITE file transaction, COMMIT (21) among its procedures.
+    assert_eq!(
+        keyword("nfs_procedure", "3").matches(p, 0, Dir::ToServer),
+        Some(true)
+    );
+    assert_eq!(
+        keyword("nfs_procedure", "7").matches(p, 0, Dir::ToServer),
+        Some(false)
+    );
+    assert_eq!(
+        keyword("nfs_procedure", "7").matches(p, 1, Dir::ToServer),
+        Some(true)
+    );
+    assert_eq!(
+        keyword("nfs_procedure", "21").matches(p, 1, Dir::ToServer),
+        Some(true)
+    );
+    assert_eq!(
+        keyword("nfs_procedure", ">20").matches(p, 1, Dir::ToServer),
+        Some(true)
+    );
+    assert_eq!(
+        keyword("nfs_procedure", "<3").matches(p, 0, Dir::ToServer),
+        Some(false)
+    );
+    assert_eq!(
+        keyword("nfs_procedure", "lookup").matches(p, 0, Dir::ToServer),
+        Some(true)
+    );
+    assert_eq!(
+        keyword("nfs_procedure", "WRITE").matches(p, 0, Dir::ToServer),
+        Some(false)
+    );
+    for name in ["nfs.version", "nfs_version"] {
+        assert_eq!(keyword(name, "3").matches(p, 0, Dir::ToServer), Some(true));
+        assert_eq!(keyword(name, "2").matches(p, 1, Dir::ToServer), Some(false));
+        assert_eq!(
+            keyword(name, "2-4").matches(p, 1, Dir::ToServer),
+            Some(true)
+        );
+    }
+    // No such transaction.
+    assert_eq!(
+        keyword("nfs_procedure", "3").matches(p, 99, Dir::ToServer),
+        None
+    );
+    assert!((detect::KEYWORDS[0].setup)(None).is_err());
+}
