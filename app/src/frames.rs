@@ -78,6 +78,18 @@ pub fn names(p: AppProto) -> &'static [&'static str] {
         ],
         "telnet" => &["pdu", "ctl", "data"],
         "rfb" => &["pdu"],
+        "nfs" => &[
+            "rpc.pdu",
+            "rpc.hdr",
+            "rpc.data",
+            "rpc.creds",
+            "nfs.pdu",
+            "nfs.status",
+            "nfs4.pdu",
+            "nfs4.hdr",
+            "nfs4.ops",
+            "nfs4.status",
+        ],
         "tls" => &[
             "pdu",
             "hdr",

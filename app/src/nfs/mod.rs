@@ -68,6 +68,18 @@ const EV_MALFORMED: u8 = 0;
 const EV_NON_EXISTING_VERSION: u8 = 1;
 const EV_TOO_MANY_TXS: u8 = 3;
 
+/// Frame types (Suricata 7's `NFSFrameType`, [`crate::frames::names`]).
+const FRAME_RPC_PDU: u8 = 0;
+const FRAME_RPC_HDR: u8 = 1;
+const FRAME_RPC_DATA: u8 = 2;
+const FRAME_RPC_CREDS: u8 = 3;
+const FRAME_NFS_PDU: u8 = 4;
+const FRAME_NFS_STATUS: u8 = 5;
+const FRAME_NFS4_PDU: u8 = 6;
+const FRAME_NFS4_HDR: u8 = 7;
+const FRAME_NFS4_OPS: u8 = 8;
+const FRAME_NFS4_STATUS: u8 = 9;
+
 const BUF_FILE_DATA: u16 = 0;
 const BUF_FILE_NAME: u16 = 1;
 
@@ -325,6 +337,9 @@ struct DirState {
     /// The last data was a gap: find a record start by probing.
     gap: bool,
     ssn_gap: bool,
+    /// Bytes `buf` must hold before it is parsed again (Suricata's incomplete-result
+    /// `needed`: the parser is not called again until the stream has that much).
+    need: usize,
 }
 
 /// The per-flow NFS state.
@@ -342,6 +357,8 @@ pub struct NfsState {
     pub nfs_version: u16,
     dirs: [DirState; 2],
     failed: bool,
+    /// Frames asked for during this call: (start in the parsed input, length, type).
+    frames: Option<Vec<(usize, i64, u8)>>,
 }
 
 fn di(d: Dir) -> usize {
@@ -475,6 +492,7 @@ impl NfsState {
             nfs_version: 0,
             dirs: Default::default(),
             failed: false,
+            frames: None,
         }
     }
 
@@ -1220,17 +1238,25 @@ impl NfsState {
                         self.dirs[di(dir)].gap = false;
                         break;
                     }
-                    0 => return Ok(i),
+                    0 => {
+                        self.dirs[di(dir)].need = input.len() - i + 1;
+                        return Ok(i);
+                    }
                     _ => i += 1,
                 }
             }
         }
         while i < input.len() {
             let cur = &input[i..];
+            // Suricata's `rpc.pdu`: from the record's start to the end of the input.
+            self.frame(i, cur.len(), FRAME_RPC_PDU);
             let (frag_len, procedure) = match dir {
                 Dir::ToServer => match rpc::tcp_call_head(cur) {
                     Ok((h, w)) => (h.frag_len, w[3]),
-                    Err(RErr::Incomplete) => return Ok(i),
+                    Err(RErr::Incomplete) => {
+                        self.dirs[0].need = 28;
+                        return Ok(i);
+                    }
                     Err(RErr::Bad) => {
                         self.set_event(EV_MALFORMED);
                         return Err(());
@@ -1241,7 +1267,10 @@ impl NfsState {
                         h.frag_len,
                         self.requestmap.get(&h.xid).map_or(0, |m| m.procedure),
                     ),
-                    Err(RErr::Incomplete) => return Ok(i),
+                    Err(RErr::Incomplete) => {
+                        self.dirs[1].need = 12;
+                        return Ok(i);
+                    }
                     Err(RErr::Bad) => {
                         self.set_event(EV_MALFORMED);
                         return Err(());
@@ -1254,6 +1283,7 @@ impl NfsState {
                     if all {
                         input.len()
                     } else {
+                        self.dirs[di(dir)].need = cur.len().max(1024).min(rec);
                         i
                     }
                 });
@@ -1261,11 +1291,21 @@ impl NfsState {
             let whole = &cur[..rec];
             match dir {
                 Dir::ToServer => match rpc::tcp_call(whole, true) {
-                    Ok(c) => self.request(&c),
+                    Ok(c) => {
+                        self.call_frames(input, i + 28, &c);
+                        self.request(&c)
+                    }
                     Err(_) => self.set_event(EV_MALFORMED),
                 },
                 Dir::ToClient => match rpc::tcp_reply(whole, true) {
-                    Ok(r) => self.reply(&r),
+                    Ok(r) => {
+                        if cur.len() > 12 {
+                            self.frame(i, 12, FRAME_RPC_HDR);
+                            self.frame(i + 12, cur.len() - 12, FRAME_RPC_DATA);
+                        }
+                        self.reply_frames(input, &r);
+                        self.reply(&r)
+                    }
                     Err(_) => self.set_event(EV_MALFORMED),
                 },
             }
@@ -1339,7 +1379,15 @@ impl NfsState {
     fn parse_udp(&mut self, dir: Dir, b: &[u8]) {
         match dir {
             Dir::ToServer => {
+                self.frame(0, b.len(), FRAME_RPC_PDU);
                 if let Ok(c) = rpc::udp_call(b) {
+                    // Suricata makes the `nfs.pdu` of an NFSv3 call in its request
+                    // handling and of an NFSv2 call here: both, and no NFSv4 ones.
+                    if c.progver == 2 || c.progver == 3 {
+                        self.call_frames(b, 24, &c);
+                    } else {
+                        self.frame(24, creds_len(&b[24..]), FRAME_RPC_CREDS);
+                    }
                     match c.progver {
                         3 | 2 => self.request(&c),
                         _ => {}
@@ -1347,10 +1395,140 @@ impl NfsState {
                 }
             }
             Dir::ToClient => {
+                self.frame(0, b.len(), FRAME_RPC_PDU);
                 if let Ok(r) = rpc::udp_reply(b) {
+                    if b.len() > 8 {
+                        self.frame(0, 8, FRAME_RPC_HDR);
+                        self.frame(8, b.len() - 8, FRAME_RPC_DATA);
+                    }
+                    self.reply_frames(b, &r);
                     self.reply(&r);
                 }
             }
+        }
+    }
+
+    /// [`AppParser::parse`], also returning how many bytes held from earlier calls came
+    /// before `data` in the input parsed (frame positions count from the held bytes).
+    fn parse_held(&mut self, dir: Dir, data: &[u8]) -> (bool, usize) {
+        if self.failed {
+            return (false, 0);
+        }
+        if self.is_udp {
+            self.parse_udp(dir, data);
+            return (false, 0);
+        }
+        let d = di(dir);
+        let mut buf = std::mem::take(&mut self.dirs[d].buf);
+        let held = buf.len();
+        if held > 0 && held + data.len() < self.dirs[d].need {
+            // Not yet what the last pass asked for: Suricata does not call its parser.
+            buf.extend_from_slice(data);
+            if buf.len() > MAX_RECORD_BUF {
+                self.set_event(EV_MALFORMED);
+                self.failed = true;
+                return (true, held);
+            }
+            self.dirs[d].buf = buf;
+            return (false, held);
+        }
+        self.dirs[d].need = 0;
+        let res = if buf.is_empty() {
+            let r = self.parse_tcp(dir, data);
+            if let Ok(n) = r {
+                if n < data.len() {
+                    buf.extend_from_slice(&data[n..]);
+                }
+            }
+            r
+        } else {
+            buf.extend_from_slice(data);
+            let r = self.parse_tcp(dir, &buf);
+            if let Ok(n) = r {
+                buf.drain(..n.min(buf.len()));
+            }
+            r
+        };
+        if buf.is_empty() {
+            self.dirs[d].need = 0;
+        }
+        match res {
+            Ok(_) => {
+                if buf.len() > MAX_RECORD_BUF {
+                    self.set_event(EV_MALFORMED);
+                    self.failed = true;
+                    return (true, held);
+                }
+                self.dirs[d].buf = buf;
+                (false, held)
+            }
+            Err(()) => {
+                self.failed = true;
+                (true, held)
+            }
+        }
+    }
+
+    // ---- frames ----
+
+    /// Asks for a frame of type `ty` at `pos` in the parsed input (when frames are on).
+    fn frame(&mut self, pos: usize, len: usize, ty: u8) {
+        if let Some(f) = self.frames.as_mut() {
+            f.push((pos, len as i64, ty));
+        }
+    }
+
+    /// A call's `rpc.creds` (flavour, length and body, at `creds` in `input`) and its
+    /// `nfs.pdu` (NFSv2/v3) or `nfs4.pdu`, `nfs4.hdr`, `nfs4.ops` (NFSv4).
+    fn call_frames(&mut self, input: &[u8], creds: usize, c: &Call<'_>) {
+        if self.frames.is_none() {
+            return;
+        }
+        if let Some(rest) = input.get(creds..) {
+            self.frame(creds, creds_len(rest), FRAME_RPC_CREDS);
+        }
+        let pos = offset_in(input, c.data);
+        let len = c.data.len();
+        match c.progver {
+            2 | 3 => self.frame(pos, len, FRAME_NFS_PDU),
+            4 => {
+                self.frame(pos, len, FRAME_NFS4_PDU);
+                if len > 8 {
+                    self.frame(pos, 8, FRAME_NFS4_HDR);
+                    self.frame(pos + 8, len - 8, FRAME_NFS4_OPS);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A reply's `nfs.pdu` and `nfs.status` (NFSv2/v3) or `nfs4.*` frames, for a reply to a
+    /// known call (as Suricata, before the call is looked up for the reply's processing).
+    fn reply_frames(&mut self, input: &[u8], r: &Reply<'_>) {
+        if self.frames.is_none() {
+            return;
+        }
+        let Some(v) = self.requestmap.get(&r.hdr.xid).map(|m| m.progver) else {
+            return;
+        };
+        let pos = offset_in(input, r.data);
+        let len = r.data.len();
+        match v {
+            2 | 3 if len > 0 => {
+                self.frame(pos, len, FRAME_NFS_PDU);
+                self.frame(pos, 4, FRAME_NFS_STATUS);
+            }
+            4 => {
+                if len > 0 {
+                    self.frame(pos, len, FRAME_NFS4_PDU);
+                    self.frame(pos, 4, FRAME_NFS4_STATUS);
+                }
+                if len > 8 {
+                    self.frame(pos, 8, FRAME_NFS4_HDR);
+                    self.frame(pos + 8, len - 8, FRAME_NFS4_OPS);
+                }
+            }
+            _ => {}
         }
     }
 
@@ -1441,6 +1619,20 @@ impl NfsState {
     fn filtered(&self, t: &NfsTx) -> bool {
         self.nfs_version <= 3 && t.procedure == proc3::GETATTR
     }
+}
+
+/// Where `part` (a subslice of `whole`) starts in `whole`.
+fn offset_in(whole: &[u8], part: &[u8]) -> usize {
+    (part.as_ptr() as usize)
+        .saturating_sub(whole.as_ptr() as usize)
+        .min(whole.len())
+}
+
+/// Suricata's `rpc.creds` length: the credentials' length word plus 8 (flavour and length).
+fn creds_len(b: &[u8]) -> usize {
+    b.get(4..8).map_or(0, |w| {
+        u32::from_be_bytes([w[0], w[1], w[2], w[3]]) as usize + 8
+    })
 }
 
 fn keep_head(f: &mut FileXfer, d: &[u8]) {
@@ -1545,47 +1737,21 @@ pub fn status_string(s: u32) -> String {
 
 impl AppParser for NfsState {
     fn parse(&mut self, dir: Dir, data: &[u8]) -> bool {
-        if self.failed {
-            return false;
+        self.parse_held(dir, data).0
+    }
+
+    fn parse_frames(
+        &mut self,
+        dir: Dir,
+        data: &[u8],
+        fc: &mut crate::frames::FrameCtx<'_>,
+    ) -> bool {
+        self.frames = Some(Vec::new());
+        let (r, held) = self.parse_held(dir, data);
+        for (pos, len, ty) in self.frames.take().unwrap_or_default() {
+            fc.new_rel(pos as i64 - held as i64, len, ty);
         }
-        if self.is_udp {
-            self.parse_udp(dir, data);
-            return false;
-        }
-        let d = di(dir);
-        let mut buf = std::mem::take(&mut self.dirs[d].buf);
-        let (res, input_len) = if buf.is_empty() {
-            let r = self.parse_tcp(dir, data);
-            if let Ok(n) = r {
-                if n < data.len() {
-                    buf.extend_from_slice(&data[n..]);
-                }
-            }
-            (r, data.len())
-        } else {
-            buf.extend_from_slice(data);
-            let r = self.parse_tcp(dir, &buf);
-            if let Ok(n) = r {
-                buf.drain(..n.min(buf.len()));
-            }
-            (r, 0)
-        };
-        let _ = input_len;
-        match res {
-            Ok(_) => {
-                if buf.len() > MAX_RECORD_BUF {
-                    self.set_event(EV_MALFORMED);
-                    self.failed = true;
-                    return true;
-                }
-                self.dirs[d].buf = buf;
-                false
-            }
-            Err(()) => {
-                self.failed = true;
-                true
-            }
-        }
+        r
     }
 
     fn gap(&mut self, dir: Dir, len: u64) {
@@ -1594,6 +1760,7 @@ impl AppParser for NfsState {
         }
         let d = di(dir);
         self.dirs[d].buf.clear();
+        self.dirs[d].need = 0;
         // The file data in progress takes the gap (Suricata hands it zeros).
         let left = self.dirs[d].chunk_left;
         if left > 0 {

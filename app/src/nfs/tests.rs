@@ -557,3 +557,87 @@ fn nfs_procedure_and_version_keywords() {
     );
     assert!((detect::KEYWORDS[0].setup)(None).is_err());
 }
+
+/// Frames of `data` parsed at absolute offset `off`: (type, offset, length).
+fn frames_of(s: &mut NfsState, dir: Dir, off: u64, data: &[u8]) -> Vec<(u8, u64, i64)> {
+    let mut fr = crate::frames::Frames::default();
+    let mut fc = crate::frames::FrameCtx {
+        offset: off,
+        mask: u64::MAX,
+        frames: &mut fr,
+    };
+    s.parse_frames(dir, data, &mut fc);
+    fr.list.iter().map(|f| (f.ty, f.offset, f.len)).collect()
+}
+
+#[test]
+fn tcp_frames_as_suricata() {
+    let mut s = tcp();
+    let c = rec(&lookup_call(1, b"notes.txt"));
+    // rpc.pdu (the record to the end of the input), rpc.creds (flavour, length, body at
+    // 28), nfs.pdu (the arguments).
+    let args = c.len() - 68;
+    assert_eq!(
+        frames_of(&mut s, Dir::ToServer, 100, &c),
+        vec![
+            (FRAME_RPC_PDU, 100, c.len() as i64),
+            (FRAME_RPC_CREDS, 128, 32),
+            (FRAME_NFS_PDU, 100 + 68, args as i64),
+        ]
+    );
+    // A reply: rpc.pdu, rpc.hdr (12 bytes), rpc.data (the rest), nfs.pdu and nfs.status.
+    let r = rec(&lookup_reply(1, 0));
+    let res = r.len() - 28;
+    assert_eq!(
+        frames_of(&mut s, Dir::ToClient, 0, &r),
+        vec![
+            (FRAME_RPC_PDU, 0, r.len() as i64),
+            (FRAME_RPC_HDR, 0, 12),
+            (FRAME_RPC_DATA, 12, r.len() as i64 - 12),
+            (FRAME_NFS_PDU, 28, res as i64),
+            (FRAME_NFS_STATUS, 28, 4),
+        ]
+    );
+    // A record in two segments: its rpc.pdu is made on the first pass with what was in,
+    // and again, whole, on the pass that completes it (Suricata asks for the whole record
+    // before it calls the parser again: the 10 bytes after the first segment call nothing).
+    let c = rec(&lookup_call(2, b"x"));
+    let off = 1000;
+    assert_eq!(
+        frames_of(&mut s, Dir::ToServer, off, &c[..40]),
+        vec![(FRAME_RPC_PDU, off, 40)]
+    );
+    assert!(frames_of(&mut s, Dir::ToServer, off + 40, &c[40..50]).is_empty());
+    let f = frames_of(&mut s, Dir::ToServer, off + 50, &c[50..]);
+    assert_eq!(f[0], (FRAME_RPC_PDU, off, c.len() as i64));
+    assert_eq!(f.len(), 3);
+    assert_eq!(s.tx_count(), 2);
+}
+
+#[test]
+fn udp_frames_as_suricata() {
+    let mut s = udp();
+    let c = lookup_call(3, b"a");
+    assert_eq!(
+        frames_of(&mut s, Dir::ToServer, 0, &c),
+        vec![
+            (FRAME_RPC_PDU, 0, c.len() as i64),
+            (FRAME_RPC_CREDS, 24, 32),
+            (FRAME_NFS_PDU, 64, c.len() as i64 - 64),
+        ]
+    );
+    let r = lookup_reply(3, 0);
+    assert_eq!(
+        frames_of(&mut s, Dir::ToClient, 0, &r),
+        vec![
+            (FRAME_RPC_PDU, 0, r.len() as i64),
+            (FRAME_RPC_HDR, 0, 8),
+            (FRAME_RPC_DATA, 8, r.len() as i64 - 8),
+            (FRAME_NFS_PDU, 24, r.len() as i64 - 24),
+            (FRAME_NFS_STATUS, 24, 4),
+        ]
+    );
+    // A reply to no known call: only the RPC frames.
+    let r = lookup_reply(77, 0);
+    assert_eq!(frames_of(&mut s, Dir::ToClient, 0, &r).len(), 3);
+}
