@@ -144,6 +144,17 @@ fn app_layer(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) {
             out["detect"]["app-layer"]["http2"][k] = json!(n);
         }
     }
+    // The HTTP byte-range reassembly (`byterange.memcap` a size, `byterange.timeout` seconds).
+    if let Some(n) = get(tree, "app-layer.protocols.http.byterange.memcap").and_then(parse_size) {
+        out["detect"]["app-layer"]["http"]["byterange-memcap"] = json!(n);
+    }
+    if let Some(n) = get(tree, "app-layer.protocols.http.byterange.timeout").and_then(|v| match v {
+        Value::Number(n) => n.as_u64(),
+        Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    }) {
+        out["detect"]["app-layer"]["http"]["byterange-timeout"] = json!(n);
+    }
     const BASE: &str = "app-layer.protocols.http.libhtp";
     let known =
         serde_json::to_value(shrike_app::http::HttpConfig::default()).unwrap_or(Value::Null);

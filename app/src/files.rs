@@ -353,6 +353,47 @@ impl TrackedFile {
         f
     }
 
+    /// As [`TrackedFile::open`] for a file that reaches a transaction only later (an HTTP
+    /// byte-range reassembly): its data is kept for the store and `force-filestore` applies
+    /// when it is handed over ([`TrackedFile::store_if_forced`]), as Suricata's store sees
+    /// it only then.
+    pub fn open_deferred(name: &[u8], cfg: &FileConfig, unnamed: bool) -> TrackedFile {
+        let keep = FileConfig {
+            keep_for_store: true,
+            ..*cfg
+        };
+        let st = store();
+        let mut f = TrackedFile {
+            unnamed,
+            keep_head: cfg.magic,
+            ..TrackedFile::default()
+        };
+        let name = &name[..name.len().min(FILENAME_MAX)];
+        f.name = name.to_vec();
+        let sha256 = cfg.sha256 || st.is_some();
+        f.hashers = (cfg.md5 || cfg.sha1 || sha256).then(|| {
+            Box::new(Hashers {
+                md5: cfg.md5.then(Md5::new),
+                sha1: cfg.sha1.then(Sha1::new),
+                sha256: sha256.then(Sha256::new),
+            })
+        });
+        f.st = st.map(|_| {
+            Box::new(StoreSt {
+                kept: keep.keep_for_store.then(Vec::new),
+                ..StoreSt::default()
+            })
+        });
+        f
+    }
+
+    /// `force-filestore` for a file opened with [`TrackedFile::open_deferred`].
+    pub fn store_if_forced(&mut self) {
+        if store().is_some_and(|s| s.force) {
+            self.request_store();
+        }
+    }
+
     /// A `filestore` rule (or `force-filestore`) asks for the file: it is written to the
     /// store from its first byte if that is still at hand (the file is open and was followed
     /// from the start, or its data was kept), and named when it ends.

@@ -753,6 +753,7 @@ impl AppLayer {
         if data.is_empty() {
             return false;
         }
+        crate::file_range::set_now(ctx.ts_ns / 1_000_000_000);
         let f = touch(flow, ctx);
         if f.proto == AppProto::UNKNOWN && self.take_expected_flow(f, ctx) {
             // What came before the announcement (kept while undecided) goes first.

@@ -23,6 +23,7 @@ pub mod dnp3;
 pub mod dns;
 pub mod enip;
 pub mod eve_config;
+pub mod file_range;
 pub mod files;
 pub mod frames;
 pub mod ftp;

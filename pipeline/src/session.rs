@@ -65,6 +65,7 @@ impl Sessions {
         sc.memcap = (sc.memcap / n).max(1 << 16);
         sc.reassembly.memcap = (sc.reassembly.memcap / n).max(1 << 16);
         let mut http = cfg.detect.app_layer.http.clone();
+        shrike_app::file_range::configure(http.byterange_memcap, http.byterange_timeout);
         http.files = cfg.detect.app_log.file_config();
         let mut app = AppLayer::with_config(
             std::sync::Arc::new(http),

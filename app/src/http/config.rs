@@ -65,6 +65,13 @@ pub struct HttpConfig {
     pub meta_field_limit: u64,
     /// Include scheme, credentials, host and port in `http.uri` for absolute URIs.
     pub uri_include_all: bool,
+    /// Memory for the byte-range reassembly of files fetched in parts
+    /// (`app-layer.protocols.http.byterange.memcap`, default 100 MiB).
+    #[serde(deserialize_with = "de_size")]
+    pub byterange_memcap: u64,
+    /// Seconds a file in byte-range reassembly is kept unchanged
+    /// (`app-layer.protocols.http.byterange.timeout`, default 60).
+    pub byterange_timeout: u64,
     /// What files compute (hashes, magic): set by the engine from the eve-log `files`
     /// options and the rules, not a suricata.yaml `libhtp` key.
     #[serde(skip)]
@@ -96,6 +103,8 @@ impl Default for HttpConfig {
             headers_limit: 1024,
             meta_field_limit: 18_000,
             uri_include_all: false,
+            byterange_memcap: crate::file_range::DEFAULT_MEMCAP,
+            byterange_timeout: crate::file_range::DEFAULT_TIMEOUT,
             files: crate::files::FileConfig::default(),
         }
     }

@@ -604,7 +604,7 @@ fn store(body: &mut Body, b: &[u8], limit: u64, files: &crate::files::FileConfig
     if !b.is_empty() {
         if body.file.is_none() {
             if let Some(name) = body.file_name.take() {
-                body.file = Some(Box::new(crate::files::TrackedFile::open(&name, files)));
+                open_body_file(body, &name, files);
             }
         }
         // Suricata's `AppLayerHtpCheckDepth`: the chunk reaching the body limit is cut to
@@ -617,9 +617,17 @@ fn store(body: &mut Body, b: &[u8], limit: u64, files: &crate::files::FileConfig
         let cut = if flim == 0 { b } else { &b[..n.min(b.len())] };
         if let Some(f) = body.file.as_deref_mut() {
             if within {
+                if !f.is_done() {
+                    if let Some(r) = body.range.as_deref_mut() {
+                        r.append(cut);
+                    }
+                }
                 f.append(cut);
-            } else {
+            } else if !f.is_done() {
                 f.close(true);
+                if let Some(mut r) = body.range.take() {
+                    body.ranged = r.close(true);
+                }
             }
         }
         if let Some(m) = body.multipart.as_deref_mut() {
@@ -640,6 +648,22 @@ fn store(body: &mut Body, b: &[u8], limit: u64, files: &crate::files::FileConfig
     if super::util::push_bounded(&mut body.data, b, lim) > 0 {
         body.truncated = true;
     }
+}
+
+/// Open the body's file named `name` (Suricata's `HTPFileOpen`, or `HTPFileOpenWithRange`
+/// for a part of a larger file: the file gets the range, and the part joins the byte-range
+/// reassembly when the host is known). The caller adds the first bytes.
+pub(crate) fn open_body_file(body: &mut Body, name: &[u8], files: &crate::files::FileConfig) {
+    let mut f = crate::files::TrackedFile::open(name, files);
+    if let Some((r, key)) = body.range_part.take() {
+        f.set_range(r.start.max(0) as u64, r.end.max(0) as u64);
+        if let Some(mut k) = key {
+            let name = &name[..name.len().min(crate::files::FILENAME_MAX)];
+            k.extend_from_slice(name);
+            body.range = crate::file_range::open(&k, name, false, r, files, &[]).map(Box::new);
+        }
+    }
+    body.file = Some(Box::new(f));
 }
 
 /// Direction index for per-direction arrays.

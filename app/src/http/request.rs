@@ -748,7 +748,7 @@ impl HttpState {
             let within = b.depth_set || limit == 0 || b.total < limit;
             if b.file.is_none() && within {
                 if let Some(name) = b.file_name.take() {
-                    b.file = Some(Box::new(crate::files::TrackedFile::open(&name, &files)));
+                    super::parser::open_body_file(b, &name, &files);
                 }
             }
             if let Some(f) = tx.req_body.file.as_deref_mut() {

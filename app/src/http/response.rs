@@ -565,18 +565,6 @@ impl HttpState {
             stats,
             &cfg.files,
         );
-        if tx.resp_body.total > 0 {
-            if let Some(r) = tx
-                .resp_headers
-                .get(b"content-range")
-                .filter(|v| !super::eve::range_invalid(v))
-                .and_then(super::eve::content_range)
-            {
-                if let Some(f) = tx.resp_body.file.as_deref_mut() {
-                    f.set_range(r.0.max(0) as u64, r.1.max(0) as u64);
-                }
-            }
-        }
         if failed {
             tx.set_event(HttpEvent::GzipDecompressionFailed);
         }
@@ -784,7 +772,12 @@ impl HttpState {
             let within = b.depth_set || limit == 0 || b.total < limit;
             if b.file.is_none() && within {
                 if let Some(name) = b.file_name.take() {
-                    b.file = Some(Box::new(crate::files::TrackedFile::open(&name, &files)));
+                    super::parser::open_body_file(b, &name, &files);
+                }
+            }
+            if let Some(r) = b.range.as_deref_mut() {
+                if b.file.as_deref().is_some_and(|f| !f.is_done()) {
+                    r.gap(n);
                 }
             }
             if let Some(f) = tx.resp_body.file.as_deref_mut() {

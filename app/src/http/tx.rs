@@ -128,6 +128,13 @@ pub struct Body {
     /// A `filestore` rule matched the transaction (Suricata's `HTP_STREAM_DEPTH_SET`): its
     /// files are no longer cut at the body limit.
     pub(crate) depth_set: bool,
+    /// The body is a part of a larger file (`Content-Range`): its range and the key of the
+    /// file in the byte-range reassembly (none without a host), used when the file opens.
+    pub(crate) range_part: Option<(crate::file_range::ContentRange, Option<Vec<u8>>)>,
+    /// This part's share in the reassembly of the whole file.
+    pub(crate) range: Option<Box<crate::file_range::Block>>,
+    /// The whole file, when this part completed it (Suricata adds it to the transaction).
+    pub(crate) ranged: Option<Box<crate::files::TrackedFile>>,
 }
 
 impl Body {
@@ -182,11 +189,15 @@ impl Body {
         self.file
             .as_deref()
             .into_iter()
+            .chain(self.ranged.as_deref())
             .chain(self.multipart.iter().flat_map(|m| m.files()))
     }
     /// Each of the body's files, mutable.
     pub(crate) fn for_each_file_mut(&mut self, f: &mut dyn FnMut(&mut crate::files::TrackedFile)) {
         if let Some(x) = self.file.as_deref_mut() {
+            f(x);
+        }
+        if let Some(x) = self.ranged.as_deref_mut() {
             f(x);
         }
         if let Some(m) = self.multipart.as_deref_mut() {
@@ -200,6 +211,13 @@ impl Body {
     pub(crate) fn close_file(&mut self, truncated: bool) {
         if let Some(f) = self.file.as_deref_mut() {
             f.close(truncated);
+        }
+        // The part ended: the whole file when it completed it (Suricata's
+        // `HTPFileCloseHandleRange`, after the part's own close).
+        if let Some(mut b) = self.range.take() {
+            if let Some(w) = b.close(truncated) {
+                self.ranged = Some(w);
+            }
         }
         if let Some(m) = self.multipart.as_deref_mut() {
             if truncated {
@@ -565,5 +583,17 @@ impl HttpTx {
             .or_else(|| self.uri_path())
             .map(<[u8]>::to_vec);
         self.resp_body.file_name = name;
+        // A part of a larger file (Suricata's `HTPFileOpenWithRange`): reassembled with the
+        // other parts under the request's host and the file's name.
+        if self.resp_body.file_name.is_some() {
+            if let Some(crate::file_range::Check::Part(r)) = self
+                .resp_headers
+                .get(b"content-range")
+                .map(crate::file_range::check)
+            {
+                let host = self.hostname().map(<[u8]>::to_vec);
+                self.resp_body.range_part = Some((r, host));
+            }
+        }
     }
 }

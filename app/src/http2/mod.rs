@@ -144,7 +144,7 @@ enum Ev {
     StreamIdReuse,
     InvalidHttp1Settings,
     FailedDecompression,
-    _InvalidRange,
+    InvalidRange,
     HeaderIntegerOverflow,
     TooManyStreams,
     AuthorityHostMismatch,
@@ -279,6 +279,11 @@ pub struct Tx {
     files: [Option<Box<TrackedFile>>; 2],
     /// Content-Encoding decoders (gzip, deflate, br) per direction.
     decoders: [Option<Box<BodyDecoder>>; 2],
+    /// The response is a part of a larger file (`Content-Range`): its share in the
+    /// byte-range reassembly (Suricata's `http2_range_open`).
+    range: Option<Box<crate::file_range::Block>>,
+    /// The whole file, when this response completed it.
+    ranged: Option<Box<TrackedFile>>,
     /// The first [`BODY_MAX`] decoded bytes of each direction, for `file.data` and the
     /// body buffers.
     pub(crate) bodies: [Vec<u8>; 2],
@@ -298,6 +303,8 @@ impl Tx {
             logged: false,
             files: [None, None],
             decoders: [None, None],
+            range: None,
+            ranged: None,
             bodies: [Vec::new(), Vec::new()],
         }
     }
@@ -355,11 +362,15 @@ impl Tx {
                 _ => None,
             }
             .map(Box::new);
+            if dir == Dir::ToClient {
+                self.open_range(cfg);
+            }
         }
         let Tx {
             files,
             decoders,
             bodies,
+            range,
             ..
         } = self;
         let Some(f) = files[d].as_deref_mut() else {
@@ -370,6 +381,9 @@ impl Tx {
         }
         let kept = &mut bodies[d];
         let mut sink = |b: &[u8]| {
+            if let Some(r) = range.as_deref_mut() {
+                r.append(b);
+            }
             f.append(b);
             let n = b.len().min(BODY_MAX - kept.len().min(BODY_MAX));
             kept.extend_from_slice(&b[..n]);
@@ -399,10 +413,49 @@ impl Tx {
             }
         }
         if eos {
+            // The part's share first, then the part (Suricata's `http2_range_close` before
+            // the file tracker closes the part).
+            if let Some(mut r) = self.range.take() {
+                self.ranged = r.close(false);
+            }
             if let Some(f) = self.files[d].as_deref_mut() {
                 f.close(false);
             }
         }
+    }
+
+    /// The response's `Content-Range` when its DATA starts (Suricata's
+    /// `http2_parse_check_content_range` then `http2_range_open`): a part of a larger file
+    /// joins the reassembly keyed by `:authority` (without port) and the last segment of
+    /// `:path`.
+    fn open_range(&mut self, cfg: &FileConfig) {
+        let Some(v) = self.header(Dir::ToClient, b"content-range") else {
+            return;
+        };
+        let r = crate::file_range::parse(v)
+            .filter(|r| !(r.start > r.end || (r.end > 0 && r.size > 0 && r.end > r.size - 1)));
+        let Some(r) = r else {
+            self.set_event(Ev::InvalidRange);
+            return;
+        };
+        if r.end <= 0 || r.size <= 0 || (r.end == r.size - 1 && r.start == 0) {
+            return;
+        }
+        let (Some(auth), Some(path)) = (
+            self.header(Dir::ToServer, b":authority"),
+            self.header(Dir::ToServer, b":path"),
+        ) else {
+            return;
+        };
+        let host = auth.split(|&c| c == b':').next().unwrap_or(auth);
+        let path = path.split(|&c| c == b'?').next().unwrap_or(path);
+        let name = match path.iter().rposition(|&c| c == b'/') {
+            Some(p) => &path[p..],
+            None => path,
+        };
+        let mut key = host.to_vec();
+        key.extend_from_slice(name);
+        self.range = crate::file_range::open(&key, name, false, r, cfg, &[]).map(Box::new);
     }
 
     fn handle_headers(&mut self, blocks: &[Block]) {
@@ -1264,7 +1317,16 @@ impl AppParser for Http2State {
             Dir::ToServer => 0,
             Dir::ToClient => 1,
         };
-        if let Some(file) = self.tx(tx).and_then(|t| t.files[d].as_deref()) {
+        let Some(t) = self.tx(tx) else {
+            return;
+        };
+        // The whole file a part completed comes first (Suricata adds it before the part).
+        if d == 1 {
+            if let Some(file) = t.ranged.as_deref() {
+                f(file);
+            }
+        }
+        if let Some(file) = t.files[d].as_deref() {
             f(file);
         }
     }
@@ -1274,12 +1336,15 @@ impl AppParser for Http2State {
             Dir::ToServer => 0,
             Dir::ToClient => 1,
         };
-        if let Some(file) = self
-            .txs
-            .iter_mut()
-            .find(|t| t.id == tx)
-            .and_then(|t| t.files[d].as_deref_mut())
-        {
+        let Some(t) = self.txs.iter_mut().find(|t| t.id == tx) else {
+            return;
+        };
+        if d == 1 {
+            if let Some(file) = t.ranged.as_deref_mut() {
+                f(file);
+            }
+        }
+        if let Some(file) = t.files[d].as_deref_mut() {
             f(file);
         }
     }
@@ -1303,7 +1368,12 @@ impl AppParser for Http2State {
             }
             let t = &self.txs[i];
             if files {
-                for (d, f) in t.files.iter().enumerate() {
+                let all = [
+                    (0, t.files[0].as_deref()),
+                    (1, t.ranged.as_deref()),
+                    (1, t.files[1].as_deref()),
+                ];
+                for (d, f) in all {
                     let Some(f) = f else { continue };
                     if let Some(mut rec) = c.out.record(EventKind::Other) {
                         write_eve_header(&mut rec, &c.rec.header("fileinfo", d == 0));
