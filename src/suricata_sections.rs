@@ -585,6 +585,11 @@ fn eve_alert_options(body: &Value, out: &mut Value) {
             .collect();
         out["output"]["eve"]["types"] = Value::Array(names);
         for t in types {
+            if t.as_str() == Some("http") {
+                // A bare `- http` logs Suricata's basic field set (no `extended`).
+                out["detect"]["app-log"]["http"]["extended"] = Value::Bool(false);
+                continue;
+            }
             if t.as_str() == Some("tls") {
                 // A bare `- tls` logs Suricata's basic field set.
                 app_log_options("tls", &Value::Null, out);
@@ -621,6 +626,13 @@ fn eve_alert_options(body: &Value, out: &mut Value) {
             if name == "http" {
                 if let Some(v) = opts.get("dump-all-headers").and_then(string) {
                     out["detect"]["app-log"]["http"]["dump-all-headers"] = Value::String(v);
+                }
+                // Suricata logs the extended fields only with `extended: yes`.
+                let ext = opts.get("extended").is_some_and(truthy);
+                out["detect"]["app-log"]["http"]["extended"] = Value::Bool(ext);
+                if let Some(Value::Array(c)) = opts.get("custom") {
+                    let list: Vec<Value> = c.iter().filter_map(string).map(Value::String).collect();
+                    out["detect"]["app-log"]["http"]["custom"] = Value::Array(list);
                 }
                 continue;
             }

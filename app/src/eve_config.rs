@@ -116,6 +116,11 @@ pub struct HttpEveConfig {
     /// `response_headers` (Suricata's `dump-all-headers: request|response|both`; empty:
     /// none).
     pub dump_all_headers: String,
+    /// `extended`: method, protocol, status, referer, redirect and length (Suricata's
+    /// default is off; unset here: on).
+    pub extended: Option<bool>,
+    /// `custom`: headers logged in the header arrays (Suricata's `http_fields` names).
+    pub custom: Vec<String>,
 }
 
 /// `quic` record options.
@@ -140,9 +145,10 @@ impl AppLogConfig {
     pub fn http_log(&self) -> crate::http::EveHttpOptions {
         let d = self.http.dump_all_headers.trim().to_ascii_lowercase();
         crate::http::EveHttpOptions {
-            extended: true,
+            extended: self.http.extended.unwrap_or(true),
             request_headers: d == "request" || d == "both",
             response_headers: d == "response" || d == "both",
+            custom: crate::http::custom_fields(self.http.custom.iter().map(|s| s.trim())),
         }
     }
 

@@ -69,6 +69,7 @@ fn snapshot(st: &HttpState, id: u64) -> Vec<(&'static str, Option<Vec<u8>>)> {
             extended: true,
             request_headers: true,
             response_headers: true,
+            custom: 0,
         },
         &mut eve,
     );

@@ -31,6 +31,91 @@ pub struct EveHttpOptions {
     pub request_headers: bool,
     /// `dump-all-headers: response|both`.
     pub response_headers: bool,
+    /// `custom`: the headers of [`CUSTOM_FIELDS`] to log (bit `i`: entry `i`) in the
+    /// `request_headers` / `response_headers` arrays.
+    pub custom: u64,
+}
+
+/// Suricata 7's `http_fields` table: the `custom` name, the header it logs, and whether
+/// the field is part of `extended` (then not logged twice).
+pub const CUSTOM_FIELDS: &[(&str, &str, bool)] = &[
+    ("accept", "accept", false),
+    ("accept_charset", "accept-charset", false),
+    ("accept_encoding", "accept-encoding", false),
+    ("accept_language", "accept-language", false),
+    ("accept_datetime", "accept-datetime", false),
+    ("authorization", "authorization", false),
+    ("cache_control", "cache-control", false),
+    ("cookie", "cookie", false),
+    ("from", "from", false),
+    ("max_forwards", "max-forwards", false),
+    ("origin", "origin", false),
+    ("pragma", "pragma", false),
+    ("proxy_authorization", "proxy-authorization", false),
+    ("range", "range", false),
+    ("te", "te", false),
+    ("via", "via", false),
+    ("x_requested_with", "x-requested-with", false),
+    ("dnt", "dnt", false),
+    ("x_forwarded_proto", "x-forwarded-proto", false),
+    ("x_authenticated_user", "x-authenticated-user", false),
+    ("x_flash_version", "x-flash-version", false),
+    ("accept_range", "accept-range", false),
+    ("age", "age", false),
+    ("allow", "allow", false),
+    ("connection", "connection", false),
+    ("content_encoding", "content-encoding", false),
+    ("content_language", "content-language", false),
+    ("content_length", "content-length", false),
+    ("content_location", "content-location", false),
+    ("content_md5", "content-md5", false),
+    ("content_range", "content-range", false),
+    ("content_type", "content-type", false),
+    ("date", "date", false),
+    ("etag", "etags", false),
+    ("expires", "expires", false),
+    ("last_modified", "last-modified", false),
+    ("link", "link", false),
+    ("location", "location", false),
+    ("proxy_authenticate", "proxy-authenticate", false),
+    ("referer", "referer", true),
+    ("refresh", "refresh", false),
+    ("retry_after", "retry-after", false),
+    ("server", "server", false),
+    ("set_cookie", "set-cookie", false),
+    ("trailer", "trailer", false),
+    ("transfer_encoding", "transfer-encoding", false),
+    ("upgrade", "upgrade", false),
+    ("vary", "vary", false),
+    ("warning", "warning", false),
+    ("www_authenticate", "www-authenticate", false),
+    ("true_client_ip", "true-client-ip", false),
+    ("org_src_ip", "org-src-ip", false),
+    ("x_bluecoat_via", "x-bluecoat-via", false),
+];
+
+/// The `custom` bit set of a configured list: each value names a field by its `custom`
+/// name or (any case) its header; unknown values are ignored, as Suricata does.
+pub fn custom_fields<'a>(names: impl IntoIterator<Item = &'a str>) -> u64 {
+    let mut bits = 0u64;
+    for n in names {
+        if let Some(i) = CUSTOM_FIELDS
+            .iter()
+            .position(|(c, h, _)| *c == n || h.eq_ignore_ascii_case(n))
+        {
+            bits |= 1 << i;
+        }
+    }
+    bits
+}
+
+/// Whether `custom` logs header `name` (Suricata's `EveHttpLogJSONHeaders` filter).
+fn custom_logs(opts: &EveHttpOptions, name: &[u8]) -> bool {
+    CUSTOM_FIELDS.iter().enumerate().any(|(i, (_, h, ext))| {
+        opts.custom & (1 << i) != 0
+            && !(opts.extended && *ext)
+            && name.eq_ignore_ascii_case(h.as_bytes())
+    })
 }
 
 /// Longest header name and value EVE header dumps keep (Suricata: 256 / 2048 incl. NUL).
@@ -195,17 +280,28 @@ pub fn write_eve_http(tx: &HttpTx, opts: &EveHttpOptions, out: &mut dyn EveOut) 
         (opts.request_headers, "request_headers", &tx.req_headers),
         (opts.response_headers, "response_headers", &tx.resp_headers),
     ] {
-        if !on || table.is_empty() {
+        // Every header (`dump-all-headers`), or those `custom` names; an empty list is
+        // left out.
+        if !(on || opts.custom != 0) {
             continue;
         }
-        out.open_array(key);
+        let mut open = false;
         for (n, v) in table.iter() {
+            if !on && !custom_logs(opts, n) {
+                continue;
+            }
+            if !open {
+                out.open_array(key);
+                open = true;
+            }
             out.start_item();
             out.str("name", cstr(n, MAX_NAME));
             out.str("value", cstr(v, MAX_VALUE));
             out.close();
         }
-        out.close();
+        if open {
+            out.close();
+        }
     }
 }
 
@@ -394,5 +490,22 @@ mod tests {
         assert_eq!(strtoul(b"2X0"), 2);
         assert_eq!(strtoul(b"abc"), 0);
         assert_eq!(strtoul(b" 404"), 404);
+    }
+
+    #[test]
+    fn custom_names_pick_headers() {
+        let c = custom_fields(["content_range", "Server", "referer", "bogus"]);
+        assert_eq!(c.count_ones(), 3);
+        let mut o = EveHttpOptions {
+            custom: c,
+            ..EveHttpOptions::default()
+        };
+        assert!(custom_logs(&o, b"Content-Range"));
+        assert!(custom_logs(&o, b"server"));
+        assert!(!custom_logs(&o, b"date"));
+        // `referer` is an extended field: not logged twice.
+        assert!(custom_logs(&o, b"Referer"));
+        o.extended = true;
+        assert!(!custom_logs(&o, b"Referer"));
     }
 }

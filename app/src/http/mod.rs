@@ -60,7 +60,7 @@ mod util;
 
 pub use buffers::{tx_buffer, HttpBuffer};
 pub use config::{parse_size, HttpConfig, Ignored};
-pub use eve::{write_eve_http, EveHttpOptions, EveJson, EveOut};
+pub use eve::{custom_fields, write_eve_http, EveHttpOptions, EveJson, EveOut, CUSTOM_FIELDS};
 pub use events::{HttpEvent, HttpEvents};
 pub use headers::HeaderTable;
 pub use parser::{HttpState, HttpStats};
