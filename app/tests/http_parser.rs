@@ -765,6 +765,7 @@ fn observe(st: &HttpState) -> Vec<String> {
                 extended: true,
                 request_headers: true,
                 response_headers: true,
+                custom: 0,
             },
             &mut e,
         );
