@@ -182,10 +182,86 @@ impl Storing {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StoreScope {
     /// The files of the matching transaction in the given directions (Suricata's default
-    /// `file` scope and its `tx` scope, for the files present).
+    /// `file` scope).
+    File,
+    /// The files of the matching transaction, present and to come (Suricata's `tx` scope:
+    /// the transaction's file flags).
     Tx,
-    /// The files of every live transaction in the given directions (`ssn` / `flow`).
+    /// The files of every transaction, present and to come (`ssn` / `flow`: the flow's
+    /// file flags).
     Flow,
+}
+
+/// Most transaction-scope store orders a flow keeps (the oldest goes first).
+const MAX_TX_ORDERS: usize = 64;
+
+/// The `filestore` matches whose scope reaches files still to come (Suricata's
+/// `FLOWFILE_STORE_TS/TC` in a transaction's or the flow's file flags).
+#[derive(Clone, Debug, Default)]
+pub struct StoreOrders {
+    /// Every file of the flow in these directions ([to server, to client]).
+    flow: [bool; 2],
+    /// Every file of these transactions in these directions.
+    txs: Vec<(u64, [bool; 2])>,
+}
+
+impl StoreOrders {
+    /// Record a match of scope `scope` on transaction `tx`.
+    pub fn add(&mut self, tx: u64, dirs: [bool; 2], scope: StoreScope) {
+        match scope {
+            StoreScope::File => {}
+            StoreScope::Flow => {
+                self.flow[0] |= dirs[0];
+                self.flow[1] |= dirs[1];
+            }
+            StoreScope::Tx => {
+                if let Some(o) = self.txs.iter_mut().find(|o| o.0 == tx) {
+                    o.1[0] |= dirs[0];
+                    o.1[1] |= dirs[1];
+                    return;
+                }
+                if self.txs.len() >= MAX_TX_ORDERS {
+                    self.txs.remove(0);
+                }
+                self.txs.push((tx, dirs));
+            }
+        }
+    }
+
+    /// Whether there is no order.
+    pub fn is_empty(&self) -> bool {
+        self.flow == [false, false] && self.txs.is_empty()
+    }
+
+    /// Ask the store for the files the orders cover (files opened since the match
+    /// included; a file already asked for is left as it is).
+    pub fn apply(&self, p: &mut dyn crate::registry::AppParser) {
+        if store().is_none() || self.is_empty() {
+            return;
+        }
+        let mut live = Vec::new();
+        if self.flow != [false, false] {
+            p.live_txs(crate::Dir::ToServer, &mut live);
+            p.live_txs(crate::Dir::ToClient, &mut live);
+            live.sort_unstable();
+            live.dedup();
+        }
+        for (i, d) in [crate::Dir::ToServer, crate::Dir::ToClient]
+            .into_iter()
+            .enumerate()
+        {
+            if self.flow[i] {
+                for &t in &live {
+                    p.files_mut(t, d, &mut |f| f.request_store());
+                }
+            }
+            for &(t, dirs) in &self.txs {
+                if dirs[i] && !(self.flow[i] && live.contains(&t)) {
+                    p.files_mut(t, d, &mut |f| f.request_store());
+                }
+            }
+        }
+    }
 }
 
 /// Apply a `filestore` match of rule `sid` on transaction `tx` to the flow's parser:
@@ -202,7 +278,7 @@ pub fn apply_filestore(
     }
     let mut txs = Vec::new();
     match scope {
-        StoreScope::Tx => txs.push(tx),
+        StoreScope::File | StoreScope::Tx => txs.push(tx),
         StoreScope::Flow => {
             p.live_txs(crate::Dir::ToServer, &mut txs);
             p.live_txs(crate::Dir::ToClient, &mut txs);

@@ -153,6 +153,8 @@ pub struct AppFlow {
     pub expect: AppProto,
     /// Frames (to server, to client), once a parser made one ([`crate::frames`]).
     pub frames: Option<Box<FlowFrames>>,
+    /// `filestore` matches of `tx` or flow scope: files opened later are stored too.
+    pub store_orders: Option<Box<crate::files::StoreOrders>>,
 }
 
 /// The frames of a flow.
@@ -1150,6 +1152,11 @@ impl AppLayer {
         let Some(p) = f.state.as_deref_mut() else {
             return;
         };
+        // Files that came after a `tx`/flow-scope `filestore` match are stored too, before
+        // they are logged.
+        if let Some(o) = f.store_orders.as_deref() {
+            o.apply(p);
+        }
         let orig_proto = f.orig;
         let mut c = LogCtx {
             rec: RecordCtx {

@@ -79,5 +79,45 @@ fn files_are_stored_by_sha256_when_asked() {
     drop(f);
     let tmp: Vec<_> = std::fs::read_dir(dir.join("tmp")).unwrap().collect();
     assert!(tmp.is_empty(), "{tmp:?}");
+
+    // `filestore` of `tx` scope: the transaction's files to come are stored too; of flow
+    // scope: every later file of the flow; of file scope: only what was there.
+    use shrike_app::files::{StoreOrders, StoreScope};
+    use shrike_app::http::{HttpConfig, HttpState};
+    use shrike_app::registry::AppParser;
+    use shrike_app::Dir;
+    let mut cfg = HttpConfig::default();
+    cfg.files.keep_for_store = true;
+    let mut st = HttpState::new(std::sync::Arc::new(cfg));
+    let resp = |body: &str| {
+        format!(
+            "HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+    };
+    st.parse(
+        Dir::ToServer,
+        b"GET /a HTTP/1.1\r\nHost: h\r\n\r\nGET /b HTTP/1.1\r\nHost: h\r\n\r\n\
+GET /c HTTP/1.1\r\nHost: h\r\n\r\n",
+    );
+    let mut orders = StoreOrders::default();
+    orders.add(1, [false, true], StoreScope::Tx);
+    orders.add(0, [false, true], StoreScope::File);
+    st.parse(Dir::ToClient, resp("first").as_bytes());
+    st.parse(Dir::ToClient, resp("second").as_bytes());
+    orders.apply(&mut st);
+    let stored = |st: &HttpState, tx: u64| {
+        let mut s = None;
+        st.files(tx, Dir::ToClient, &mut |f| {
+            s = Some(f.stored_id().is_some())
+        });
+        s
+    };
+    assert_eq!(stored(&st, 0), Some(false));
+    assert_eq!(stored(&st, 1), Some(true));
+    orders.add(0, [false, true], StoreScope::Flow);
+    st.parse(Dir::ToClient, resp("third").as_bytes());
+    orders.apply(&mut st);
+    assert_eq!(stored(&st, 2), Some(true));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -720,7 +720,7 @@ impl FilestoreSpec {
         use shrike_app::files::StoreScope;
         let mut spec = FilestoreSpec {
             dirs: None,
-            scope: StoreScope::Tx,
+            scope: StoreScope::File,
         };
         let Some(v) = v.map(str::trim).filter(|v| !v.is_empty()) else {
             return Ok(spec);
@@ -740,7 +740,8 @@ impl FilestoreSpec {
         if let Some(sc) = args.get(1) {
             match sc.to_ascii_lowercase().as_str() {
                 "ssn" | "flow" => spec.scope = StoreScope::Flow,
-                _ => spec.scope = StoreScope::Tx,
+                "tx" => spec.scope = StoreScope::Tx,
+                _ => spec.scope = StoreScope::File,
             }
         }
         Ok(spec)

@@ -1248,14 +1248,18 @@ mod tests {
         use crate::app_inspect::FilestoreSpec;
         use shrike_app::files::StoreScope;
         let p = |v: Option<&str>| FilestoreSpec::parse(v).map(|s| (s.dirs, s.scope));
-        assert_eq!(p(None), Ok((None, StoreScope::Tx)));
+        assert_eq!(p(None), Ok((None, StoreScope::File)));
         assert_eq!(
             p(Some("request")),
-            Ok((Some([true, false]), StoreScope::Tx))
+            Ok((Some([true, false]), StoreScope::File))
         );
         assert_eq!(
             p(Some("to_client,file")),
-            Ok((Some([false, true]), StoreScope::Tx))
+            Ok((Some([false, true]), StoreScope::File))
+        );
+        assert_eq!(
+            p(Some("to_server,tx")),
+            Ok((Some([true, false]), StoreScope::Tx))
         );
         assert_eq!(
             p(Some("both, flow")),

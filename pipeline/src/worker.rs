@@ -565,9 +565,18 @@ impl Worker {
                     // file store's `stream-depth` (0: unlimited) when larger.
                     let global = self.sess.stream.config().reassembly.depth;
                     x.tcp.raise_app_depth(store.depth, global);
-                    if let Some(p) = x.app.as_deref_mut().and_then(|a| a.state.as_deref_mut()) {
+                    if let Some(a) = x.app.as_deref_mut() {
+                        if let Some(p) = a.state.as_deref_mut() {
+                            for r in d.thread.file_stores() {
+                                shrike_app::files::apply_filestore(p, r.tx, r.dirs, r.scope, r.sid);
+                            }
+                        }
                         for r in d.thread.file_stores() {
-                            shrike_app::files::apply_filestore(p, r.tx, r.dirs, r.scope, r.sid);
+                            if r.scope != shrike_app::files::StoreScope::File {
+                                a.store_orders
+                                    .get_or_insert_with(Box::default)
+                                    .add(r.tx, r.dirs, r.scope);
+                            }
                         }
                     }
                 }
