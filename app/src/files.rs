@@ -21,6 +21,10 @@ use shrike_output::JsonWriter;
 /// buffer for most types; Suricata hands it the first chunk of the file).
 pub const MAGIC_HEAD: usize = 4096;
 
+/// Bytes of an open file needed before its type is looked up (Suricata's
+/// `FILEMAGIC_MIN_SIZE`).
+pub const MAGIC_MIN_SIZE: u64 = 512;
+
 /// Longest file name kept (Suricata's `SC_FILENAME_MAX`); longer names are cut and the
 /// protocol raises its `file_name_too_long` event.
 pub const FILENAME_MAX: usize = 1024;
@@ -361,6 +365,8 @@ pub struct TrackedFile {
     /// Its `fileinfo` record was written (protocols that log files apart from their
     /// transactions).
     logged: std::cell::Cell<bool>,
+    /// libmagic's answer, once asked ([`TrackedFile::magic`]).
+    magic: std::cell::OnceCell<Box<Option<String>>>,
 }
 
 /// A tracked file's file store state.
@@ -677,6 +683,22 @@ impl TrackedFile {
         &self.head
     }
 
+    /// The file's type as libmagic says it (Suricata's `FilemagicThreadLookup`): known once
+    /// [`MAGIC_MIN_SIZE`] bytes were seen or the file ended, from its first bytes (kept when
+    /// `force-magic` or a `filemagic` rule asks); `None` before, without data or without
+    /// libmagic.
+    pub fn magic(&self) -> Option<&str> {
+        if !self.keep_head || self.head.is_empty() {
+            return None;
+        }
+        if self.size < MAGIC_MIN_SIZE && self.state == FileState::Opened {
+            return None;
+        }
+        self.magic
+            .get_or_init(|| Box::new(shrike_sys::magic::lookup(&self.head)))
+            .as_deref()
+    }
+
     /// The `fileinfo` members (Suricata 7's `EveFileInfo`, in its order) for transaction
     /// `tx_id`; `magic` is the file type when it is known.
     pub fn write_eve(&self, w: &mut JsonWriter, tx_id: u64, magic: Option<&str>) {
@@ -691,7 +713,7 @@ impl TrackedFile {
             }
             w.close();
         }
-        if let Some(m) = magic {
+        if let Some(m) = magic.or_else(|| self.magic()) {
             w.set_str("magic", m);
         }
         w.set_bool("gaps", self.gaps);
@@ -813,5 +835,26 @@ mod tests {
         let mut c = FileConfig::default();
         assert_eq!(c.force_hash(["md5", "SHA256", "crc"]), vec!["crc"]);
         assert!(c.md5 && c.sha256 && !c.sha1);
+    }
+
+    #[test]
+    fn magic_once_enough_data_or_ended() {
+        let cfg = FileConfig {
+            magic: true,
+            ..FileConfig::default()
+        };
+        let mut f = TrackedFile::open(b"a.pdf", &cfg);
+        f.append(b"%PDF-1.5\n");
+        // Open with fewer than 512 bytes: not looked up yet.
+        assert_eq!(f.magic(), None);
+        f.append(&[b' '; 600]);
+        if shrike_sys::magic::available() {
+            assert!(f.magic().unwrap().starts_with("PDF document"));
+        }
+        // Without `magic` nothing is kept and nothing looked up.
+        let mut g = TrackedFile::open(b"b", &FileConfig::default());
+        g.append(b"%PDF-1.5\n");
+        g.close(false);
+        assert_eq!(g.magic(), None);
     }
 }

@@ -176,6 +176,10 @@ pub(crate) struct AppSig {
     /// `filemd5` / `filesha1` / `filesha256`: a closed file of the transaction whose hash
     /// is (or, negated, is not) in the list.
     pub filehash: Box<[std::sync::Arc<FileHashList>]>,
+    /// `filemagic` (Suricata's legacy keyword: a `nocase` content on `file.magic`): a file
+    /// of the transaction whose libmagic type holds (or, negated, does not hold) the
+    /// lowercased pattern.
+    pub filemagic: Box<[(Vec<u8>, bool)]>,
     /// Direction the transaction is inspected in (`None`: both).
     pub dir: Option<Dir>,
     /// A match decides only the direction it was found in (Suricata's per-direction detect
@@ -196,7 +200,10 @@ const FILE_PROTOCOLS: &[&str] = &["http", "smtp", "ftp-data", "smb", "nfs", "htt
 impl AppSig {
     /// Whether the transaction part is file keywords only (`filesize`, file hashes).
     pub(crate) fn files_only(&self) -> bool {
-        (self.filesize.is_some() || !self.filehash.is_empty() || self.filestore.is_some())
+        (self.filesize.is_some()
+            || !self.filehash.is_empty()
+            || self.filestore.is_some()
+            || !self.filemagic.is_empty())
             && self.sections.is_empty()
             && self.urilen.is_none()
             && self.events.is_empty()
@@ -214,6 +221,7 @@ impl AppSig {
             || self.filesize.is_some()
             || !self.filehash.is_empty()
             || self.filestore.is_some()
+            || !self.filemagic.is_empty()
     }
 
     /// The flow's protocol `p` fits the rule's header, and the protocol of the direction
@@ -676,6 +684,23 @@ fn filesize_hit(app: &AppFlow, tx: u64, d: Dir, m: &UintMatch) -> Option<bool> {
     })
 }
 
+/// Suricata's `filemagic` over the files of transaction `tx` going `d`: a file whose type
+/// is known (512 bytes seen or ended, libmagic there) matches when it holds `pat`
+/// (lowercased; compared without case), or does not when `neg`; a file whose type is not
+/// known yet is undecided while it is open.
+fn filemagic_hit(app: &AppFlow, tx: u64, d: Dir, pat: &[u8], neg: bool) -> Option<bool> {
+    any_file(app, tx, d, &mut |f| match f.magic() {
+        Some(m) => {
+            let m = m.as_bytes();
+            let has =
+                m.len() >= pat.len() && m.windows(pat.len()).any(|w| w.eq_ignore_ascii_case(pat));
+            Some(has != neg)
+        }
+        None if f.is_done() => Some(false),
+        None => None,
+    })
+}
+
 /// Whether a file of transaction `tx` going `d` matches by `each` (`Some(true)`), none can
 /// (`Some(false)`), or it is not decided yet (`None`: a file `each` leaves open, or no file
 /// yet on a transaction that can still get one).
@@ -859,7 +884,12 @@ fn eval_tx(
         .iter()
         .map(|m| filesize_hit(app, tx, d, m))
         .chain(a.filestore.iter().map(|_| filestore_hit(app, tx, d)))
-        .chain(a.filehash.iter().map(|m| filehash_hit(app, tx, d, m)));
+        .chain(a.filehash.iter().map(|m| filehash_hit(app, tx, d, m)))
+        .chain(
+            a.filemagic
+                .iter()
+                .map(|(pat, neg)| filemagic_hit(app, tx, d, pat, *neg)),
+        );
     for r in file_checks {
         match r {
             Some(true) => {}

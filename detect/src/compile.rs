@@ -781,6 +781,23 @@ pub(crate) fn compile(
                 app_keyword_seen = true;
                 app.filestore = Some(spec);
             }
+            Keyword::Unknown { name, value, .. } if name == "filemagic" => {
+                // Suricata without libmagic refuses the keyword (`DetectFilemagicSetupNoSupport`).
+                if !shrike_sys::magic::available() {
+                    return Err(SkipReason::Invalid(
+                        "filemagic: no libmagic on this system".into(),
+                    ));
+                }
+                let (pat, neg) = shrike_rules::parse::payload::parse_content_value(
+                    "filemagic",
+                    value.as_deref().unwrap_or(""),
+                )
+                .map_err(|e| SkipReason::Invalid(format!("filemagic: {e}")))?;
+                app_keyword_seen = true;
+                let mut list = std::mem::take(&mut app.filemagic).into_vec();
+                list.push((pat.to_ascii_lowercase(), neg));
+                app.filemagic = list.into_boxed_slice();
+            }
             Keyword::Unknown { name, value, .. } if name == "filesize" => {
                 let m = parse_filesize(value.as_deref().unwrap_or(""))
                     .map_err(|e| SkipReason::Invalid(format!("filesize: {e}")))?;

@@ -222,6 +222,12 @@ impl Engine {
             Some(FileHashKind::Sha256) => c.sha256 = true,
             None => {}
         }
+        // `filemagic` rules need the first bytes of files for libmagic.
+        c.magic = self
+            .sigs
+            .iter()
+            .filter_map(|s| s.app.as_deref())
+            .any(|a| !a.filemagic.is_empty());
         // A `filestore` rule may ask for a file after its first bytes went by.
         c.keep_for_store = self
             .sigs

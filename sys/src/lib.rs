@@ -6,6 +6,7 @@
 //! block carries a `// SAFETY:` comment. It owns no packet, flow or output state.
 
 pub mod cpu;
+pub mod magic;
 pub mod memory;
 pub mod netns;
 pub mod privileges;
