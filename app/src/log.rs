@@ -126,8 +126,9 @@ impl RecordCtx<'_> {
         h: &HttpState,
         id: u64,
         opts: &EveHttpOptions,
+        dirs: [bool; 2],
     ) {
-        self.http_files_when(out, h, id, opts, None);
+        self.http_files_when(out, h, id, opts, dirs, None);
     }
 
     /// The `fileinfo` records of HTTP transaction `id` not written yet; with `done_in`,
@@ -140,6 +141,7 @@ impl RecordCtx<'_> {
         h: &HttpState,
         id: u64,
         opts: &EveHttpOptions,
+        dirs: [bool; 2],
         done_in: Option<crate::Dir>,
     ) {
         if !out.wants_type("files") {
@@ -149,6 +151,9 @@ impl RecordCtx<'_> {
             return;
         };
         for (to_server, body) in [(true, tx.request_body()), (false, tx.response_body())] {
+            if !dirs[usize::from(!to_server)] {
+                continue;
+            }
             let dir = if to_server {
                 crate::Dir::ToServer
             } else {

@@ -849,6 +849,7 @@ impl Ender<'_> {
                 reverse_flow(&mut f);
             }
             if let Some(x) = f.data.ext.as_mut() {
+                let mut stores = Vec::new();
                 if let (Some(d), Some(app)) = (self.detect.as_deref_mut(), x.app.as_deref()) {
                     let st = &f.data.detect;
                     let tcp = (proto == 6).then_some(&x.tcp);
@@ -864,9 +865,19 @@ impl Ender<'_> {
                         ts,
                         self.ipv6,
                         self.logs.frame,
+                        &mut stores,
                     );
                     // The flow record's `alerted` counts the flow-end pseudo packets' alerts.
                     x.alerted |= alerted;
+                }
+                // `filestore` matches of the flow-end pseudo packets store files too (before
+                // the last records are written).
+                if shrike_app::files::store().is_some() {
+                    if let Some(p) = x.app.as_deref_mut().and_then(|a| a.state.as_deref_mut()) {
+                        for r in &stores {
+                            shrike_app::files::apply_filestore(p, r.tx, r.dirs, r.scope, r.sid);
+                        }
+                    }
                 }
             }
             if f.key.proto == 6 {
@@ -1067,6 +1078,7 @@ fn flow_end_detect(
     ts: Timestamp,
     ipv6: Ipv6Style,
     log_frames: bool,
+    stores: &mut Vec<shrike_detect::FileStoreReq>,
 ) -> bool {
     let mut state = state.clone();
     let mut alerted = false;
@@ -1100,6 +1112,7 @@ fn flow_end_detect(
             .engine
             .inspect_flow_end(&pkt, input, stream, &mut d.thread)
             .is_empty();
+        stores.extend_from_slice(d.thread.file_stores());
         if log_frames && app.frames.is_some() {
             // The last pseudo packet of the direction logs what frames are left.
             let ctx = AlertContext {

@@ -312,6 +312,10 @@ pub struct HttpState {
     pub(crate) proto_change: bool,
     /// Frame bookkeeping, while frames are asked for ([`HttpFrames`]).
     pub(crate) frames: Option<Box<HttpFrames>>,
+    /// Logged transactions whose files in one direction wait for a packet of that
+    /// direction (Suricata's file logger writes the packet direction's files only):
+    /// (transaction, to server).
+    pub(crate) files_pending: Vec<(u64, bool)>,
 }
 
 /// HTTP's frames (Suricata's `request` / `response`, opened at a message's start with its
@@ -380,6 +384,7 @@ impl HttpState {
             stats: HttpStats::default(),
             proto_change: false,
             frames: None,
+            files_pending: Vec::new(),
         }
     }
 

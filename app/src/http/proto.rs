@@ -162,11 +162,34 @@ impl AppParser for HttpState {
 
     fn log(&mut self, c: &mut LogCtx<'_>) {
         // Files that ended before their transaction (cut at the body limit or the stream
-        // depth) are logged now.
+        // depth) are logged now, on a packet of their direction.
         if let (true, false, Some(d)) = (c.write, c.closed, c.pkt_dir) {
             for i in *c.next..HttpState::tx_count(self) {
                 if self.tx(i).is_some_and(|t| !t.is_complete()) {
-                    c.rec.http_files_when(c.out, self, i, &c.opts.http, Some(d));
+                    c.rec
+                        .http_files_when(c.out, self, i, &c.opts.http, [true, true], Some(d));
+                }
+            }
+        }
+        // Files held for a packet of their direction (or the flow's end).
+        let ready = |to_server: bool, c: &LogCtx<'_>| {
+            c.closed
+                || c.pkt_dir
+                    == Some(if to_server {
+                        Dir::ToServer
+                    } else {
+                        Dir::ToClient
+                    })
+        };
+        if !self.files_pending.is_empty() {
+            let pending = std::mem::take(&mut self.files_pending);
+            for (t, ts) in pending {
+                if ready(ts, c) {
+                    if c.write {
+                        c.rec.http_files(c.out, self, t, &c.opts.http, [ts, !ts]);
+                    }
+                } else {
+                    self.files_pending.push((t, ts));
                 }
             }
         }
@@ -188,7 +211,29 @@ impl AppParser for HttpState {
                 }
             }
             if c.write {
-                c.rec.http_files(c.out, self, id, &c.opts.http);
+                // Suricata's file logger writes the files of the packet's direction (both at
+                // the flow's end); the other direction's wait for a packet going that way.
+                let mut now = [false, false];
+                let has = self.tx(id).map_or([false, false], |t| {
+                    [
+                        t.request_body().files().next().is_some(),
+                        t.response_body().files().next().is_some(),
+                    ]
+                });
+                {
+                    for (i, (ts, any)) in [(true, has[0]), (false, has[1])].into_iter().enumerate()
+                    {
+                        if !any {
+                            continue;
+                        }
+                        if ready(ts, c) || self.files_pending.len() as u64 >= MAX_KEPT_TXS {
+                            now[i] = true;
+                        } else {
+                            self.files_pending.push((id, ts));
+                        }
+                    }
+                }
+                c.rec.http_files(c.out, self, id, &c.opts.http, now);
                 c.rec.http(c.out, self, id, &c.opts.http);
             }
             c.logged += 1;
@@ -196,10 +241,28 @@ impl AppParser for HttpState {
         }
         *c.next = id;
         // Keep what detection has not inspected in both directions yet (bounded).
+        // Bounded: files held too long are written with the packet at hand.
+        let floor = id.saturating_sub(MAX_KEPT_TXS);
+        if self.files_pending.iter().any(|p| p.0 < floor) {
+            let pending = std::mem::take(&mut self.files_pending);
+            for (t, ts) in pending {
+                if t < floor {
+                    if c.write {
+                        c.rec.http_files(c.out, self, t, &c.opts.http, [ts, !ts]);
+                    }
+                } else {
+                    self.files_pending.push((t, ts));
+                }
+            }
+        }
         let keep_from = if c.closed {
             id
         } else {
-            c.inspected.min(id).max(id.saturating_sub(MAX_KEPT_TXS))
+            let pending = self.files_pending.iter().map(|p| p.0).min().unwrap_or(id);
+            c.inspected
+                .min(id)
+                .max(id.saturating_sub(MAX_KEPT_TXS))
+                .min(pending)
         };
         self.free_txs_before(keep_from, false);
         if c.closed {
