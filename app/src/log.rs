@@ -125,10 +125,9 @@ impl RecordCtx<'_> {
         out: &mut shrike_output::EveOutput,
         h: &HttpState,
         id: u64,
-        opts: &EveHttpOptions,
         dirs: [bool; 2],
     ) {
-        self.http_files_when(out, h, id, opts, dirs, None);
+        self.http_files_when(out, h, id, dirs, None);
     }
 
     /// The `fileinfo` records of HTTP transaction `id` not written yet; with `done_in`,
@@ -140,7 +139,6 @@ impl RecordCtx<'_> {
         out: &mut shrike_output::EveOutput,
         h: &HttpState,
         id: u64,
-        opts: &EveHttpOptions,
         dirs: [bool; 2],
         done_in: Option<crate::Dir>,
     ) {
@@ -168,7 +166,13 @@ impl RecordCtx<'_> {
                     return;
                 };
                 write_eve_header(&mut rec, &self.header("fileinfo", to_server));
-                h.write_eve_json(id, opts, &mut rec);
+                // Suricata's `EveHttpAddMetadata`: basic and extended fields, whatever the
+                // `http` record's options.
+                let meta = EveHttpOptions {
+                    extended: true,
+                    ..EveHttpOptions::default()
+                };
+                h.write_eve_json(id, &meta, &mut rec);
                 rec.set_str("app_proto", "http");
                 rec.open_object("fileinfo");
                 f.write_eve(&mut rec, id, None);

@@ -166,8 +166,7 @@ impl AppParser for HttpState {
         if let (true, false, Some(d)) = (c.write, c.closed, c.pkt_dir) {
             for i in *c.next..HttpState::tx_count(self) {
                 if self.tx(i).is_some_and(|t| !t.is_complete()) {
-                    c.rec
-                        .http_files_when(c.out, self, i, &c.opts.http, [true, true], Some(d));
+                    c.rec.http_files_when(c.out, self, i, [true, true], Some(d));
                 }
             }
         }
@@ -186,7 +185,7 @@ impl AppParser for HttpState {
             for (t, ts) in pending {
                 if ready(ts, c) {
                     if c.write {
-                        c.rec.http_files(c.out, self, t, &c.opts.http, [ts, !ts]);
+                        c.rec.http_files(c.out, self, t, [ts, !ts]);
                     }
                 } else {
                     self.files_pending.push((t, ts));
@@ -233,7 +232,7 @@ impl AppParser for HttpState {
                         }
                     }
                 }
-                c.rec.http_files(c.out, self, id, &c.opts.http, now);
+                c.rec.http_files(c.out, self, id, now);
                 c.rec.http(c.out, self, id, &c.opts.http);
             }
             c.logged += 1;
@@ -248,7 +247,7 @@ impl AppParser for HttpState {
             for (t, ts) in pending {
                 if t < floor {
                     if c.write {
-                        c.rec.http_files(c.out, self, t, &c.opts.http, [ts, !ts]);
+                        c.rec.http_files(c.out, self, t, [ts, !ts]);
                     }
                 } else {
                     self.files_pending.push((t, ts));
