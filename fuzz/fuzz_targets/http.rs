@@ -43,6 +43,7 @@ fuzz_target!(|data: &[u8]| {
         extended: c & 2 != 0,
         request_headers: c & 4 != 0,
         response_headers: c & 8 != 0,
+        custom: if c & 16 != 0 { u64::MAX } else { 0 },
     };
     let mut w = JsonWriter::new();
     for tx in st.txs() {
