@@ -4,8 +4,9 @@
 set -euo pipefail
 
 # prometheus: its promtool checks the metrics endpoint's output (tests/metrics_file_mode.rs).
+# libmagic1: loaded at run time for fileinfo.magic and filemagic rules (shrike-sys::magic).
 PKGS=(build-essential pkg-config libpcre2-dev python3 iproute2 tcpreplay redis-server
-      libhyperscan-dev prometheus)
+      libhyperscan-dev prometheus libmagic1)
 if [[ "${SHRIKE_WITH_DPDK:-0}" == 1 ]]; then
   PKGS+=(dpdk dpdk-dev libdpdk-dev libclang-dev clang libpcap-dev)
 fi
