@@ -12,7 +12,7 @@ mod common;
 mod hostile_util;
 
 use common::{assert_valid_eve, eve_records, shrike, stderr, TempDir};
-use hostile_util::{tcp4, Pcap, ACK, PSH, SYN};
+use hostile_util::{tcp_conversation, Pcap};
 
 const C: [u8; 4] = [10, 0, 0, 1];
 const S: [u8; 4] = [10, 0, 0, 2];
@@ -25,31 +25,8 @@ alert ip any any -> any any (msg:\"one dir\"; flow:established; app-layer-event:
 alert ip any any -> any any (msg:\"wrong dir\"; flow:established; app-layer-event:applayer_wrong_direction_first_data; sid:5;)
 ";
 
-/// A TCP conversation: handshake, then each `(from client, payload)` acknowledged by the
-/// other side, then nothing (the flow ends with the capture).
 fn conversation(cap: &mut Pcap, t: &mut u64, sp: u16, dp: u16, msgs: &[(bool, &[u8])]) {
-    let (mut cs, mut ss) = (1000u32, 5000u32);
-    let mut push = |cap: &mut Pcap, f: Vec<u8>| {
-        *t += 1000;
-        cap.push(*t, &f);
-    };
-    push(cap, tcp4(C, S, sp, dp, cs, 0, SYN, b""));
-    push(cap, tcp4(S, C, dp, sp, ss, cs + 1, SYN | ACK, b""));
-    cs += 1;
-    ss += 1;
-    push(cap, tcp4(C, S, sp, dp, cs, ss, ACK, b""));
-    for (client, pl) in msgs {
-        let n = pl.len() as u32;
-        if *client {
-            push(cap, tcp4(C, S, sp, dp, cs, ss, PSH | ACK, pl));
-            cs += n;
-            push(cap, tcp4(S, C, dp, sp, ss, cs, ACK, b""));
-        } else {
-            push(cap, tcp4(S, C, dp, sp, ss, cs, PSH | ACK, pl));
-            ss += n;
-            push(cap, tcp4(C, S, sp, dp, cs, ss, ACK, b""));
-        }
-    }
+    tcp_conversation(cap, t, (C, S), (sp, dp), msgs);
 }
 
 fn capture() -> Pcap {

@@ -12,7 +12,7 @@ mod common;
 mod hostile_util;
 
 use common::{assert_valid_eve, eve_records, shrike, stderr, TempDir};
-use hostile_util::{tcp4, Pcap, ACK, PSH, SYN};
+use hostile_util::{tcp_conversation, Pcap};
 use serde_json::json;
 
 const C: [u8; 4] = [10, 0, 0, 1];
@@ -26,31 +26,8 @@ alert http any any -> any any (msg:"no match, no capture"; http.user_agent; pcre
 alert http any any -> any any (msg:"flowvar not set"; flowvar:never,"Moz"; sid:6;)
 "#;
 
-/// A TCP conversation: handshake, then each `(from client, payload)` acknowledged.
 fn conversation(cap: &mut Pcap, t: &mut u64, msgs: &[(bool, &[u8])]) {
-    let (sp, dp) = (40000u16, 80u16);
-    let (mut cs, mut ss) = (1000u32, 5000u32);
-    let mut push = |cap: &mut Pcap, f: Vec<u8>| {
-        *t += 1000;
-        cap.push(*t, &f);
-    };
-    push(cap, tcp4(C, S, sp, dp, cs, 0, SYN, b""));
-    push(cap, tcp4(S, C, dp, sp, ss, cs + 1, SYN | ACK, b""));
-    cs += 1;
-    ss += 1;
-    push(cap, tcp4(C, S, sp, dp, cs, ss, ACK, b""));
-    for (client, pl) in msgs {
-        let n = pl.len() as u32;
-        if *client {
-            push(cap, tcp4(C, S, sp, dp, cs, ss, PSH | ACK, pl));
-            cs += n;
-            push(cap, tcp4(S, C, dp, sp, ss, cs, ACK, b""));
-        } else {
-            push(cap, tcp4(S, C, dp, sp, ss, cs, PSH | ACK, pl));
-            ss += n;
-            push(cap, tcp4(C, S, sp, dp, cs, ss, ACK, b""));
-        }
-    }
+    tcp_conversation(cap, t, (C, S), (40000, 80), msgs);
 }
 
 fn capture() -> Pcap {

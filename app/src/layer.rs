@@ -188,6 +188,14 @@ impl AppFlow {
         std::mem::take(&mut self.detect_events)
     }
 
+    /// Detection found the data runs the other way (at most once per flow): the two
+    /// directions' detection state trade places, as the caller swaps the flow.
+    fn reverse(&mut self) {
+        self.reversed = true;
+        self.detect.swap(0, 1);
+        self.probe_buf.swap(0, 1);
+    }
+
     /// A new packet of the flow: the packet events of the last one are gone.
     pub fn begin_packet(&mut self) {
         self.pkt_events = 0;
@@ -815,9 +823,7 @@ impl AppLayer {
                             && f.detect[1 - d] == DetectDir::Pending
                             && f.probe_buf[1 - d].is_empty() =>
                     {
-                        f.reversed = true;
-                        f.detect.swap(0, 1);
-                        f.probe_buf.swap(0, 1);
+                        f.reverse();
                         return true;
                     }
                     Found::Proto(p) => {
@@ -862,9 +868,7 @@ impl AppLayer {
                     Found::No
                         if first && ctx.midstream && reverse_fits(&self.cfg, f, ctx, dir, data) =>
                     {
-                        f.reversed = true;
-                        f.detect.swap(0, 1);
-                        f.probe_buf.swap(0, 1);
+                        f.reverse();
                         return true;
                     }
                     Found::No => {

@@ -364,3 +364,37 @@ impl Drop for TempDir {
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }
+
+/// A TCP conversation between `c` (client) and `s` on ports `sp` -> `dp`: the handshake,
+/// then each `(from client, payload)` acknowledged by the other side, one millisecond per
+/// packet from `*t` on; nothing closes it (the flow ends with the capture).
+pub fn tcp_conversation(
+    cap: &mut Pcap,
+    t: &mut u64,
+    (c, s): ([u8; 4], [u8; 4]),
+    (sp, dp): (u16, u16),
+    msgs: &[(bool, &[u8])],
+) {
+    let (mut cs, mut ss) = (1000u32, 5000u32);
+    let mut push = |cap: &mut Pcap, f: Vec<u8>| {
+        *t += 1000;
+        cap.push(*t, &f);
+    };
+    push(cap, tcp4(c, s, sp, dp, cs, 0, SYN, b""));
+    push(cap, tcp4(s, c, dp, sp, ss, cs + 1, SYN | ACK, b""));
+    cs += 1;
+    ss += 1;
+    push(cap, tcp4(c, s, sp, dp, cs, ss, ACK, b""));
+    for (client, pl) in msgs {
+        let n = pl.len() as u32;
+        if *client {
+            push(cap, tcp4(c, s, sp, dp, cs, ss, PSH | ACK, pl));
+            cs += n;
+            push(cap, tcp4(s, c, dp, sp, ss, cs, ACK, b""));
+        } else {
+            push(cap, tcp4(s, c, dp, sp, ss, cs, PSH | ACK, pl));
+            ss += n;
+            push(cap, tcp4(c, s, sp, dp, cs, ss, ACK, b""));
+        }
+    }
+}

@@ -406,15 +406,7 @@ fn write3(b: &[u8], complete: bool) -> rpc::PResult<Write3<'_>> {
     let count = x.u32()?;
     let stable = x.u32_max(2)?;
     let file_len = x.u32_max(count)?;
-    let data = if complete || x.rest.len() >= file_len as usize {
-        let d = x.take(file_len as usize)?;
-        if complete {
-            x.pad(file_len)?;
-        }
-        d
-    } else {
-        x.rest()
-    };
+    let data = x.file_data(file_len, complete)?;
     Ok(Write3 {
         handle,
         offset,
@@ -442,15 +434,7 @@ fn read3_reply(b: &[u8], complete: bool) -> rpc::PResult<ReadReply<'_>> {
     let count = x.u32()?;
     let eof = x.u32_max(1)? != 0;
     let data_len = x.u32_max(count)?;
-    let data = if complete || x.rest.len() >= data_len as usize {
-        let d = x.take(data_len as usize)?;
-        if complete {
-            x.pad(data_len)?;
-        }
-        d
-    } else {
-        x.rest()
-    };
+    let data = x.file_data(data_len, complete)?;
     Ok(ReadReply {
         status,
         attr,

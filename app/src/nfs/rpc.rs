@@ -80,6 +80,18 @@ impl<'a> Xdr<'a> {
         }
         Ok(())
     }
+    /// `len` bytes of file data: all of them (and their padding) in a complete message,
+    /// else those at hand (a record whose data goes on in later segments).
+    pub fn file_data(&mut self, len: u32, complete: bool) -> PResult<&'a [u8]> {
+        if !complete && self.rest.len() < len as usize {
+            return Ok(self.rest());
+        }
+        let d = self.take(len as usize)?;
+        if complete {
+            self.pad(len)?;
+        }
+        Ok(d)
+    }
     /// Everything left.
     pub fn rest(&mut self) -> &'a [u8] {
         std::mem::take(&mut self.rest)
