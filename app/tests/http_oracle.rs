@@ -106,25 +106,33 @@ fn snapshot(st: &HttpState, id: u64) -> Vec<(&'static str, Option<Vec<u8>>)> {
 }
 
 /// Known, documented differences (case name, field).
-/// Every one depends on where libhtp's input segments end, which shrike deliberately ignores
-/// (its results are the same for any segmentation):
+/// Each depends on where libhtp's input segments end:
 /// - "resp invalid cl": libhtp stops before handing over the raw header block when the
 ///   whole block arrived in one segment; shrike keeps the block.
-/// - request-then-cruft: libhtp completes a request at a segment end, so whether a
-///   following non-request line is body of the previous request or a new request depends on
-///   segmentation; shrike always treats it as body.
-/// - http-to-ssh: libhtp ends a non-HTTP "response" at a segment end and starts another
-///   transaction; shrike keeps reading lines into the same response.
+/// - request-then-cruft: Suricata logs a fifth transaction, without request or response,
+///   when the client closes after its last cruft requests; shrike has the four others.
 /// - desync-request-response-5: libhtp attaches the "unable to match" event of surplus
 ///   responses to a neighbouring transaction depending on segment timing.
 const KNOWN: &[(&str, &str)] = &[
     ("resp invalid cl", "raw_resp_hdrs"),
     ("corpus zeek/http_http-11-request-then-cruft.pcap #0", "*"),
-    ("corpus zeek/http_http-to-ssh.pcap #0", "*"),
     (
         "corpus zeek/http_http-desync-request-response-5.pcap #0",
         "events",
     ),
+];
+
+/// Cases whose result depends on the segmentation in libhtp itself, so shrike's too: a
+/// request or a response read as body ends with the data at hand (REQ_FINALIZE /
+/// RES_FINALIZE), and a junk line is skipped only when a line starting with `H` follows in
+/// the same data. They are checked against Suricata with their captured segments, not fed
+/// byte by byte.
+const SEGMENTED: &[&str] = &[
+    "resp as body",
+    "corpus zeek/http_261_variant-03-cl_negative.pcap #0",
+    "corpus zeek/http_curl_http_09.pcap #0",
+    "corpus zeek/http_interleaved-http-entity.pcap #0",
+    "corpus zeek/http_http-to-ssh.pcap #0",
 ];
 
 /// The EVE schema validator (shared/eve-schema/schema.json).
@@ -230,7 +238,10 @@ fn check(file: &str) -> (usize, Vec<String>) {
                 }
             }
         }
-        // Segmentation must not matter.
+        // Segmentation must not matter (but where it matters to libhtp).
+        if SEGMENTED.contains(&name) {
+            continue;
+        }
         let b = run(&segs, true);
         for id in 0..st.tx_count() {
             if snapshot(&st, id) != snapshot(&b, id) {

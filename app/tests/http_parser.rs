@@ -1175,3 +1175,86 @@ fn filestore_lifts_the_body_limit_for_files() {
         assert_eq!(st.tx(0).unwrap().response_body().data(), b"0123456789");
     }
 }
+
+/// RTSP over the HTTP parser (libhtp): a status line that does not start with `HTTP` is read
+/// as body; such a response ends when a body line ends the data at hand (RES_FINALIZE with
+/// nothing more to read), a blank line leaves it open; a request ends with the data at hand, so
+/// the next one (`DESCRIBE`, no method libhtp knows) is a transaction of its own. Suricata
+/// logs an `http` record per RTSP request of ndpi's `rtsp.pcap` this way.
+#[test]
+fn non_http_status_lines_are_body_ending_with_the_data() {
+    let mut st = state();
+    let reqs = ["OPTIONS", "DESCRIBE", "SETUP", "PLAY"];
+    for (i, m) in reqs.iter().enumerate() {
+        let req = format!(
+            "{m} rtsp://10.2.2.2:8554/ RTSP/1.0\r\nCSeq: {}\r\n\r\n",
+            i + 2
+        );
+        // Only DESCRIBE's answer has a body (and so ends on a body line).
+        let body = if i == 1 { "v=0\r\n" } else { "" };
+        let resp = format!(
+            "RTSP/1.0 200 OK\r\nContent-Length: {}\r\nCseq: {}\r\n\r\n{body}",
+            body.len(),
+            i + 2
+        );
+        feed(&mut st, req.as_bytes(), resp.as_bytes());
+        if i == 0 {
+            // The blank line that ends the headers is ignored: the response is still open.
+            assert_eq!(
+                st.tx(0).expect("tx").progress(Dir::ToClient),
+                Progress::Line
+            );
+        }
+    }
+    assert_eq!(st.tx_count(), 4);
+    for (i, m) in reqs.iter().enumerate() {
+        assert_eq!(
+            buf(&st, i as u64, HttpBuffer::Method, Dir::ToServer).as_deref(),
+            Some(*m)
+        );
+        assert_eq!(
+            st.tx(i as u64).expect("tx").progress(Dir::ToServer),
+            Progress::Complete
+        );
+    }
+    // The first two answers went to the first transaction, which DESCRIBE's body line ended.
+    assert_eq!(
+        st.tx(0).expect("tx").progress(Dir::ToClient),
+        Progress::Complete
+    );
+    assert_eq!(
+        st.tx(1).expect("tx").progress(Dir::ToClient),
+        Progress::Line
+    );
+    // Suricata opens a file for such a body too, named by the parsed URI's path.
+    let f = st
+        .tx(0)
+        .expect("tx")
+        .response_body()
+        .file()
+        .expect("a response file");
+    assert_eq!(f.name(), b"/");
+}
+
+/// libhtp skips a line that is no status line when the data at hand goes on with a line
+/// starting with `H` (http-evader's whitespace before the status line): the real status line
+/// and its headers are parsed, and the file is named by Content-Disposition.
+#[test]
+fn junk_line_before_a_status_line_is_skipped() {
+    let mut st = state();
+    feed(
+        &mut st,
+        b"GET /a/x.txt HTTP/1.1\r\nHost: h\r\n\r\n",
+        b" \t\r\nHTTP/1.1 200 ok\r\nContent-Disposition: attachment; filename=\"eicar.txt\"\r\n\
+Content-Length: 4\r\n\r\nX5O!",
+    );
+    let tx = st.tx(0).expect("tx");
+    assert_eq!(
+        buf(&st, 0, HttpBuffer::StatCode, Dir::ToClient).as_deref(),
+        Some("200")
+    );
+    assert_eq!(tx.progress(Dir::ToClient), Progress::Complete);
+    let f = tx.response_body().file().expect("a response file");
+    assert_eq!(f.name(), b"eicar.txt");
+    assert_eq!(f.size(), 4);
+}

@@ -2,7 +2,7 @@
 //! `http.*` rule keywords, `app-layer-event:http.*` and EVE `http` records.
 //!
 //! One [`HttpState`] per flow is fed the reassembled stream of each direction with
-//! [`HttpState::parse`] (any segmentation gives the same result), told about missing data
+//! [`HttpState::parse`] (each call is one chunk of data at hand, as libhtp's), told about missing data
 //! with [`HttpState::gap`] and about stream ends with [`HttpState::close`]. Requests and
 //! responses pair up in order into transactions ([`HttpTx`], ids from 0); pipelining,
 //! HTTP/0.9, folded and repeated headers, Content-Length and chunked bodies (extensions,
@@ -22,13 +22,14 @@
 //! sequences become `?`); a status token like `2X0` gives status 2 plus
 //! `response_invalid_status`; an HTTP/0.9 transaction logs `http_port: 0`.
 //!
-//! Known differences from libhtp, all where libhtp's outcome depends on where its input
-//! segments end (shrike decides on the bytes, so any segmentation gives the same result):
-//! header folding across segments, HTTP/0.9 probing, whether a line following a finished
-//! message is more body or a new message (shrike: always body unless it is a request /
-//! status line, and the message is marked complete at once), a non-HTTP status line ending
-//! the response at a segment end, and the field limit (libhtp checks it only on lines that
-//! span segments). Also: the compression-bomb ratio is computed per fed segment, decoding
+//! Where libhtp's outcome depends on where its input chunks end, shrike follows it in these
+//! cases: a request or response is complete when no more data is at hand (REQ_FINALIZE /
+//! RES_FINALIZE), so the next chunk starts a new message even when it does not begin with a
+//! method or status line (RTSP over HTTP, text sent to an SSH server); a response read as
+//! body without a status line ends with the chunk; a junk line is skipped when a line
+//! starting with `H` follows in the same chunk. Known differences, all segmentation
+//! dependent: header folding across segments, HTTP/0.9 probing, and the field limit (libhtp
+//! checks it only on lines that span segments). Also: the compression-bomb ratio is computed per fed segment, decoding
 //! stops quietly once the body is full and 4x `compression-bomb-limit` is decoded,
 //! LZMA is not decoded, and only the IDS personality is implemented.
 //!

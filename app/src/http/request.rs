@@ -75,6 +75,12 @@ impl HttpState {
             self.frame_step(0, used);
             data = data.get(used..).unwrap_or(&[]);
         }
+        // libhtp's REQ_FINALIZE completes the request when no more data is at hand (unless
+        // a line is half read) and goes back to REQ_IDLE: the next data starts a new request
+        // even when its first word is no method libhtp knows (RTSP's DESCRIBE, ...).
+        if self.req_state == ReqState::Finalize && self.req.line.is_empty() {
+            self.req_state = ReqState::Idle;
+        }
     }
 
     /// Stops request parsing for good, raising `e` on the current transaction.

@@ -95,9 +95,15 @@ impl HttpState {
         }
         // libhtp completes a response once no more data is at hand, unless a line that
         // may still turn out to be body is pending.
+        // The response is then over: the next data starts the next response (libhtp's
+        // RES_FINALIZE completes it and goes back to RES_IDLE), even when that data does not
+        // begin with a status line.
         let line_pending = self.resp_state == RespState::Finalize && !self.resp.line.is_empty();
         if self.resp_deferred && !line_pending {
             self.resp_finish_deferred();
+        }
+        if self.resp_state == RespState::Finalize && !line_pending {
+            self.resp_state = RespState::Idle;
         }
     }
 
@@ -173,8 +179,21 @@ impl HttpState {
             RespLineRead::Partial(n) => n,
             RespLineRead::Complete { used: n, .. } => {
                 let line = std::mem::take(&mut self.resp.line);
-                if !is_empty_resp_line(&line) {
-                    self.resp_line_complete(&line);
+                let rest = data.get(n..).unwrap_or(&[]);
+                if !is_empty_resp_line(&line)
+                    && treat_as_body(&line)
+                    && rest.len() > 1
+                    && (rest.first() == Some(&b'H') || chomp_all(&line).len() <= 2)
+                {
+                    // libhtp ignores a line that is no status line when the data at hand
+                    // goes on with a line starting with `H` (or the line is that short).
+                } else if !is_empty_resp_line(&line) {
+                    let as_body = self.resp_line_complete(&line);
+                    if as_body && n == data.len() {
+                        // libhtp: a line read as body that ends the data at hand ends the
+                        // response (RES_FINALIZE), which is complete unless more comes with it.
+                        self.resp_complete_deferred();
+                    }
                 } else if let Some(tx) = self.out_tx.and_then(|i| self.tx_mut(i)) {
                     if tx.seen_100 {
                         tx.resp_headers_raw.extend_from_slice(&line);
@@ -187,10 +206,13 @@ impl HttpState {
         }
     }
 
-    fn resp_line_complete(&mut self, raw: &[u8]) {
-        let Some(id) = self.out_tx else { return };
+    /// Parses a status line; true when it was no status line and went to the body instead.
+    fn resp_line_complete(&mut self, raw: &[u8]) -> bool {
+        let Some(id) = self.out_tx else { return false };
         let line = chomp_all(raw);
-        let Some(tx) = self.tx_mut(id) else { return };
+        let Some(tx) = self.tx_mut(id) else {
+            return false;
+        };
         if tx.seen_100 {
             // libhtp's raw-header receiver stays open across an interim response.
             tx.resp_headers_raw.extend_from_slice(raw);
@@ -250,7 +272,7 @@ impl HttpState {
             tx.status_number = -1;
             tx.resp_coding = TransferCoding::Identity;
             self.resp_body(raw, raw.len() as u64);
-            return;
+            return true;
         }
         if tx.resp_proto == Protocol::Invalid {
             tx.set_event(HttpEvent::ResponseInvalidProtocol);
@@ -263,6 +285,7 @@ impl HttpState {
         }
         tx.resp_progress = Progress::Headers;
         self.resp_state = RespState::Headers;
+        false
     }
 
     fn resp_headers(&mut self, data: &[u8]) -> usize {
@@ -552,9 +575,9 @@ impl HttpState {
                 tx.set_event(HttpEvent::RangeInvalid);
             }
         }
-        if tx.has_response_line || tx.is_09 {
-            tx.want_response_file();
-        }
+        // Suricata opens the response file on the first body data, also for a response
+        // read as body without a status line (`HTPCallbackResponseBodyData`).
+        tx.want_response_file();
         let (failed, bomb) = body_data(
             &mut tx.resp_body,
             &mut tx.resp_decoder,
