@@ -394,3 +394,33 @@ fn syn_on_a_closed_session_starts_a_new_flow() {
     let a = o.alerts(1);
     assert_eq!(a.len(), 1, "{a:?}");
 }
+
+/// Without rules nothing inspects the raw stream, so reassembly keeps only what the app layer
+/// has not consumed yet (Suricata sets `STREAMTCP_STREAM_FLAG_DISABLE_RAW` when the flow's rule
+/// group has no stream rules): a 4 MiB upload with an unlimited depth fits a 256 KiB
+/// reassembly memcap, nothing is dropped and its file is whole. Kept raw, the stream filled
+/// the memcap after 256 KiB.
+#[test]
+fn without_rules_no_raw_stream_is_kept() {
+    let mut cap = Pcap::new(1);
+    let mut t = T0;
+    let len = 4usize << 20;
+    let mut req =
+        format!("POST /up.bin HTTP/1.1\r\nHost: h\r\nContent-Length: {len}\r\n\r\n").into_bytes();
+    req.extend(std::iter::repeat_n(b'u', len));
+    let segs: Vec<&[u8]> = req.chunks(1400).collect();
+    conversation(&mut cap, &mut t, [172, 16, 9, 9], 33_000, 80, &segs);
+    let cfg = CAPS.replace("depth: 64kb", "depth: 0")
+        + "  app-layer:\n    http:\n      request-body-limit: 0\n";
+    let o = run("noraw", &cap, &cfg, None);
+    assert_eq!(o.stat("tcp.segment_memcap_drop"), 0);
+    assert_eq!(o.stat("tcp.reassembly_gap"), 0);
+    let files: Vec<_> = o
+        .eve()
+        .into_iter()
+        .filter(|r| r["event_type"] == "fileinfo")
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    assert_eq!(files[0]["fileinfo"]["size"], len as u64);
+    assert_eq!(files[0]["fileinfo"]["state"], "CLOSED");
+}

@@ -600,6 +600,12 @@ impl Worker {
                 };
                 log_alerts(d, &mut self.out, &ctx);
             }
+        } else if let (Some((tdir, _, _)), Some(x)) = (stream_side, flow.data.ext.as_deref_mut()) {
+            // No rules: nothing inspects the raw stream (Suricata sets
+            // STREAMTCP_STREAM_FLAG_DISABLE_RAW when the rule group has no stream rules), so
+            // reassembly keeps only what the app layer has not consumed, not the whole stream
+            // up to the depth.
+            x.tcp.set_raw_disabled(tdir);
         }
         if self.logs.frame && flow.data.app().is_some_and(|a| a.frames.is_some()) {
             let ctx = AlertContext {
