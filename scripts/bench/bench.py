@@ -11,6 +11,13 @@ threads) of the run minus the median CPU seconds of a start-up run on a 20-packe
 with the same rules. That makes a 24 s rule-loading start-up not count as packet work, and
 makes a two-thread run pay for both threads.
 
+Protocol inputs (scripts/bench/gen_proto.py; issues 18-22): windows, mail, quic (corpus captures
+of those protocols repeated as distinct flows), ics (generated Modbus/DNP3/MQTT sessions) and
+downloads (generated HTTP downloads). Both engines read them with the same configuration: the
+stock suricata.yaml (`-c`), with Modbus and DNP3 enabled for ics, and for downloads `force-magic`,
+`force-hash: [md5, sha256]`, no response-body limit and no stream depth (every byte of every file
+hashed and typed); the start-up run uses the same configuration.
+
 Writes <out>/results.json, <out>/results.md and, when matplotlib is present, PNG charts.
 """
 
@@ -28,6 +35,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import gen_proto  # noqa: E402
 SHARED = ROOT.parent / "shared"
 GEN = SHARED / "tools" / "gen-traffic.py"
 ET_OPEN = SHARED / "corpus" / "rules" / "et-open"
@@ -133,6 +142,14 @@ def make_inputs(out, quick, only=None):
             subprocess.run([sys.executable, str(GEN), *args, "-o", str(p)], check=True,
                            stdout=subprocess.DEVNULL)
         paths[name] = p
+    for name in gen_proto.INPUTS:
+        p = inp / f"{name}.pcap"
+        if only is not None and name not in only:
+            continue
+        if not p.exists():
+            log(f"generating {p}")
+            log("  " + gen_proto.make(name, p, 30 if quick else 150))
+        paths[name] = p
     corpus = inp / "corpus.pcap"
     wanted = only is None or "corpus" in only
     if wanted and not corpus.exists() and (SHARED / "corpus" / "pcaps").is_dir():
@@ -182,6 +199,41 @@ def rule_count(path):
                    if line.strip() and not line.lstrip().startswith("#"))
     except OSError:
         return 0
+
+
+def input_config(out, name):
+    """(config file, --set list) both engines use for input NAME; (None, []) for the defaults."""
+    if name not in gen_proto.INPUTS:
+        return None, []
+    if name == "ics":
+        return SURICATA_YAML, ["app-layer.protocols.modbus.enabled=yes",
+                               "app-layer.protocols.dnp3.enabled=yes"]
+    if name == "downloads":
+        p = out / "suricata-files.yaml"
+        text = SURICATA_YAML.read_text()
+        text = text.replace("force-magic: no   # force logging magic on all logged files",
+                            "force-magic: yes", 1)
+        text = text.replace("#force-hash: [md5]", "force-hash: [md5, sha256]", 1)
+        if "force-magic: yes" not in text or "force-hash: [md5, sha256]" not in text:
+            raise SystemExit(f"{SURICATA_YAML}: no eve-log files force-magic/force-hash lines to turn on")
+        p.write_text(text)
+        return p, ["app-layer.protocols.http.libhtp.default-config.response-body-limit=0",
+                   "stream.reassembly.depth=0"]
+    return SURICATA_YAML, []
+
+
+def with_config(cmd, cfg):
+    path, sets = cfg
+    if path is None:
+        return cmd
+    extra = ["-c", str(path)]
+    for s in sets:
+        extra += ["--set", s]
+    if cmd[0] == "suricata":
+        # suricata_cmd already names the stock config: replace it.
+        i = cmd.index("-c")
+        return cmd[:i] + extra + cmd[i + 2:]
+    return cmd[:1] + extra + cmd[1:]
 
 
 # ---------------------------------------------------------------- engines
@@ -280,27 +332,39 @@ def main():
                 group = [e for e in engines
                          if not (e in ("shrike-single", "baseline-single") and workers != 1)]
 
-                def cmd(engine, pcap, od, workers=workers):
+                def cmd(engine, pcap, od, cfg=(None, []), workers=workers):
                     if engine == "baseline-single":
-                        return shrike_cmd(a.baseline, pcap, rules, od, workers, "single")
-                    if engine.startswith("shrike"):
+                        c = shrike_cmd(a.baseline, pcap, rules, od, workers, "single")
+                    elif engine.startswith("shrike"):
                         mode = "single" if engine == "shrike-single" else "dispatch"
-                        return shrike_cmd(a.binary, pcap, rules, od, workers, mode)
-                    return suricata_cmd(pcap, rules, od, workers, "")
+                        c = shrike_cmd(a.binary, pcap, rules, od, workers, mode)
+                    else:
+                        c = suricata_cmd(pcap, rules, od, workers, "")
+                    return with_config(c, cfg)
 
                 # Runs are interleaved (run r of every engine before run r + 1) so that load
                 # from other processes on a shared machine spreads over all engines alike.
-                starts = {e: [] for e in group}
-                for _ in range(a.runs):
-                    for e in group:
-                        starts[e].append(run_once(cmd(e, tiny, scratch / "s"), scratch / "s"))
+                # One start-up measure per configuration the chosen inputs use.
+                all_starts = {}
                 for name in chosen:
+                    cfg = input_config(out, name)
+                    key = (str(cfg[0]), tuple(cfg[1]))
+                    if key in all_starts:
+                        continue
+                    all_starts[key] = {e: [] for e in group}
+                    for _ in range(a.runs):
+                        for e in group:
+                            all_starts[key][e].append(
+                                run_once(cmd(e, tiny, scratch / "s", cfg), scratch / "s"))
+                for name in chosen:
+                    cfg = input_config(out, name)
+                    starts = all_starts[(str(cfg[0]), tuple(cfg[1]))]
                     pcap = inputs[name]
                     pkts, nbytes = pcap_stats(pcap)
                     runs = {e: [] for e in group}
                     for r in range(a.runs):
                         for e in group:
-                            res = run_once(cmd(e, pcap, scratch / "o"), scratch / "o")
+                            res = run_once(cmd(e, pcap, scratch / "o", cfg), scratch / "o")
                             log(f"{e:13} w={workers} rules={rules_name:6} {name:8} run {r + 1}: "
                                 f"wall {res['wall']:.2f}s cpu {res['cpu']:.2f}s rss {res['rss_mb']:.0f}MB "
                                 f"alerts {res['alerts']}")
@@ -311,6 +375,7 @@ def main():
                         proc_cpu = max(1e-6, med([x["cpu"] for x in rs]) - start_cpu)
                         rows.append({
                             "engine": e, "workers": workers, "rules": rules_name,
+                            "config": " ".join(with_config(["x"], cfg)[1:]),
                             "rule_count": nrules, "input": name,
                             "packets": pkts, "bytes": nbytes,
                             "wall_s": med([x["wall"] for x in rs]),
