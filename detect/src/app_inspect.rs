@@ -72,8 +72,48 @@ pub(crate) enum TlsCheck {
     Issuer(Box<str>, bool),
     /// Substring of the server certificate's SHA-1 fingerprint (negated).
     Fingerprint(Box<str>, bool),
-    /// The negotiated version (`None`: any).
-    Version(Option<u16>),
+    /// `tls.version` (Suricata's two-way `tls_generic` list): the version Suricata keeps for
+    /// the inspected direction (`None`: any), compared raw (`0x....`) or with the TLS 1.3
+    /// drafts read as 1.3.
+    Version(Option<u16>, bool),
+    /// `ssl_version`: per Suricata slot (SSLv2, SSLv3, TLS 1.0 .. 1.3) whether it is listed
+    /// and whether negated.
+    SslVersion([(bool, bool); 6]),
+    /// `ssl_state`: (flags, negated flags), the [`shrike_app::tls::STATE_CLIENT_HELLO`]...
+    /// bits.
+    SslState(u8, u8),
+    /// `tls_cert_notbefore` / `tls_cert_notafter` (`after`): the first server certificate's
+    /// date against epoch seconds.
+    Validity { after: bool, cmp: ValidityCmp },
+    /// `tls_cert_expired` (false) / `tls_cert_valid` (true): the flow's time against the
+    /// first server certificate's `notAfter`.
+    NotExpired(bool),
+    /// `tls.cert_chain_len`: the number of server certificates.
+    ChainLen(UintMatch),
+}
+
+/// A `tls_cert_notbefore` / `tls_cert_notafter` comparison (Suricata's
+/// `DETECT_TLS_VALIDITY_*` modes; `<` and `>` include the date).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ValidityCmp {
+    Eq(i64),
+    Le(i64),
+    Ge(i64),
+    Range(i64, i64),
+}
+
+/// The TLS keywords whose values Suricata rejects when bad (the rule fails to load).
+pub(crate) fn strict_tls_keyword(name: &str) -> bool {
+    matches!(
+        name,
+        "ssl_version"
+            | "ssl_state"
+            | "tls_cert_notbefore"
+            | "tls_cert_notafter"
+            | "tls_cert_expired"
+            | "tls_cert_valid"
+            | "tls.cert_chain_len"
+    )
 }
 
 impl TlsCheck {
@@ -92,24 +132,65 @@ impl TlsCheck {
             "tls.subject" => TlsCheck::Subject(v.into(), neg),
             "tls.issuerdn" => TlsCheck::Issuer(v.into(), neg),
             "tls.fingerprint" => TlsCheck::Fingerprint(v.to_ascii_lowercase().into(), neg),
-            "tls.version" => TlsCheck::Version(match v {
-                "any" => None,
-                "1.0" => Some(0x0301),
-                "1.1" => Some(0x0302),
-                "1.2" => Some(0x0303),
-                "1.3" => Some(0x0304),
-                "sslv3" | "3.0" => Some(0x0300),
+            // `DetectTlsVersionParse`: a `1.0`..`1.3` prefix, or `0x` and four hex digits
+            // (compared raw, drafts not folded into 1.3); shrike also takes `any`, `sslv3`.
+            "tls.version" => match v {
+                "any" => TlsCheck::Version(None, false),
+                "sslv3" | "3.0" => TlsCheck::Version(Some(0x0300), false),
+                _ if v.starts_with("1.0") => TlsCheck::Version(Some(0x0301), false),
+                _ if v.starts_with("1.1") => TlsCheck::Version(Some(0x0302), false),
+                _ if v.starts_with("1.2") => TlsCheck::Version(Some(0x0303), false),
+                _ if v.starts_with("1.3") => TlsCheck::Version(Some(0x0304), false),
                 _ => {
-                    let h = v.strip_prefix("0x")?;
-                    Some(u16::from_str_radix(h, 16).ok()?)
+                    let h = v.strip_prefix("0x").filter(|h| h.len() == 4)?;
+                    TlsCheck::Version(Some(u16::from_str_radix(h, 16).ok()?), true)
                 }
-            }),
+            },
             _ => return None,
         })
     }
 
-    /// `Some(result)` when decidable on `t` now.
-    fn eval(&self, t: &shrike_app::tls::TlsState) -> Option<bool> {
+    /// Whether the keyword is inspected to the client only.
+    pub(crate) fn to_client_only(&self) -> bool {
+        !matches!(
+            self,
+            TlsCheck::SslVersion(_) | TlsCheck::SslState(..) | TlsCheck::Version(..)
+        )
+    }
+
+    /// Parse one of [`strict_tls_keyword`]'s keywords.
+    pub(crate) fn parse_strict(name: &str, value: Option<&str>) -> Result<TlsCheck, String> {
+        let v = value.unwrap_or("").trim();
+        match name {
+            "ssl_version" => parse_ssl_version(v),
+            "ssl_state" => parse_ssl_state(v),
+            "tls_cert_notbefore" | "tls_cert_notafter" => Ok(TlsCheck::Validity {
+                after: name == "tls_cert_notafter",
+                cmp: parse_validity(v)?,
+            }),
+            "tls_cert_expired" | "tls_cert_valid" => {
+                if !v.is_empty() {
+                    return Err(format!("{name} takes no value"));
+                }
+                Ok(TlsCheck::NotExpired(name == "tls_cert_valid"))
+            }
+            _ => Ok(TlsCheck::ChainLen(
+                UintMatch::parse(v, u64::from(u32::MAX), "tls.cert_chain_len")
+                    .map_err(|e| e.to_string())?,
+            )),
+        }
+    }
+
+    /// `Some(result)` when decidable on `t` now, inspected in direction `d` at `now` (epoch
+    /// seconds) with `closed` when the flow ended.
+    ///
+    /// `tls.version`, `ssl_version` and `ssl_state` are Suricata's `tls_generic` keywords (both
+    /// directions, every packet until they match): no match now is `None`, retried. The
+    /// certificate keywords are inspected to the client once Suricata's TLS progress reaches
+    /// `TLS_STATE_CERT_READY` in that direction, which 7.0.10 reports only from
+    /// `SSL_AL_FLAG_HANDSHAKE_DONE` on (`SSLGetAlstateProgress`): application data, or the
+    /// certificate that matters decoded.
+    fn eval(&self, t: &shrike_app::tls::TlsState, d: Dir, now: i64, closed: bool) -> Option<bool> {
         let cert = |f: &dyn Fn(&shrike_app::tls::cert::CertInfo) -> &str, pat: &str, neg: bool| {
             t.cert0.as_ref().map(|c| f(c).contains(pat) != neg)
         };
@@ -117,12 +198,252 @@ impl TlsCheck {
             TlsCheck::Subject(p, n) => cert(&|c| &c.subject, p, *n),
             TlsCheck::Issuer(p, n) => cert(&|c| &c.issuer, p, *n),
             TlsCheck::Fingerprint(p, n) => cert(&|c| &c.fingerprint, p, *n),
-            TlsCheck::Version(v) => t
-                .server_hello
-                .as_ref()
-                .map(|_| v.is_none_or(|want| t.version() == want)),
+            TlsCheck::Version(want, raw) => {
+                let mut v = t.connp_version(d);
+                if !raw && v >> 8 == 0x7f {
+                    v = 0x0304;
+                }
+                want.is_none_or(|w| w == v).then_some(true)
+            }
+            TlsCheck::SslVersion(slots) => {
+                // `DetectSslVersionMatch`: the TLS 1.3 drafts count as TLS 1.3; a version
+                // outside the six slots never matches; `ret ^ negated` of the version's slot.
+                let mut v = t.connp_version(d);
+                if (0x7f10..=0x7f1c).contains(&v) || v == 0x7f01 {
+                    v = 0x0304;
+                }
+                let slot = match v {
+                    0x0200 => 0,
+                    0x0300..=0x0304 => usize::from(v - 0x0300) + 1,
+                    _ => return None,
+                };
+                let (listed, neg) = slots.get(slot).copied().unwrap_or_default();
+                (listed != neg).then_some(true)
+            }
+            TlsCheck::SslState(flags, mask) => {
+                ((flags & t.current_flags()) ^ mask != 0).then_some(true)
+            }
+            TlsCheck::Validity { .. } | TlsCheck::NotExpired(_) | TlsCheck::ChainLen(_) => {
+                if d != Dir::ToClient {
+                    return Some(false);
+                }
+                // `SSL_AL_FLAG_HANDSHAKE_DONE` is the logger's readiness.
+                if !(t.log_ready() || closed) {
+                    return None;
+                }
+                Some(self.cert_match(t, now))
+            }
         }
     }
+
+    /// The certificate keywords on `t` at `now`.
+    fn cert_match(&self, t: &shrike_app::tls::TlsState, now: i64) -> bool {
+        match self {
+            TlsCheck::ChainLen(m) => m.matches(t.cert_chain_len() as u64),
+            TlsCheck::NotExpired(valid) => t.cert0.as_ref().is_some_and(|c| {
+                c.not_after != 0
+                    && if *valid {
+                        now <= c.not_after
+                    } else {
+                        now > c.not_after
+                    }
+            }),
+            TlsCheck::Validity { after, cmp } => t.cert0.as_ref().is_some_and(|c| {
+                let e = if *after { c.not_after } else { c.not_before };
+                e != 0
+                    && match *cmp {
+                        ValidityCmp::Eq(x) => e == x,
+                        ValidityCmp::Le(x) => e <= x,
+                        ValidityCmp::Ge(x) => e >= x,
+                        ValidityCmp::Range(a, b) => e >= a && e <= b,
+                    }
+            }),
+            _ => false,
+        }
+    }
+}
+
+/// `ssl_version` (`DetectSslVersionParse`): comma or space separated `sslv2`, `sslv3`,
+/// `tls1.0` .. `tls1.3` (any case), each optionally negated; no duplicates, no mix of negated
+/// and plain versions.
+fn parse_ssl_version(v: &str) -> Result<TlsCheck, String> {
+    const WORDS: [&str; 6] = ["sslv2", "sslv3", "tls1.0", "tls1.1", "tls1.2", "tls1.3"];
+    if v.is_empty() {
+        return Err("ssl_version: invalid empty value".into());
+    }
+    let mut slots = [(false, false); 6];
+    let mut seen_neg: Option<bool> = None;
+    let mut rest = v;
+    while !rest.is_empty() {
+        let (neg, r) = match rest.strip_prefix('!') {
+            Some(r) => (true, r),
+            None => (false, rest),
+        };
+        let end = r
+            .find(|c: char| c.is_ascii_whitespace() || c == ',')
+            .unwrap_or(r.len());
+        let word = &r[..end];
+        let i = WORDS
+            .iter()
+            .position(|w| w.eq_ignore_ascii_case(word))
+            .ok_or_else(|| format!("ssl_version: invalid unknown value `{word}`"))?;
+        if slots[i].0 {
+            return Err("ssl_version: invalid duplicate value".into());
+        }
+        slots[i] = (true, neg);
+        if seen_neg.is_some_and(|n| n != neg) {
+            return Err("ssl_version: invalid value mixing negative and positive forms".into());
+        }
+        seen_neg = Some(neg);
+        rest = r[end..].trim_start_matches(|c: char| c.is_ascii_whitespace() || c == ',');
+    }
+    Ok(TlsCheck::SslVersion(slots))
+}
+
+/// `ssl_state` (`DetectSslStateParse`): states joined by `|` or `,`, each optionally negated.
+fn parse_ssl_state(v: &str) -> Result<TlsCheck, String> {
+    use shrike_app::tls::{
+        STATE_CLIENT_HELLO, STATE_CLIENT_KEYX, STATE_SERVER_HELLO, STATE_SERVER_KEYX, STATE_UNKNOWN,
+    };
+    let (mut flags, mut mask) = (0u8, 0u8);
+    let mut rest = v;
+    let mut first = true;
+    loop {
+        if !first {
+            rest = rest.trim_start();
+            rest = rest
+                .strip_prefix(['|', ','])
+                .ok_or_else(|| format!("ssl_state: invalid argument `{v}`"))?
+                .trim_start();
+        }
+        first = false;
+        let (neg, r) = match rest.strip_prefix('!') {
+            Some(r) => (true, r),
+            None => (false, rest),
+        };
+        let end = r
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(r.len());
+        let bit = match &r[..end] {
+            "client_hello" => STATE_CLIENT_HELLO,
+            "server_hello" => STATE_SERVER_HELLO,
+            "client_keyx" => STATE_CLIENT_KEYX,
+            "server_keyx" => STATE_SERVER_KEYX,
+            "unknown" => STATE_UNKNOWN,
+            w => return Err(format!("ssl_state: invalid option `{w}`")),
+        };
+        flags |= bit;
+        if neg {
+            mask |= bit;
+        }
+        rest = &r[end..];
+        if rest.is_empty() {
+            return Ok(TlsCheck::SslState(flags, mask));
+        }
+    }
+}
+
+/// `tls_cert_notbefore` / `tls_cert_notafter` values (`DetectTlsValidityParse`):
+/// `[<|>] date` or `date <> date`, a date being epoch seconds or an ISO 8601 date.
+fn parse_validity(v: &str) -> Result<ValidityCmp, String> {
+    let bad = || format!("invalid tls validity value `{v}`");
+    let in_class = |c: char| matches!(c, ' '..=':' | 'T' | 'W');
+    let s = v.trim_start();
+    let (mode, s) = match s.chars().next() {
+        Some(m @ ('<' | '>')) => (Some(m), s[1..].trim_start()),
+        _ => (None, s),
+    };
+    let end1 = s.find(|c: char| !in_class(c)).unwrap_or(s.len());
+    let (v1, rest) = s.split_at(end1);
+    let rest = rest.trim_start();
+    let (v2, rest) = match rest.strip_prefix("<>") {
+        Some(r) => {
+            let r = r.trim_start();
+            let end2 = r.find(|c: char| !in_class(c)).unwrap_or(r.len());
+            (Some(&r[..end2]), &r[end2..])
+        }
+        None => (None, rest),
+    };
+    // The captures go through 20-byte buffers.
+    if v1.is_empty() || !rest.trim().is_empty() || v1.len() > 19 || v2.is_some_and(|x| x.len() > 19)
+    {
+        return Err(bad());
+    }
+    let e1 = date_to_epoch(v1).ok_or_else(bad)?;
+    match (mode, v2) {
+        (Some(_), Some(_)) => Err(format!("{}: range specified but mode also set", bad())),
+        (None, Some(v2)) => {
+            let e2 = date_to_epoch(v2).ok_or_else(bad)?;
+            if e2 <= e1 {
+                return Err(format!("{}: second value smaller than the first", bad()));
+            }
+            Ok(ValidityCmp::Range(e1, e2))
+        }
+        (Some('<'), None) => Ok(ValidityCmp::Le(e1)),
+        (Some(_), None) => Ok(ValidityCmp::Ge(e1)),
+        (None, None) => Ok(ValidityCmp::Eq(e1)),
+    }
+}
+
+/// Suricata's `DateStringToEpoch`: digits only are epoch seconds; else `%Y-%m`,
+/// `%Y-%m-%d`, then an hour, minutes and seconds after a space or `T` (strptime, the first
+/// of the month when no day is given), as UTC.
+fn date_to_epoch(s: &str) -> Option<i64> {
+    let s = s.trim();
+    if s.is_empty() {
+        return None;
+    }
+    if s.bytes().all(|b| b.is_ascii_digit()) {
+        return Some(s.parse::<i64>().unwrap_or(i64::MAX));
+    }
+    // strptime numbers: leading blanks skipped, at most `max` digits, within `lo..=hi`.
+    fn num(s: &str, max: usize, lo: i64, hi: i64) -> Option<(i64, &str)> {
+        let s = s.trim_start();
+        let n = s.bytes().take(max).take_while(u8::is_ascii_digit).count();
+        if n == 0 {
+            return None;
+        }
+        let v: i64 = s[..n].parse().ok()?;
+        (lo..=hi).contains(&v).then_some((v, &s[n..]))
+    }
+    let (y, r) = num(s, 4, 0, 9999)?;
+    let r = r.strip_prefix('-')?;
+    let (m, r) = num(r, 2, 1, 12)?;
+    let (mut d, mut hms) = (1, [0i64; 3]);
+    if !r.is_empty() {
+        let r = r.strip_prefix('-')?;
+        let (dd, mut r) = num(r, 2, 1, 31)?;
+        d = dd;
+        if !r.is_empty() {
+            r = match r.strip_prefix('T') {
+                Some(x) => x,
+                None => r.trim_start(),
+            };
+            let limits = [23, 59, 61];
+            for (i, lim) in limits.iter().enumerate() {
+                if i > 0 {
+                    if r.is_empty() {
+                        break;
+                    }
+                    r = r.strip_prefix(':')?;
+                }
+                let (v, rr) = num(r, 2, 0, *lim)?;
+                hms[i] = v;
+                r = rr;
+            }
+            if !r.is_empty() {
+                return None;
+            }
+        }
+    }
+    // Days from the civil date (proleptic Gregorian), as `SCMkTimeUtc`.
+    let (yy, mm) = if m <= 2 { (y - 1, m + 9) } else { (y, m - 3) };
+    let era = yy.div_euclid(400);
+    let yoe = yy - era * 400;
+    let doy = (153 * mm + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(days * 86_400 + hms[0] * 3600 + hms[1] * 60 + hms[2])
 }
 
 /// A protocol keyword of the registry ([`shrike_app::registry::KeywordDesc`]), compiled.
@@ -477,6 +798,8 @@ pub(crate) struct AppScratch {
     txs_other: Vec<u64>,
     out: Vec<u8>,
     tmp: Vec<u8>,
+    /// The packet's time, epoch seconds (the flow's last time: `tls_cert_expired`).
+    pub(crate) now_secs: i64,
 }
 
 impl AppScratch {
@@ -502,6 +825,9 @@ impl AppScratch {
 /// live transaction's inspection progress.
 #[derive(Debug, Clone, Default)]
 pub struct AppDetect {
+    /// The protocol whose transactions the rest is about: a protocol change (STARTTLS)
+    /// starts the transactions again from 0, with nothing inspected.
+    proto: AppProto,
     done: HashSet<(u64, u32, u8), std::hash::BuildHasherDefault<TxKeyHasher>>,
     /// Per direction: the app generation (+1) last inspected.
     seen_gen: [u64; 2],
@@ -852,7 +1178,7 @@ fn eval_tx(
         };
         let end = t.handshake_done() || t.failed() || app.is_closed();
         for c in a.tls_checks.iter() {
-            match c.eval(t) {
+            match c.eval(t, d, sc.now_secs, app.is_closed()) {
                 Some(true) => {}
                 Some(false) => return TxResult::NoMatch(true),
                 None if end => return TxResult::NoMatch(true),
@@ -958,6 +1284,14 @@ impl super::Engine {
         } else {
             Dir::ToClient
         };
+        let ad = state.app.get_or_insert_with(Box::default);
+        if ad.proto != app.proto {
+            if ad.proto != AppProto::UNKNOWN {
+                ad.done.clear();
+                ad.progs.clear();
+            }
+            ad.proto = app.proto;
+        }
         let mut txs = std::mem::take(&mut sc.txs);
         live_txs(app, d, &mut txs);
         sc.pay.clear();
@@ -1134,5 +1468,59 @@ impl super::Engine {
         }
         self.finish_packet(&p, Some(&mut flow), th);
         th.alerts()
+    }
+}
+
+#[cfg(test)]
+mod tls_keyword_tests {
+    use super::*;
+
+    #[test]
+    fn ssl_version_values_as_suricata() {
+        let TlsCheck::SslVersion(s) = parse_ssl_version("tls1.2, TLS1.3").unwrap() else {
+            panic!()
+        };
+        assert_eq!(s[4], (true, false));
+        assert_eq!(s[5], (true, false));
+        assert!(parse_ssl_version("!tls1.0,!sslv3").is_ok());
+        assert!(parse_ssl_version("").is_err());
+        assert!(parse_ssl_version("tls1.2,tls1.2").is_err());
+        assert!(parse_ssl_version("tls1.2,!tls1.1").is_err());
+        assert!(parse_ssl_version("tls1.4").is_err());
+    }
+
+    #[test]
+    fn ssl_state_values_as_suricata() {
+        use shrike_app::tls::{STATE_CLIENT_HELLO, STATE_SERVER_HELLO};
+        assert_eq!(
+            parse_ssl_state("client_hello | !server_hello").unwrap(),
+            TlsCheck::SslState(STATE_CLIENT_HELLO | STATE_SERVER_HELLO, STATE_SERVER_HELLO)
+        );
+        assert!(parse_ssl_state("client_hello,server_keyx").is_ok());
+        assert!(parse_ssl_state("client_hello server_hello").is_err());
+        assert!(parse_ssl_state("Client_Hello").is_err());
+    }
+
+    #[test]
+    fn validity_dates_as_suricata() {
+        // Digits only are epoch seconds, even a year.
+        assert_eq!(parse_validity(">2015"), Ok(ValidityCmp::Ge(2015)));
+        assert_eq!(
+            parse_validity("<2018-01"),
+            Ok(ValidityCmp::Le(1_514_764_800))
+        );
+        assert_eq!(
+            parse_validity("2015-02-12T18:07:27"),
+            Ok(ValidityCmp::Eq(1_423_764_447))
+        );
+        assert_eq!(
+            parse_validity("2015-02-12 18:07 <> 2016-01-01"),
+            Ok(ValidityCmp::Range(1_423_764_420, 1_451_606_400))
+        );
+        assert!(parse_validity("2016-01-01 <> 2015-01-01").is_err());
+        assert!(parse_validity("> 2015 <> 2016").is_err());
+        assert!(parse_validity("18:07").is_err());
+        assert!(parse_validity("2015-13").is_err());
+        assert!(parse_validity("yesterday").is_err());
     }
 }

@@ -733,6 +733,17 @@ pub(crate) fn compile(
                 }
             }
             Keyword::Unknown { name, value, .. }
+                if super::app_inspect::strict_tls_keyword(name) =>
+            {
+                let c = TlsCheck::parse_strict(name, value.as_deref())
+                    .map_err(|e| SkipReason::Invalid(format!("{name}: {e}")))?;
+                set_app_proto(&mut app, AppProto::TLS)?;
+                app_keyword_seen = true;
+                let mut list = std::mem::take(&mut app.tls_checks).into_vec();
+                list.push(c);
+                app.tls_checks = list.into_boxed_slice();
+            }
+            Keyword::Unknown { name, value, .. }
                 if TlsCheck::parse(name, value.as_deref()).is_some() =>
             {
                 set_app_proto(&mut app, AppProto::TLS)?;
@@ -868,8 +879,16 @@ pub(crate) fn compile(
         // keeps detect state per direction for the HTTP buffers too (an `http2` rule on a
         // two-way buffer alerts once per direction, as Suricata 7).
         let h2 = app.proto.is_some() && app.proto == super::app_inspect::http2_proto();
+        // `ssl_version` / `ssl_state` (Suricata's two-way `tls_generic` list) too.
+        let two_way_tls = !app.tls_checks.is_empty()
+            && !app
+                .tls_checks
+                .iter()
+                .any(super::app_inspect::TlsCheck::to_client_only);
         app.per_dir = app.dir.is_none()
-            && !(app.sections.is_empty() && app.keywords.is_empty() && app.events.is_empty())
+            && (two_way_tls
+                || !(app.sections.is_empty() && app.keywords.is_empty() && app.events.is_empty()))
+            && (app.tls_checks.is_empty() || two_way_tls)
             && app.sections.iter().all(|s| match s.buf {
                 AppBuf::Reg { dir: None, .. } => true,
                 AppBuf::Http(h) => h2 && h.direction().is_none(),
@@ -1156,7 +1175,9 @@ fn app_dir(app: &AppSig, checks: &[Check]) -> Option<Dir> {
     if app.urilen.is_some() {
         out = out.or(Some(Dir::ToServer));
     }
-    if !app.tls_checks.is_empty() {
+    // The certificate and version keywords are to-client; `ssl_version` / `ssl_state`
+    // (Suricata's `tls_generic`) are inspected both ways.
+    if app.tls_checks.iter().any(TlsCheck::to_client_only) {
         return Some(Dir::ToClient);
     }
     for k in app.keywords.iter() {

@@ -495,6 +495,7 @@ impl Engine {
                     })
             })
         };
+        th.app_sc.now_secs = i64::try_from(p.ts_ns / 1_000_000_000).unwrap_or(i64::MAX);
         self.inspect_txs(
             app,
             p.payload,

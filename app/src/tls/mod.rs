@@ -19,7 +19,10 @@ mod state;
 pub use cert::CertInfo;
 pub use hello::Hello;
 pub use proto::PROTOCOL;
-pub use state::TlsState;
+pub use state::{
+    TlsState, STATE_CLIENT_HELLO, STATE_CLIENT_KEYX, STATE_SERVER_HELLO, STATE_SERVER_KEYX,
+    STATE_UNKNOWN,
+};
 
 use crate::Dir;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -487,11 +490,10 @@ impl TlsState {
         self.cert0.as_ref().map(|c| now > c.not_after)
     }
 
-    /// Whether the server certificate is within its validity at `now` (`tls_cert_valid`).
+    /// Whether the server certificate has not expired at `now` (`tls_cert_valid`: Suricata
+    /// checks only `notAfter`).
     pub fn cert_valid(&self, now: i64) -> Option<bool> {
-        self.cert0
-            .as_ref()
-            .map(|c| now >= c.not_before && now <= c.not_after)
+        self.cert0.as_ref().map(|c| now <= c.not_after)
     }
 
     /// Whether a record should be logged to EVE (Suricata's rule: a server certificate was

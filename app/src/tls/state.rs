@@ -25,6 +25,11 @@ struct Conn {
     hdr: [u8; 5],
     hdr_len: usize,
     kind: RecKind,
+    /// The last record header was SSLv2's.
+    last_ssl2: bool,
+    /// That record was an SSLv2 ClientHello: its version (Suricata's connp version until the
+    /// next record).
+    ssl2_hello_version: Option<u16>,
     remaining: usize,
     /// Bytes of the current record seen so far (small records like alerts/heartbeats/SSLv2).
     small: Vec<u8>,
@@ -94,6 +99,31 @@ pub struct TlsState {
     pub stats: TlsStats,
     /// The events already reported to EVE `anomaly`.
     pub(crate) events_reported: TlsEvents,
+    /// The handshake message state of the data parsed last (Suricata's
+    /// `ssl_state->current_flags`, the [`STATE_CLIENT_HELLO`]... bits): cleared when a parse
+    /// call starts (but inside application data), set by the last ClientHello, ServerHello,
+    /// ClientKeyExchange or ServerKeyExchange of a record once the record is complete
+    /// (`ssl_state`).
+    current_flags: u8,
+    /// The flags the record being read sets once complete (Suricata 7 parses a handshake
+    /// record only once it has all of it).
+    pending_flags: Option<u8>,
+}
+
+/// [`TlsState::current_flags`]: a ClientHello.
+pub const STATE_CLIENT_HELLO: u8 = 1;
+/// [`TlsState::current_flags`]: a ServerHello.
+pub const STATE_SERVER_HELLO: u8 = 2;
+/// [`TlsState::current_flags`]: a ClientKeyExchange.
+pub const STATE_CLIENT_KEYX: u8 = 4;
+/// [`TlsState::current_flags`]: a ServerKeyExchange.
+pub const STATE_SERVER_KEYX: u8 = 8;
+/// [`TlsState::current_flags`]: Suricata 7 defines it and never sets it.
+pub const STATE_UNKNOWN: u8 = 16;
+
+/// Suricata's `TLSVersionValid`: SSLv3 to TLS 1.3 and the TLS 1.3 drafts it knows.
+fn version_valid(v: u16) -> bool {
+    matches!(v, 0x0300..=0x0304 | 0x7f10..=0x7f1c | 0x7f01 | 0xfb14..=0xfb17 | 0xfb1a)
 }
 
 fn di(dir: Dir) -> usize {
@@ -115,6 +145,50 @@ impl TlsState {
     /// Whether the parser gave up on the flow (an invalid record header).
     pub fn failed(&self) -> bool {
         self.failed
+    }
+
+    /// The handshake message state of the data parsed last (`ssl_state`).
+    pub fn current_flags(&self) -> u8 {
+        self.current_flags
+    }
+
+    /// The version Suricata keeps for direction `dir` (`client_connp.version` /
+    /// `server_connp.version`, `ssl_version`): the record header's until that side's hello,
+    /// then the hello's (a legacy 0x0304 or early draft read as TLS 1.3 "pre draft 16";
+    /// the client's first valid `supported_versions` entry, the server's selection); SSLv2
+    /// records 0x0200 (the client's SSLv2 hello: its version).
+    pub fn connp_version(&self, dir: Dir) -> u16 {
+        let d = di(dir);
+        let c = &self.conn[d];
+        if c.last_ssl2 {
+            return c.ssl2_hello_version.unwrap_or(0x0200);
+        }
+        let hello = if d == 0 {
+            self.client_hello.as_ref()
+        } else {
+            self.server_hello.as_ref()
+        };
+        if let Some(h) = hello {
+            let mut v = h.version;
+            if (0x7f01..0x7f10).contains(&v) || v == 0x0304 {
+                v = 0x7f01;
+            }
+            let sv = if d == 0 {
+                h.supported_versions
+                    .iter()
+                    .copied()
+                    .find(|&x| version_valid(x))
+            } else {
+                h.supported_versions.first().copied()
+            };
+            if let Some(x) = sv {
+                v = x;
+            }
+            if v != 0 {
+                return v;
+            }
+        }
+        c.record_version
     }
 
     /// The record-layer version the server last used, if it sent a record.
@@ -180,6 +254,12 @@ impl TlsState {
         mut fc: Option<&mut crate::frames::FrameCtx<'_>>,
     ) -> bool {
         let d = di(dir);
+        if !(self.conn[d].remaining > 0 && self.conn[d].kind == RecKind::Tls(23)) {
+            // Suricata clears `current_flags` when a call starts on a new record, which is
+            // every call but one inside application data: it leaves a handshake record it
+            // does not have all of unconsumed.
+            self.current_flags = 0;
+        }
         let mut records = 0usize;
         // Stream offset of `data[0]`.
         let mut pos = fc.as_deref().map_or(0, |f| f.offset);
@@ -290,6 +370,8 @@ impl TlsState {
         let h = c.hdr;
         c.hdr_len = 0;
         c.small.clear();
+        c.last_ssl2 = h[0] & 0x80 != 0;
+        c.ssl2_hello_version = None;
         if h[0] & 0x80 != 0 {
             c.kind = RecKind::Ssl2;
             c.remaining = (((h[0] & 0x7f) as usize) << 8) | h[1] as usize;
@@ -381,6 +463,9 @@ impl TlsState {
             _ => {}
         }
         self.conn[d].small = small;
+        if let Some(f) = self.pending_flags.take() {
+            self.current_flags = f;
+        }
     }
 
     /// Suricata's `SSLv3ParseHeartbeatProtocol` (`d`: 0 to the server, 1 to the client).
@@ -432,11 +517,20 @@ impl TlsState {
     }
 
     fn sslv2(&mut self, d: usize, p: &[u8]) {
+        // `SSLv2Decode`: client and server hellos set the current flags, the client master
+        // key replaces them.
+        match p.first() {
+            Some(1) => self.pending_flags = Some(STATE_CLIENT_HELLO),
+            Some(2) => self.pending_flags = Some(0),
+            Some(4) => self.pending_flags = Some(STATE_SERVER_HELLO),
+            _ => {}
+        }
         match p.first() {
             Some(0) => self.event(TlsEvent::ErrorMessageEncountered),
             Some(1) if d == 0 => {
                 if let Some(v) = p.get(1..3) {
                     self.sslv2_client_version = Some(u16::from_be_bytes([v[0], v[1]]));
+                    self.conn[0].ssl2_hello_version = self.sslv2_client_version;
                     self.stats.sslv2_client_hellos += 1;
                 }
             }
@@ -487,6 +581,16 @@ impl TlsState {
 
     fn handshake(&mut self, d: usize, ty: u8, body: &[u8]) {
         self.stats.handshake_messages += 1;
+        // `SSLv3ParseHandshakeType`: the message's state replaces the current flags (a
+        // server's CertificateRequest replaces them with a flag that is no state).
+        match ty {
+            1 => self.pending_flags = Some(STATE_CLIENT_HELLO),
+            2 => self.pending_flags = Some(STATE_SERVER_HELLO),
+            12 => self.pending_flags = Some(STATE_SERVER_KEYX),
+            16 => self.pending_flags = Some(STATE_CLIENT_KEYX),
+            13 if d == 1 => self.pending_flags = Some(0),
+            _ => {}
+        }
         match (ty, d) {
             (1, 0) => {
                 let mut evs = Vec::new();
