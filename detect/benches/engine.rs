@@ -117,6 +117,7 @@ fn established(engine: &Engine, th: &mut DetectThread) -> FlowDetect {
                 pkts_toclient: 1,
                 tcp_established: None,
                 app: None,
+                age_secs: 0,
             }),
             th,
         );
@@ -175,6 +176,7 @@ Referer: https://www.example.com/\r\nCookie: session=abcdef0123456789; theme=dar
                         pkts_toclient: 1,
                         tcp_established: None,
                         app: None,
+                        age_secs: 0,
                     }),
                     &mut th,
                 )
@@ -200,6 +202,7 @@ Referer: https://www.example.com/\r\nCookie: session=abcdef0123456789; theme=dar
                         pkts_toclient: 0,
                         tcp_established: None,
                         app: None,
+                        age_secs: 0,
                     }),
                     &mut th,
                 )

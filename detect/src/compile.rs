@@ -605,6 +605,8 @@ pub(crate) fn compile(
             Keyword::Window(u) => checks.push(Check::Window(*u)),
             Keyword::SameIp => checks.push(Check::SameIp),
             Keyword::TcpMss(u) => checks.push(Check::TcpMss(*u)),
+            Keyword::FlowAge(u) => checks.push(Check::FlowAge(*u)),
+            Keyword::Icmpv6Mtu(u) => checks.push(Check::Icmpv6Mtu(*u)),
             Keyword::Dsize(u) => {
                 dsize = true;
                 checks.push(Check::Dsize(*u))

@@ -291,6 +291,7 @@ impl Engine {
         let mut p = PacketView::new(pkt);
         if let Some(f) = flow.as_mut() {
             p.has_flow = true;
+            p.flow_age = f.age_secs;
             p.app_proto = f.app.map_or(shrike_app::AppProto::UNKNOWN, |a| a.proto);
             p.app_events = f.app.map_or(0, |a| a.packet_events());
             p.dir_proto = f

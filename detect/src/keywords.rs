@@ -126,6 +126,12 @@ pub(crate) enum Check {
     Window(UintMatch),
     SameIp,
     TcpMss(UintMatch),
+    /// `flow.age` (`DetectFlowAgeMatch`): whole seconds from the flow's first packet to this
+    /// one; never without a flow.
+    FlowAge(UintMatch),
+    /// `icmpv6.mtu`: an ICMPv6 Packet Too Big (type 2, code 0) message's MTU, not on
+    /// pseudo packets.
+    Icmpv6Mtu(UintMatch),
     Dsize(UintMatch),
     /// `rpc:<program>[,<version>|*[,<procedure>|*]]`: an ONC RPC call in the packet
     /// payload (after the record marker on TCP).
@@ -459,6 +465,15 @@ impl Check {
                 _ => false,
             },
             Check::TcpMss(u) => tcp_mss(p).is_some_and(|v| u.matches(u64::from(v))),
+            Check::FlowAge(u) => p.has_flow && u.matches(p.flow_age),
+            Check::Icmpv6Mtu(u) => {
+                p.icmp(true)
+                    && !p.pseudo
+                    && m.sport == 2 << 8
+                    && icmp_u16(p, 4)
+                        .zip(icmp_u16(p, 6))
+                        .is_some_and(|(hi, lo)| u.matches(u64::from(hi) << 16 | u64::from(lo)))
+            }
             Check::Dsize(u) => u.matches(p.payload.len() as u64),
             Check::Rpc {
                 program,
@@ -504,6 +519,8 @@ impl Check {
                 | Check::Window(_)
                 | Check::SameIp
                 | Check::TcpMss(_)
+                | Check::FlowAge(_)
+                | Check::Icmpv6Mtu(_)
                 | Check::Dsize(_)
                 | Check::Rpc { .. }
         )

@@ -37,6 +37,9 @@ pub struct FlowInput<'a> {
     /// The flow's app-layer state (transactions and their sticky buffers), when the app
     /// layer runs on this flow. Set by the worker; read by transaction inspection.
     pub app: Option<&'a shrike_app::layer::AppFlow>,
+    /// Whole seconds from the flow's first packet to its last one (Suricata's
+    /// `lastts - startts` in seconds: `flow.age`).
+    pub age_secs: u64,
 }
 
 /// Facts about the packet, computed once per packet.
@@ -85,6 +88,8 @@ pub(crate) struct PacketView<'a> {
     pub tcp_sizes: Option<[u32; 2]>,
     /// A flow-end pseudo packet.
     pub pseudo: bool,
+    /// Whole seconds from the flow's first packet to its last (`flow.age`).
+    pub flow_age: u64,
 }
 
 impl<'a> PacketView<'a> {
@@ -149,6 +154,7 @@ impl<'a> PacketView<'a> {
             dir_proto: shrike_app::AppProto::UNKNOWN,
             tcp_sizes: None,
             pseudo: false,
+            flow_age: 0,
         }
     }
 

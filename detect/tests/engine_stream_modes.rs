@@ -35,6 +35,7 @@ fn run(opts: &str, payload: &[u8], window: &[u8], added: bool) -> (bool, bool) {
         pkts_toclient: 3,
         tcp_established: Some(true),
         app: None,
+        age_secs: 0,
     };
     let sd = StreamData {
         window,

@@ -526,6 +526,7 @@ impl Worker {
                 pkts_toclient: flow.pkts[1],
                 tcp_established,
                 app,
+                age_secs: age_secs(flow.first_ts, e.ts),
             };
             let mut consumed = 0;
             let alerted = match (stream_side, ext.as_deref()) {
@@ -854,6 +855,7 @@ impl Ender<'_> {
             if self.sess.take_reversed() {
                 reverse_flow(&mut f);
             }
+            let flow_age = age_secs(f.first_ts, f.last_ts);
             if let Some(x) = f.data.ext.as_mut() {
                 let mut stores = Vec::new();
                 if let (Some(d), Some(app)) = (self.detect.as_deref_mut(), x.app.as_deref()) {
@@ -869,6 +871,7 @@ impl Ender<'_> {
                         pkts,
                         proto,
                         ts,
+                        flow_age,
                         self.ipv6,
                         self.logs.frame,
                         &mut stores,
@@ -958,6 +961,7 @@ impl Ender<'_> {
             return;
         };
         let swapped = f.data.ext.as_ref().is_some_and(|x| x.tcp.is_swapped());
+        let age = age_secs(f.first_ts, f.last_ts);
         for tdir in [Dir::ToServer, Dir::ToClient] {
             // The flow's direction of this TCP direction.
             let to_server = (tdir == Dir::ToServer) != swapped;
@@ -989,6 +993,7 @@ impl Ender<'_> {
                 tcp_established: Some(true),
                 // Transactions get their own flow-end pass (flow_end_detect).
                 app: None,
+                age_secs: age,
             };
             let sd = StreamData {
                 window: w.data,
@@ -1082,6 +1087,7 @@ fn flow_end_detect(
     pkts: [u64; 2],
     proto: u8,
     ts: Timestamp,
+    age_secs: u64,
     ipv6: Ipv6Style,
     log_frames: bool,
     stores: &mut Vec<shrike_detect::FileStoreReq>,
@@ -1104,6 +1110,7 @@ fn flow_end_detect(
             pkts_toclient: pkts[1],
             tcp_established: Some(true),
             app: Some(app),
+            age_secs,
         };
         // The TCP direction of this flow direction (the session may have swapped roles).
         let stream = tcp.map(|t| {
@@ -1368,6 +1375,12 @@ fn write_flow(
             }
         }
     }
+}
+
+/// Whole seconds from `first` to `last` (Suricata's `flow.age`: the difference of the two
+/// times' seconds).
+fn age_secs(first: Timestamp, last: Timestamp) -> u64 {
+    (last.0 / 1_000_000_000).saturating_sub(first.0 / 1_000_000_000)
 }
 
 #[cfg(test)]

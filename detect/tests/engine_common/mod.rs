@@ -103,6 +103,7 @@ impl Sim {
                 pkts_toclient: flow.pkts[1],
                 tcp_established: None,
                 app: None,
+                age_secs: 0,
                 state: &mut flow.data,
             };
             self.engine.inspect(&pkt, Some(input), &mut self.th)

@@ -612,6 +612,10 @@ pub enum Keyword {
     SameIp,
     /// `tcp.mss`
     TcpMss(UintMatch),
+    /// `flow.age`: seconds between the flow's first and last packet.
+    FlowAge(UintMatch),
+    /// `icmpv6.mtu`: the MTU of an ICMPv6 Packet Too Big message.
+    Icmpv6Mtu(UintMatch),
     /// `dsize`
     Dsize(UintMatch),
     /// `urilen` (`raw` selects the raw URI)
@@ -713,6 +717,16 @@ pub fn parse_keyword(name: &str, value: Option<&str>) -> PResult<Option<Keyword>
         }
         "sameip" => Keyword::SameIp,
         "tcp.mss" => Keyword::TcpMss(UintMatch::parse(need("tcp.mss", value)?, 65535, "tcp.mss")?),
+        "flow.age" => Keyword::FlowAge(UintMatch::parse(
+            need("flow.age", value)?,
+            u64::from(u32::MAX),
+            "flow.age",
+        )?),
+        "icmpv6.mtu" => Keyword::Icmpv6Mtu(UintMatch::parse(
+            need("icmpv6.mtu", value)?,
+            u64::from(u32::MAX),
+            "icmpv6.mtu",
+        )?),
         "dsize" => Keyword::Dsize(UintMatch::parse(need("dsize", value)?, 65535, "dsize")?),
         "urilen" => {
             let v = need("urilen", value)?;
