@@ -1276,13 +1276,18 @@ impl super::Engine {
         pkt_ok: &mut dyn FnMut(u32, &super::FlowDetect, &mut Scratch) -> bool,
         queue: &mut Vec<(u32, u64)>,
     ) {
-        let Some(pidx) = pi(app.proto).and_then(|p| self.app.per.get(p)) else {
-            return;
-        };
         let d = if to_server {
             Dir::ToServer
         } else {
             Dir::ToClient
+        };
+        let Some(pidx) = pi(app.proto).and_then(|p| self.app.per.get(p)) else {
+            // No rule of this protocol: its logged transactions need not be kept (once there
+            // is a protocol: before detection the flow has none).
+            if app.parser().is_some() {
+                app.note_inspected(d, u64::MAX);
+            }
+            return;
         };
         let ad = state.app.get_or_insert_with(Box::default);
         if ad.proto != app.proto {

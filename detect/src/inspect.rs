@@ -464,9 +464,21 @@ impl Engine {
         stream: Option<super::stream_inspect::StreamData<'_>>,
         th: &mut DetectThread,
     ) {
-        let Some(app) = f.app.filter(|_| !self.app.is_empty()) else {
+        let Some(app) = f.app else {
             return;
         };
+        let d = if f.to_server {
+            shrike_app::Dir::ToServer
+        } else {
+            shrike_app::Dir::ToClient
+        };
+        if self.app.is_empty() {
+            // No transaction rule: nothing needs a logged transaction kept for detection.
+            if app.parser().is_some() {
+                app.note_inspected(d, u64::MAX);
+            }
+            return;
+        }
         // A packet without payload that brought nothing to the app layer (a bare ACK)
         // cannot change what the transactions hold: skip their inspection, unless it brings
         // up a raw stream window for transaction rules with payload matches.

@@ -601,12 +601,18 @@ impl Worker {
                 };
                 log_alerts(d, &mut self.out, &ctx);
             }
-        } else if let (Some((tdir, _, _)), Some(x)) = (stream_side, flow.data.ext.as_deref_mut()) {
+        } else if let Some(x) = flow.data.ext.as_deref_mut() {
             // No rules: nothing inspects the raw stream (Suricata sets
             // STREAMTCP_STREAM_FLAG_DISABLE_RAW when the rule group has no stream rules), so
             // reassembly keeps only what the app layer has not consumed, not the whole stream
-            // up to the depth.
-            x.tcp.set_raw_disabled(tdir);
+            // up to the depth; and no logged transaction is kept for detection.
+            if let Some((tdir, _, _)) = stream_side {
+                x.tcp.set_raw_disabled(tdir);
+            }
+            if let Some(a) = x.app.as_deref() {
+                a.note_inspected(Dir::ToServer, u64::MAX);
+                a.note_inspected(Dir::ToClient, u64::MAX);
+            }
         }
         if self.logs.frame && flow.data.app().is_some_and(|a| a.frames.is_some()) {
             let ctx = AlertContext {

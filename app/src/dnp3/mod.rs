@@ -684,10 +684,18 @@ impl AppParser for Dnp3State {
             .iter()
             .find(|t| !t.logged)
             .map_or(self.next_id, |t| t.id);
-        // Free logged transactions, keeping the latest few for detection until the end.
+        // Free logged transactions detection is done with, keeping the latest few for it
+        // (until the end) while it may still inspect them.
         let keep = if closed { 0 } else { KEEP_LOGGED };
         let logged = self.txs.iter().filter(|t| t.logged).count();
         let mut drop_n = logged.saturating_sub(keep);
+        let done_below = c.inspected;
+        drop_n = drop_n.max(
+            self.txs
+                .iter()
+                .filter(|t| t.logged && t.id < done_below)
+                .count(),
+        );
         while drop_n > 0 {
             let Some(i) = self.txs.iter().position(|t| t.logged) else {
                 break;

@@ -754,15 +754,17 @@ impl AppParser for MqttState {
             .iter()
             .find(|t| !t.logged)
             .map_or(self.next_id, |t| t.id);
-        // Free logged transactions, keeping the latest few for detection until the end.
+        // Free logged transactions detection is done with, keeping the latest few for it
+        // (until the end) while it may still inspect them.
         let keep = if c.closed { 0 } else { KEEP_LOGGED };
+        let inspected = c.inspected;
         let logged = self.txs.iter().filter(|t| t.logged).count();
         let mut drop_n = logged.saturating_sub(keep);
-        if drop_n > 0 {
+        if drop_n > 0 || self.txs.iter().any(|t| t.logged && t.id < inspected) {
             let freed = &mut self.freed_complete;
             self.txs.retain(|t| {
-                if drop_n > 0 && t.logged {
-                    drop_n -= 1;
+                if t.logged && (drop_n > 0 || t.id < inspected) {
+                    drop_n = drop_n.saturating_sub(1);
                     if t.complete {
                         freed[di(t.dir)] += 1;
                     }

@@ -520,13 +520,16 @@ impl AppParser for PgsqlState {
             .iter()
             .find(|t| !t.logged)
             .map_or(self.next_id, |t| t.id);
+        // Free logged transactions detection is done with, keeping the latest few for it
+        // (until the end) while it may still inspect them.
         let keep = if c.closed { 0 } else { KEEP_LOGGED };
+        let inspected = c.inspected;
         let logged = self.txs.iter().filter(|t| t.logged).count();
         let mut n = logged.saturating_sub(keep);
-        if n > 0 {
+        if n > 0 || self.txs.iter().any(|t| t.logged && t.id < inspected) {
             self.txs.retain(|t| {
-                if n > 0 && t.logged {
-                    n -= 1;
+                if t.logged && (n > 0 || t.id < inspected) {
+                    n = n.saturating_sub(1);
                     return false;
                 }
                 true
