@@ -2,9 +2,10 @@
 //! type and code, a truncated IPv4 packet), a stream event (a RST with an old TCP timestamp)
 //! and app-layer events (an HTTP/1.1 request without Host, a DNS query with the Z flag),
 //! run through the binary with Suricata-style `- anomaly:` settings. The records and their
-//! fields are those Suricata 7.0.10 writes for the same capture (which repeats
-//! `MISSING_HOST_HEADER`: libhtp's tx flags are checked at several request stages; shrike
-//! reports an event once per transaction); every record validates against the EVE schema.
+//! fields are those Suricata 7.0.10 writes for the same capture (`MISSING_HOST_HEADER`
+//! twice: Suricata checks libhtp's tx flags when the header data is flushed and when the
+//! request completes, adding the event each time); every record validates against the EVE
+//! schema.
 
 mod common;
 mod hostile_util;
@@ -211,6 +212,7 @@ fn every_kind_with_packet_headers() {
         anomalies(&recs),
         vec![
             pair("applayer", "MISSING_HOST_HEADER"),
+            pair("applayer", "MISSING_HOST_HEADER"),
             pair("applayer", "z_flag_set"),
             pair("decode", "decoder.icmpv4.unknown_code"),
             pair("decode", "decoder.icmpv4.unknown_type"),
@@ -281,6 +283,7 @@ fn defaults_and_disabled() {
     assert_eq!(
         anomalies(&recs),
         vec![
+            pair("applayer", "MISSING_HOST_HEADER"),
             pair("applayer", "MISSING_HOST_HEADER"),
             pair("applayer", "z_flag_set")
         ]

@@ -142,7 +142,8 @@ mod tests {
             b"GET / HTTP/1.1\r\nHost: a\r\n\r\n",
         );
         assert!(drain(&mut f).is_empty());
-        // The second request has no Host header (HTTP/1.1): MISSING_HOST_HEADER on tx 1.
+        // The second request has no Host header (HTTP/1.1): MISSING_HOST_HEADER on tx 1,
+        // twice as Suricata (header data flushed, request complete).
         al.on_tcp_data(
             &mut f,
             &c,
@@ -150,7 +151,13 @@ mod tests {
             b"GET /x HTTP/1.1\r\nA: b\r\n\r\n",
         );
         let got = drain(&mut f);
-        assert_eq!(got, vec![(1, "MISSING_HOST_HEADER".to_string())]);
+        assert_eq!(
+            got,
+            vec![
+                (1, "MISSING_HOST_HEADER".to_string()),
+                (1, "MISSING_HOST_HEADER".to_string())
+            ]
+        );
     }
 
     #[test]

@@ -305,6 +305,9 @@ pub struct HttpState {
     /// body is followed by the start of a line that is not a status line stays open
     /// until that line ends (it is more body) or the stream closes.
     pub(crate) resp_deferred: bool,
+    /// Request header data was read in this parse call (libhtp flushes it to Suricata's
+    /// header data callback when the call's data ends).
+    pub(crate) req_hdr_flush: bool,
     pub(crate) stats: HttpStats,
     /// The flow's first transaction was a CONNECT answered 2xx: the app layer detects the
     /// tunnelled protocol anew (Suricata's `AppLayerRequestProtocolChange` in
@@ -381,6 +384,7 @@ impl HttpState {
             req_last_body_done: false,
             resp_last: None,
             resp_deferred: false,
+            req_hdr_flush: false,
             stats: HttpStats::default(),
             proto_change: false,
             frames: None,

@@ -274,17 +274,33 @@ impl AppParser for HttpState {
             let Some(tx) = self.tx_mut(id) else {
                 continue;
             };
+            // The request flag events are reported as often as Suricata's checks added
+            // them; the others once.
             let new = tx.events.without(&tx.events_logged);
-            if new.is_empty() {
-                continue;
-            }
             tx.events_logged = tx.events;
             for e in new.iter() {
+                if super::tx::CHECK_EVENTS.contains(&e) {
+                    continue;
+                }
                 f(AppAnomaly {
                     tx_id: id,
                     name: e.name(),
                     upper: true,
                 });
+            }
+            for (i, e) in super::tx::CHECK_EVENTS.iter().enumerate() {
+                let (Some(&n), Some(done)) = (tx.check_counts.get(i), tx.check_logged.get_mut(i))
+                else {
+                    continue;
+                };
+                for _ in *done..n {
+                    f(AppAnomaly {
+                        tx_id: id,
+                        name: e.name(),
+                        upper: true,
+                    });
+                }
+                *done = n;
             }
         }
     }

@@ -24,7 +24,10 @@ impl HttpState {
                 }
                 ReqState::Line => self.req_line(data),
                 ReqState::Probe09 => self.req_probe09(data),
-                ReqState::Headers => self.req_headers(data),
+                ReqState::Headers => {
+                    self.req_hdr_flush = true;
+                    self.req_headers(data)
+                }
                 ReqState::ConnectWait => {
                     let room = self.field_limit().saturating_sub(self.req.held.len());
                     let n = room.min(data.len());
@@ -74,6 +77,12 @@ impl HttpState {
             };
             self.frame_step(0, used);
             data = data.get(used..).unwrap_or(&[]);
+        }
+        // libhtp flushes the request header data read so far when the data at hand ends.
+        if std::mem::take(&mut self.req_hdr_flush) && self.req_state == ReqState::Headers {
+            if let Some(tx) = self.in_tx.and_then(|i| self.tx_mut(i)) {
+                tx.check_request_flags(true);
+            }
         }
         // libhtp's REQ_FINALIZE completes the request when no more data is at hand (unless
         // a line is half read) and goes back to REQ_IDLE: the next data starts a new request
@@ -190,6 +199,8 @@ impl HttpState {
         }
         tx.uri_host = info.hostname;
         tx.uri_port = info.port;
+        // Suricata's request line callback.
+        tx.check_request_flags(true);
         // Suricata's condition (`HTPErrorCheckTxRequestFlags`): HTTP/0.9, unknown method and
         // an invalid or unknown protocol number. libhtp numbers a request line without a
         // protocol `HTP_PROTOCOL_0_9`, so a bare `GET/` raises nothing.
@@ -333,6 +344,8 @@ impl HttpState {
     /// End of the request header block (or of the trailer).
     fn req_headers_done(&mut self) {
         let Some(id) = self.in_tx else { return };
+        // The header data read so far is flushed below, once the headers are processed.
+        self.req_hdr_flush = false;
         let layer_limit = self.cfg.response_body_decompress_layer_limit;
         let Some(tx) = self.tx_mut(id) else { return };
         if tx.req_progress == Progress::Trailer {
@@ -418,6 +431,9 @@ impl HttpState {
                 tx.set_event(HttpEvent::RequestAuthUnrecognized);
             }
         }
+        // The last flush of request header data (libhtp sends it once the headers are
+        // processed).
+        tx.check_request_flags(true);
         // Request body decompression (Suricata enables it).
         if let Some(ce) = tx.req_headers.get(b"content-encoding").map(|v| v.to_vec()) {
             let (mut abnormal, mut too_many) = (false, false);
@@ -551,6 +567,8 @@ impl HttpState {
         let mut body_done = false;
         let next = match self.in_tx.and_then(|i| self.tx_mut(i)) {
             Some(tx) => {
+                // Suricata's request complete callback.
+                tx.check_request_flags(false);
                 if tx.req_progress == Progress::Trailer && !tx.req_headers_raw.is_empty() {
                     tx.req_has_trailer = true;
                 }
@@ -655,6 +673,11 @@ impl HttpState {
             return;
         }
         let held = std::mem::take(&mut self.req.held);
+        // libhtp completes the CONNECT request once answered (Suricata's request complete
+        // callback runs then).
+        if let Some(tx) = self.in_tx.and_then(|i| self.tx_mut(i)) {
+            tx.check_request_flags(false);
+        }
         self.in_tx = None;
         if accepted {
             self.req_state = ReqState::ConnectProbe;

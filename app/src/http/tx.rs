@@ -283,6 +283,18 @@ impl Cache {
     }
 }
 
+/// The events Suricata raises from libhtp's request flags and auth type
+/// (`HTPErrorCheckTxRequestFlags`), in its order.
+pub(crate) const CHECK_EVENTS: [HttpEvent; 7] = [
+    HttpEvent::InvalidTransferEncodingValueInRequest,
+    HttpEvent::InvalidContentLengthFieldInRequest,
+    HttpEvent::MissingHostHeader,
+    HttpEvent::HostHeaderAmbiguous,
+    HttpEvent::RequestUriHostInvalid,
+    HttpEvent::RequestHeaderHostInvalid,
+    HttpEvent::RequestAuthUnrecognized,
+];
+
 /// One request/response pair.
 #[derive(Debug, Default)]
 pub struct HttpTx {
@@ -292,6 +304,12 @@ pub struct HttpTx {
     pub(crate) events: HttpEvents,
     /// Events already reported in EVE `anomaly` records.
     pub(crate) events_logged: HttpEvents,
+    /// How many times Suricata's `HTPErrorCheckTxRequestFlags` added each of
+    /// [`CHECK_EVENTS`] (it runs after the request line, on each flush of request header
+    /// data and when the request completes, adding every flag set then: duplicates).
+    pub(crate) check_counts: [u8; CHECK_EVENTS.len()],
+    /// Of those, how many were reported in `anomaly` records.
+    pub(crate) check_logged: [u8; CHECK_EVENTS.len()],
 
     // Request.
     pub(crate) request_line: Vec<u8>,
@@ -418,6 +436,23 @@ impl HttpTx {
     }
     pub(crate) fn set_event(&mut self, e: HttpEvent) {
         self.events.set(e);
+    }
+
+    /// Suricata's `HTPErrorCheckTxRequestFlags`: each request flag event set now is added
+    /// once more; `gated`: the call sites that run only when libhtp's flags are not 0 (the
+    /// request line and header data callbacks).
+    pub(crate) fn check_request_flags(&mut self, gated: bool) {
+        let flags = CHECK_EVENTS[..6].iter().any(|&e| self.events.contains(e));
+        if gated && !flags {
+            return;
+        }
+        for (i, &e) in CHECK_EVENTS.iter().enumerate() {
+            if self.events.contains(e) {
+                if let Some(c) = self.check_counts.get_mut(i) {
+                    *c = c.saturating_add(1);
+                }
+            }
+        }
     }
     /// Request method.
     pub fn method(&self) -> Option<&[u8]> {
