@@ -444,6 +444,7 @@ impl AppStats {
         f("app_layer.error.tls.parser", self.error_tls_parser);
         f("app_layer.tx.dns_tcp", self.tx_dns_tcp);
         f("app_layer.tx.dns_udp", self.tx_dns_udp);
+        f("app_layer.expectations", expectations());
         let mut name = String::new();
         for (i, p) in PROTOCOLS.iter().enumerate() {
             if !p.generic_stats {
@@ -556,6 +557,16 @@ pub struct AppLayer {
 
 /// Most announced connections kept (the oldest goes first).
 pub const MAX_EXPECTED: usize = 1024;
+
+/// Most announced connections kept per address pair, the oldest of the pair going first
+/// (Suricata's `EXPECTATION_MAX_LEVEL`): a PORT flood on one FTP session cannot push out
+/// the other sessions' expectations.
+pub const MAX_EXPECTED_PER_PAIR: usize = 10;
+
+/// Connections announced and not yet taken (Suricata's `app_layer.expectations` gauge).
+pub fn expectations() -> u64 {
+    EXPECTED_LEN.load(std::sync::atomic::Ordering::Relaxed) as u64
+}
 
 /// Connections announced by flows (FTP data), oldest first, shared by the workers: the
 /// announced flow may hash to another worker (Suricata's expectations are global too).
@@ -919,8 +930,13 @@ impl AppLayer {
             return;
         }
         let mut g = EXPECTED.lock().unwrap_or_else(|e| e.into_inner());
+        let pair = |a: &[[u8; 16]; 2]| *a == ctx.addrs || [a[1], a[0]] == ctx.addrs;
         for e in new {
-            if g.len() >= MAX_EXPECTED {
+            if g.iter().filter(|(a, _)| pair(a)).count() >= MAX_EXPECTED_PER_PAIR {
+                if let Some(i) = g.iter().position(|(a, _)| pair(a)) {
+                    g.remove(i);
+                }
+            } else if g.len() >= MAX_EXPECTED {
                 g.remove(0);
             }
             g.push((ctx.addrs, e));
