@@ -1181,3 +1181,29 @@ fn threshold_tag_events_and_unknowns() {
         assert!(rule(bad).is_err(), "`{bad}` should fail");
     }
 }
+
+/// Contents that can never match a fingerprint or hash buffer fail the rule, as Suricata
+/// 7.0.10's validate callbacks make them (checked with `suricata -T` on the same rules).
+#[test]
+fn hash_and_fingerprint_contents_are_validated() {
+    let fp = "c3:d4:82:26:a8:f9:4d:3b:bb:49:91:8a:c0:21:87:49:32:58:e7:4e";
+    assert!(rule(&format!("tls.cert_fingerprint; content:\"{fp}\";")).is_ok());
+    assert!(rule("tls.cert_fingerprint; content:\":\";").is_err());
+    assert!(rule(&format!(
+        "tls.cert_fingerprint; content:\"{}\";",
+        fp.replace(':', "-")
+    ))
+    .is_err());
+    // A transform makes another buffer: not checked.
+    assert!(rule("tls.cert_fingerprint; to_lowercase; content:\":\";").is_ok());
+    assert!(rule("ja3.hash; content:\"e7eca2baf4458d095b7f45da28c16c34\";").is_ok());
+    assert!(rule("ja3.hash; content:\"e7eca2\";").is_err());
+    assert!(rule("ja3s.hash; content:\"a\";").is_err());
+    assert!(rule("tls.cert_serial; content:\"01\";").is_ok());
+    assert!(rule("tls.cert_serial; content:\"0A:1B\";").is_ok());
+    assert!(rule("tls.cert_serial; content:\"0A1B\";").is_err());
+    assert!(rule("ssh.hassh; content:\"ec7378c1a92f5a8dde7e8b7a1ddf33d1\";").is_ok());
+    assert!(rule("ssh.hassh; content:\"ec7378c1a92f5a8dde7e8b7a1ddf33dZ\";").is_err());
+    assert!(rule("ssh.hassh.server; content:\"abc\";").is_err());
+    assert!(rule("quic.cyu.hash; content:\"abc\";").is_err());
+}

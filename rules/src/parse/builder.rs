@@ -827,6 +827,7 @@ impl Builder {
             .sid
             .ok_or_else(|| ParseError::new(ErrorKind::MissingSid, "rule has no sid"))?;
         self.sections.retain(|s| !s.matches.is_empty());
+        validate_hash_buffers(&self.sections)?;
         Ok(Rule {
             action,
             protocol,
@@ -850,4 +851,75 @@ impl Builder {
             byte_vars: self.byte_vars,
         })
     }
+}
+
+/// Suricata's validate callbacks of the fingerprint and hash buffers
+/// (`DetectTlsFingerprintValidateCallback`, `DetectTlsSerialValidateCallback`,
+/// `DetectTlsJa3HashValidateCallback`, `DetectTlsJa3SHashValidateCallback`,
+/// `DetectQuicHashValidateCallback`, `DetectSshHassh*HashValidateCallback`): a content that
+/// can never match the buffer's format fails the rule. They check the untransformed buffer
+/// only (a transform makes another buffer), and with Suricata's early returns.
+fn validate_hash_buffers(sections: &[BufferSection]) -> PResult<()> {
+    for s in sections.iter().filter(|s| s.transforms.is_empty()) {
+        let name = s.buffer.name();
+        let mut contents = s.matches.iter().filter_map(|m| match m {
+            Match::Content(c) => Some(&c.pattern),
+            _ => None,
+        });
+        match name {
+            "tls.cert_fingerprint" => {
+                for c in contents {
+                    if c.len() != 59 {
+                        return Err(ParseError::bad(
+                            name,
+                            "invalid length of the specified fingerprint (should be 59 characters long)",
+                        ));
+                    }
+                    if !c.contains(&b':') {
+                        return Err(ParseError::bad(
+                            name,
+                            "no colon delimiters ':' in the content",
+                        ));
+                    }
+                }
+            }
+            "tls.cert_serial" => {
+                // The first content decides: short, or with a colon.
+                if let Some(c) = contents.next() {
+                    if c.len() > 2 && !c.contains(&b':') {
+                        return Err(ParseError::bad(
+                            name,
+                            "no colon delimiters ':' in the content",
+                        ));
+                    }
+                }
+            }
+            "ja3.hash" | "ja3s.hash" => {
+                // The first content decides: an MD5 in hex is 32 characters.
+                if let Some(c) = contents.next() {
+                    if c.len() != 32 {
+                        return Err(ParseError::bad(
+                            name,
+                            "invalid length of the specified hash (should be 32 characters long)",
+                        ));
+                    }
+                }
+            }
+            "quic.cyu.hash" | "ssh.hassh" | "ssh.hassh.server" => {
+                for c in contents {
+                    if c.len() != 32 {
+                        return Err(ParseError::bad(
+                            name,
+                            "invalid length of the specified hash (should be 32 characters long)",
+                        ));
+                    }
+                    if !c.iter().all(u8::is_ascii_hexdigit) {
+                        return Err(ParseError::bad(name, "invalid characters in the hash"));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
