@@ -430,7 +430,11 @@ impl TlsState {
                     return;
                 }
                 c.hs_buf.extend_from_slice(chunk);
-                self.handshake_messages(d);
+                // Suricata 7 parses a handshake record once it has all of it (the record is
+                // left unconsumed until then): its messages count from the record's end.
+                if c.remaining == 0 {
+                    self.handshake_messages(d);
+                }
             }
             RecKind::Tls(21) | RecKind::Tls(24) | RecKind::Ssl2 => {
                 let room = 64usize.saturating_sub(c.small.len());
