@@ -480,7 +480,17 @@ fn outputs(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) -> Result<(
                 if let Some(n) = body.get("stream-depth").and_then(parse_size) {
                     out["output"]["file-store"]["stream-depth"] = json!(n);
                 }
-                for k in ["write-fileinfo", "force-magic", "max-open-files"] {
+                if let Some(v) = body.get("write-fileinfo") {
+                    out["output"]["file-store"]["write-fileinfo"] = Value::Bool(truthy(v));
+                }
+                if let Some(n) = body
+                    .get("max-open-files")
+                    .and_then(string)
+                    .and_then(|v| v.trim().parse::<u32>().ok())
+                {
+                    out["output"]["file-store"]["max-open-files"] = json!(n);
+                }
+                for k in ["force-magic"] {
                     if enabled && body.get(k).is_some() {
                         ignored.push(format!("outputs.file-store.{k}"));
                     }

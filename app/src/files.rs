@@ -113,12 +113,91 @@ pub fn store() -> Option<&'static FileStore> {
     STORE.get()
 }
 
+/// `write-fileinfo: yes`: a stored file's `fileinfo` record is also written next to it.
+static WRITE_FILEINFO: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Turn on (or off) the JSON metadata file written next to each stored file (Suricata's
+/// file-store `write-fileinfo`).
+pub fn set_write_fileinfo(on: bool) {
+    WRITE_FILEINFO.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether a `fileinfo` record of `f` must be built for its metadata file even when the
+/// eve-log does not log files: the file is stored and `write-fileinfo` is on.
+pub fn wants_fileinfo_file(f: &TrackedFile) -> bool {
+    WRITE_FILEINFO.load(std::sync::atomic::Ordering::Relaxed)
+        && store().is_some()
+        && f.stored_id().is_some()
+}
+
+/// The metadata file of a stored file (Suricata's `OutputFilestoreFinalizeFiles`):
+/// `<dir>/<xx>/<sha256>.<seconds>.<file id>.json`, `seconds` the packet time.
+pub fn fileinfo_path(f: &TrackedFile, ts_ns: u64) -> Option<std::path::PathBuf> {
+    let st = store()?;
+    let id = f.stored_id()?;
+    let h = f.sha256()?;
+    let hex: String = h.iter().map(|b| format!("{b:02x}")).collect();
+    Some(
+        st.dir
+            .join(&hex[..2])
+            .join(format!("{hex}.{}.{id}.json", ts_ns / 1_000_000_000)),
+    )
+}
+
+/// End a `fileinfo` record of `f` written into `rec`: when `f` was stored and
+/// `write-fileinfo` is on, the record (as built so far: without the eve-log's `host`
+/// trailer, and with no newline, as Suricata writes it) goes to its metadata file; the
+/// record is then committed to the eve-log when `emit`, dropped otherwise.
+pub fn finish_fileinfo(rec: shrike_output::Record<'_>, f: &TrackedFile, ts_ns: u64, emit: bool) {
+    if wants_fileinfo_file(f) && rec.is_complete() {
+        if let Some(path) = fileinfo_path(f, ts_ns) {
+            if std::fs::write(&path, rec.written()).is_err() {
+                if let Some(st) = store() {
+                    st.errors.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }
+            }
+        }
+    }
+    if emit {
+        let _ = rec.commit();
+    } else {
+        rec.abort();
+    }
+}
+
+/// `max-open-files`: most files kept open while being stored (0: none).
+static MAX_OPEN: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+/// Files kept open now (Suricata's `file_store.open_files`).
+static OPEN_NOW: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+/// Files that found the limit reached (Suricata's `file_store.open_files_max_hit`).
+static OPEN_MAX_HITS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Set the file store's `max-open-files` (Suricata's `FileSetMaxOpenFiles`).
+pub fn set_max_open_files(n: u32) {
+    MAX_OPEN.store(n, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Files being stored that are kept open now, and how often a file found the
+/// `max-open-files` limit reached (it is then reopened for each write, as Suricata does).
+pub fn open_files_counters() -> (u32, u64) {
+    use std::sync::atomic::Ordering;
+    (
+        OPEN_NOW.load(Ordering::Relaxed),
+        OPEN_MAX_HITS.load(Ordering::Relaxed),
+    )
+}
+
 /// A file being written to the store.
 #[derive(Debug)]
 struct Storing {
     id: u32,
     tmp: std::path::PathBuf,
+    /// The open file, when it counts among the `max-open-files` kept open.
     out: Option<std::io::BufWriter<std::fs::File>>,
+    /// A write failed: the file is not stored.
+    failed: bool,
+    /// This copy writes the file (a clone does not); false once it ended.
+    active: bool,
 }
 
 impl Storing {
@@ -127,11 +206,27 @@ impl Storing {
         let id = st.next_id.fetch_add(1, Ordering::Relaxed) + 1;
         let tmp = st.dir.join("tmp").join(format!("file.{id}"));
         match std::fs::File::create(&tmp) {
-            Ok(f) => Some(Storing {
-                id,
-                tmp,
-                out: Some(std::io::BufWriter::new(f)),
-            }),
+            Ok(f) => {
+                // Suricata keeps the descriptor while fewer than `max-open-files` are
+                // open; past it (when a limit is set) it counts a hit and reopens the
+                // file for every write.
+                let max = MAX_OPEN.load(Ordering::Relaxed);
+                let held = OPEN_NOW
+                    .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
+                        (n < max).then_some(n + 1)
+                    })
+                    .is_ok();
+                if !held && max > 0 {
+                    OPEN_MAX_HITS.fetch_add(1, Ordering::Relaxed);
+                }
+                Some(Storing {
+                    id,
+                    tmp,
+                    out: held.then(|| std::io::BufWriter::new(f)),
+                    failed: false,
+                    active: true,
+                })
+            }
             Err(_) => {
                 st.errors.fetch_add(1, Ordering::Relaxed);
                 None
@@ -141,22 +236,44 @@ impl Storing {
 
     fn write(&mut self, d: &[u8]) {
         use std::io::Write;
-        if let Some(o) = self.out.as_mut() {
-            if o.write_all(d).is_err() {
-                self.out = None;
-                if let Some(st) = store() {
-                    st.errors.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                }
+        if self.failed || !self.active {
+            return;
+        }
+        let ok = match self.out.as_mut() {
+            Some(o) => o.write_all(d).is_ok(),
+            None => std::fs::OpenOptions::new()
+                .append(true)
+                .open(&self.tmp)
+                .and_then(|mut f| f.write_all(d))
+                .is_ok(),
+        };
+        if !ok {
+            self.failed = true;
+            let _ = self.release();
+            if let Some(st) = store() {
+                st.errors.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             }
+        }
+    }
+
+    /// Close the file kept open, if any (it no longer counts against `max-open-files`).
+    fn release(&mut self) -> bool {
+        match self.out.take() {
+            Some(mut o) => {
+                use std::io::Write;
+                OPEN_NOW.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+                o.flush().is_ok()
+            }
+            None => true,
         }
     }
 
     /// Close the temporary file and move it to its final name; the file id on success.
     fn finish(mut self, sha256: Option<&[u8; 32]>) -> Option<u32> {
-        use std::io::Write;
         use std::sync::atomic::Ordering;
         let st = store()?;
-        let ok = self.out.take().is_some_and(|mut o| o.flush().is_ok());
+        let ok = self.active && self.release() && !self.failed;
+        self.active = false;
         let Some(h) = sha256.filter(|_| ok) else {
             let _ = std::fs::remove_file(&self.tmp);
             return None;
@@ -386,7 +503,8 @@ struct StoreSt {
 impl Drop for Storing {
     fn drop(&mut self) {
         // Dropped before it ended (the flow went away): nothing to name it by.
-        if self.out.take().is_some() {
+        if self.active {
+            let _ = self.release();
             let _ = std::fs::remove_file(&self.tmp);
         }
     }
@@ -399,6 +517,8 @@ impl Clone for Storing {
             id: self.id,
             tmp: self.tmp.clone(),
             out: None,
+            failed: true,
+            active: false,
         }
     }
 }

@@ -142,9 +142,7 @@ impl RecordCtx<'_> {
         dirs: [bool; 2],
         done_in: Option<crate::Dir>,
     ) {
-        if !out.wants_type("files") {
-            return;
-        }
+        let emit = out.wants_type("files");
         let Some(tx) = h.tx(id) else {
             return;
         };
@@ -158,14 +156,18 @@ impl RecordCtx<'_> {
                 crate::Dir::ToClient
             };
             for f in body.files() {
-                if f.logged() || done_in.is_some_and(|d| d != dir || !f.is_done()) {
+                if f.logged()
+                    || done_in.is_some_and(|d| d != dir || !f.is_done())
+                    || !(emit || crate::files::wants_fileinfo_file(f))
+                {
                     continue;
                 }
                 f.set_logged();
                 let Some(mut rec) = out.record(EventKind::Other) else {
                     return;
                 };
-                write_eve_header(&mut rec, &self.header("fileinfo", to_server));
+                let hdr = self.header("fileinfo", to_server);
+                write_eve_header(&mut rec, &hdr);
                 // Suricata's `EveHttpAddMetadata`: basic and extended fields, whatever the
                 // `http` record's options.
                 let meta = EveHttpOptions {
@@ -178,7 +180,7 @@ impl RecordCtx<'_> {
                 f.write_eve(&mut rec, id, None);
                 rec.close();
                 rec.close();
-                let _ = rec.commit();
+                crate::files::finish_fileinfo(rec, f, hdr.timestamp_ns, emit);
             }
         }
     }

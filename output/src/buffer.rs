@@ -239,6 +239,12 @@ impl Record<'_> {
         }
     }
 
+    /// What this record wrote so far.
+    pub fn written(&self) -> &[u8] {
+        let b = self.buf.w.as_bytes();
+        b.get(self.mark.offset()..).unwrap_or_default()
+    }
+
     /// Remove everything written by this record.
     pub fn abort(mut self) {
         self.done = true;

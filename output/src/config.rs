@@ -380,6 +380,12 @@ pub struct FileStoreConfig {
     /// session (Suricata's `FileReassemblyDepth`, applied as `TcpSessionSetReassemblyDepth`:
     /// only a larger depth, or 0 for unlimited, replaces the session's); default 0.
     pub stream_depth: u64,
+    /// `write-fileinfo`: write each stored file's `fileinfo` record next to it, as
+    /// `<sha256>.<seconds>.<file id>.json` (default no).
+    pub write_fileinfo: bool,
+    /// `max-open-files`: most stored files kept open at once; past it a file is reopened
+    /// for each write (Suricata's `file_store.open_files_max_hit`); 0 (default): none kept.
+    pub max_open_files: u32,
 }
 
 impl Default for FileStoreConfig {
@@ -389,6 +395,8 @@ impl Default for FileStoreConfig {
             dir: "filestore".into(),
             force_filestore: false,
             stream_depth: 0,
+            write_fileinfo: false,
+            max_open_files: 0,
         }
     }
 }

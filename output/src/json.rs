@@ -72,6 +72,13 @@ pub struct Mark {
     error: Option<JsonError>,
 }
 
+impl Mark {
+    /// Bytes written before the mark.
+    pub fn offset(&self) -> usize {
+        self.len
+    }
+}
+
 /// Streaming JSON writer over a growable byte buffer.
 #[derive(Debug, Clone)]
 pub struct JsonWriter {

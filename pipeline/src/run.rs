@@ -103,6 +103,8 @@ pub(crate) fn file_store_setup(cfg: &SensorConfig, log_dir: &Path) -> Result<(),
         return Ok(());
     }
     let dir = log_dir.join(&fs.dir);
+    shrike_app::files::set_write_fileinfo(fs.write_fileinfo);
+    shrike_app::files::set_max_open_files(fs.max_open_files);
     shrike_app::files::enable_store(&dir, fs.force_filestore, fs.stream_depth)
         .map_err(|e| RunError(format!("file-store {}: {e}", dir.display())))
 }

@@ -277,18 +277,20 @@ impl AppParser for FtpDataState {
 impl FtpDataState {
     /// The file's `fileinfo` record.
     fn write_fileinfo(&self, c: &mut LogCtx<'_>) {
-        if let (Some(f), true) = (self.file.as_deref(), c.out.wants_type("files")) {
+        let emit = c.out.wants_type("files");
+        let Some(f) = self.file.as_deref() else {
+            return;
+        };
+        if emit || crate::files::wants_fileinfo_file(f) {
             if let Some(mut rec) = c.out.record(EventKind::Other) {
-                write_eve_header(
-                    &mut rec,
-                    &c.rec.header("fileinfo", self.dir == Dir::ToServer),
-                );
+                let hdr = c.rec.header("fileinfo", self.dir == Dir::ToServer);
+                write_eve_header(&mut rec, &hdr);
                 rec.set_str("app_proto", "ftp-data");
                 rec.open_object("fileinfo");
                 f.write_eve(&mut rec, 0, None);
                 rec.close();
                 rec.close();
-                let _ = rec.commit();
+                crate::files::finish_fileinfo(rec, f, hdr.timestamp_ns, emit);
             }
         }
     }

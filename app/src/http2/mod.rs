@@ -1367,7 +1367,7 @@ impl AppParser for Http2State {
                 }
             }
             let t = &self.txs[i];
-            if files {
+            if c.write {
                 let all = [
                     (0, t.files[0].as_deref()),
                     (1, t.ranged.as_deref()),
@@ -1375,15 +1375,19 @@ impl AppParser for Http2State {
                 ];
                 for (d, f) in all {
                     let Some(f) = f else { continue };
+                    if !(files || crate::files::wants_fileinfo_file(f)) {
+                        continue;
+                    }
                     if let Some(mut rec) = c.out.record(EventKind::Other) {
-                        write_eve_header(&mut rec, &c.rec.header("fileinfo", d == 0));
+                        let hdr = c.rec.header("fileinfo", d == 0);
+                        write_eve_header(&mut rec, &hdr);
                         self.write_http(t, &mut rec);
                         rec.set_str("app_proto", "http2");
                         rec.open_object("fileinfo");
                         f.write_eve(&mut rec, t.id, None);
                         rec.close();
                         rec.close();
-                        let _ = rec.commit();
+                        crate::files::finish_fileinfo(rec, f, hdr.timestamp_ns, files);
                     }
                 }
             }

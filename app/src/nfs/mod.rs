@@ -1579,13 +1579,15 @@ impl NfsState {
         let Some(file) = f.tracker.file.as_ref() else {
             return;
         };
-        if !c.out.wants_type("files") {
+        let emit = c.out.wants_type("files");
+        if !(emit || crate::files::wants_fileinfo_file(file)) {
             return;
         }
         let Some(mut rec) = c.out.record(EventKind::Other) else {
             return;
         };
-        write_eve_header(&mut rec, &c.rec.header("fileinfo", f.dir == Dir::ToServer));
+        let hdr = c.rec.header("fileinfo", f.dir == Dir::ToServer);
+        write_eve_header(&mut rec, &hdr);
         rec.open_object("rpc");
         Self::write_rpc(t, &mut rec);
         rec.close();
@@ -1597,7 +1599,7 @@ impl NfsState {
         file.write_eve(&mut rec, t.id, None);
         rec.close();
         rec.close();
-        let _ = rec.commit();
+        crate::files::finish_fileinfo(rec, file, hdr.timestamp_ns, emit);
     }
 
     fn filtered(&self, t: &NfsTx) -> bool {

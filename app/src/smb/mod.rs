@@ -1850,20 +1850,22 @@ impl SmbState {
         let TxData::File { file, dir, .. } = &t.data else {
             return;
         };
-        if !c.out.wants_type("files") {
+        let emit = c.out.wants_type("files");
+        if !(emit || crate::files::wants_fileinfo_file(file)) {
             return;
         }
         let Some(mut rec) = c.out.record(EventKind::Other) else {
             return;
         };
-        write_eve_header(&mut rec, &c.rec.header("fileinfo", *dir == Dir::ToServer));
+        let hdr = c.rec.header("fileinfo", *dir == Dir::ToServer);
+        write_eve_header(&mut rec, &hdr);
         self.write_smb(t, &mut rec);
         rec.set_str("app_proto", "smb");
         rec.open_object("fileinfo");
         file.write_eve(&mut rec, t.id, None);
         rec.close();
         rec.close();
-        let _ = rec.commit();
+        crate::files::finish_fileinfo(rec, file, hdr.timestamp_ns, emit);
     }
 }
 

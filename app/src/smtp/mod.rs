@@ -1030,8 +1030,8 @@ impl AppParser for SmtpState {
                 }
                 // A file its transaction ended before its part did is cut short.
                 f.file.close(true);
-                if want_files {
-                    self.write_fileinfo(c, i, j);
+                if want_files || (c.write && crate::files::wants_fileinfo_file(&f.file)) {
+                    self.write_fileinfo(c, i, j, want_files);
                 }
                 self.txs[i].files[j].logged = true;
             }
@@ -1218,20 +1218,23 @@ impl SmtpState {
         }
     }
 
-    fn write_fileinfo(&self, c: &mut LogCtx<'_>, i: usize, j: usize) {
+    /// A file's `fileinfo` record: to the eve-log when `emit`, and to the stored file's
+    /// metadata file (`write-fileinfo`).
+    fn write_fileinfo(&self, c: &mut LogCtx<'_>, i: usize, j: usize, emit: bool) {
         let t = &self.txs[i];
         let f = &t.files[j];
         let Some(mut rec) = c.out.record(EventKind::Other) else {
             return;
         };
-        write_eve_header(&mut rec, &c.rec.header("fileinfo", true));
+        let hdr = c.rec.header("fileinfo", true);
+        write_eve_header(&mut rec, &hdr);
         self.write_objects(t, &mut rec);
         rec.set_str("app_proto", "smtp");
         rec.open_object("fileinfo");
         f.file.write_eve(&mut rec, t.id, None);
         rec.close();
         rec.close();
-        let _ = rec.commit();
+        crate::files::finish_fileinfo(rec, &f.file, hdr.timestamp_ns, emit);
     }
 }
 
