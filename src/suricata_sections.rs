@@ -1125,6 +1125,19 @@ af-packet:
 "#;
 
     #[test]
+    fn file_store_write_fileinfo_and_max_open_files_are_honoured() {
+        let text = "%YAML 1.1\n---\noutputs:\n  - file-store:\n      version: 2\n      enabled: yes\n      write-fileinfo: yes\n      max-open-files: 7\n";
+        let (cfg, ignored) = translate(&parse_tree(text).unwrap(), Path::new("/etc")).unwrap();
+        let fs = &cfg.output.file_store;
+        assert!(fs.enabled && fs.write_fileinfo);
+        assert_eq!(fs.max_open_files, 7);
+        assert!(!ignored.iter().any(|i| i.contains("write-fileinfo")));
+        let text = text.replace("yes\n      max", "no\n      max");
+        let (cfg, _) = translate(&parse_tree(&text).unwrap(), Path::new("/etc")).unwrap();
+        assert!(!cfg.output.file_store.write_fileinfo);
+    }
+
+    #[test]
     fn translates_anomaly_options_and_disabled_types() {
         let yaml = |body: &str| format!("%YAML 1.1\n---\noutputs:\n  - eve-log:\n{body}");
         let cases: &[(&str, [bool; 4], bool)] = &[
