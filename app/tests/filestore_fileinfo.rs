@@ -72,5 +72,41 @@ fn open_file_limit_and_fileinfo_files() {
     fc.close(false);
     assert!(!files::wants_fileinfo_file(&fc));
     assert_eq!(files::fileinfo_path(&fc, ts_ns), None);
+
+    // The store's temporary folder vanishes mid-run: a file reopened per write fails at
+    // its next write, one kept open at its rename, a new one at its creation; none is stored (`stored: false`, no metadata file), the failures are counted,
+    // and a later file is stored again once the folder is back.
+    let st = files::store().unwrap();
+    let errs = st.errors.load(std::sync::atomic::Ordering::Relaxed);
+    let mut fd = TrackedFile::open(b"d", &FileConfig::default());
+    let mut fe = TrackedFile::open(b"e", &FileConfig::default());
+    fd.request_store();
+    fe.request_store(); // past the limit of one: reopened for each write
+    fe.append(b"first");
+    std::fs::remove_dir_all(dir.join("tmp")).unwrap();
+    fe.append(b"second");
+    fd.append(b"kept open");
+    fe.close(false);
+    fd.close(false);
+    assert_eq!(fe.stored_id(), None);
+    assert!(!files::wants_fileinfo_file(&fe));
+    // The one kept open was written, but its temporary name is gone: the rename fails.
+    assert_eq!(fd.stored_id(), None);
+    let mut ff = TrackedFile::open(b"f", &FileConfig::default());
+    ff.request_store();
+    ff.append(b"x");
+    ff.close(false);
+    assert_eq!(ff.stored_id(), None);
+    assert_eq!(
+        st.errors.load(std::sync::atomic::Ordering::Relaxed),
+        errs + 3
+    );
+    std::fs::create_dir_all(dir.join("tmp")).unwrap();
+    let mut fg = TrackedFile::open(b"g", &FileConfig::default());
+    fg.request_store();
+    fg.append(b"back");
+    fg.close(false);
+    assert!(fg.stored_id().is_some());
+    assert_eq!(files::open_files_counters().0, 0);
     let _ = std::fs::remove_dir_all(&dir);
 }
