@@ -19,6 +19,9 @@ pub(crate) enum AppBuf {
     Tls(TlsBuffer),
     /// `dns.query` (multi-buffer).
     DnsQuery,
+    /// `file.magic` (Suricata 7's sticky buffer): the libmagic type of each file of the
+    /// transaction, whatever the protocol carrying it (multi-buffer).
+    FileMagic,
     /// A buffer a registered protocol offers ([`shrike_app::registry::Protocol::buffers`]).
     Reg {
         /// The protocol.
@@ -36,6 +39,9 @@ impl AppBuf {
         let n = b.name();
         if n == "dns.query" {
             return Some(AppBuf::DnsQuery);
+        }
+        if n == "file.magic" {
+            return Some(AppBuf::FileMagic);
         }
         if let Some(h) = HttpBuffer::from_keyword(n) {
             return Some(AppBuf::Http(h));
@@ -83,6 +89,8 @@ impl AppBuf {
             AppBuf::Http(_) => AppProto::HTTP,
             AppBuf::Tls(_) => AppProto::TLS,
             AppBuf::DnsQuery => AppProto::DNS,
+            // Not tied to a protocol (the rule keeps its own).
+            AppBuf::FileMagic => AppProto::UNKNOWN,
             AppBuf::Reg { proto, .. } => proto,
         }
     }
@@ -92,6 +100,7 @@ impl AppBuf {
         match self {
             AppBuf::Http(h) => h.direction(),
             AppBuf::DnsQuery => Some(Dir::ToServer),
+            AppBuf::FileMagic => None,
             AppBuf::Tls(t) => match t {
                 TlsBuffer::Sni | TlsBuffer::Ja3Hash | TlsBuffer::Ja3String | TlsBuffer::Ja4Hash => {
                     Some(Dir::ToServer)
@@ -138,6 +147,17 @@ pub(crate) fn readiness(app: &AppFlow, tx: u64, b: AppBuf, dir: Dir) -> Option<b
             }
         }
         AppBuf::DnsQuery => Some(true),
+        AppBuf::FileMagic => {
+            // Ready once every file has its type (512 bytes seen, or ended), or none can
+            // come any more; final once the transaction is.
+            let p = app.parser()?;
+            let mut pending = false;
+            p.files(tx, dir, &mut |f| {
+                pending |= f.magic().is_none() && !f.is_done()
+            });
+            let fin = p.tx_final(tx, closed);
+            (!pending).then_some(fin)
+        }
         AppBuf::Tls(tb) => {
             let t = app.tls()?;
             let d = b.dir().unwrap_or(dir);
@@ -170,6 +190,19 @@ pub(crate) fn visit(
             .dns()
             .and_then(|s| s.tx(tx))
             .is_some_and(|t| t.query_names().any(&mut *f)),
+        AppBuf::FileMagic => {
+            let mut hit = false;
+            if let Some(p) = app.parser() {
+                p.files(tx, d, &mut |file| {
+                    if !hit {
+                        if let Some(m) = file.magic() {
+                            hit = f(m.as_bytes());
+                        }
+                    }
+                });
+            }
+            hit
+        }
         AppBuf::Tls(t) => {
             let mut hit = false;
             if let Some(s) = app.tls() {
@@ -314,6 +347,15 @@ fn hex_of(b: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn file_magic_is_one_buffer_of_every_file_protocol() {
+        let b = shrike_rules::parse::BufferId::by_name("file.magic").unwrap();
+        for p in [None, Some(AppProto::HTTP), Some(AppProto::SMB)] {
+            assert_eq!(AppBuf::of_in(b, p), Some(AppBuf::FileMagic));
+        }
+        assert_eq!(AppBuf::FileMagic.dir(), None);
+    }
 
     #[test]
     fn transforms_table() {

@@ -501,6 +501,8 @@ pub(crate) struct AppSig {
     /// of the transaction whose libmagic type holds (or, negated, does not hold) the
     /// lowercased pattern.
     pub filemagic: Box<[(Vec<u8>, bool)]>,
+    /// A `file.magic` buffer is inspected (files keep their first bytes for libmagic).
+    pub file_magic: bool,
     /// Direction the transaction is inspected in (`None`: both).
     pub dir: Option<Dir>,
     /// A match decides only the direction it was found in (Suricata's per-direction detect
@@ -524,8 +526,9 @@ impl AppSig {
         (self.filesize.is_some()
             || !self.filehash.is_empty()
             || self.filestore.is_some()
-            || !self.filemagic.is_empty())
-            && self.sections.is_empty()
+            || !self.filemagic.is_empty()
+            || self.file_magic)
+            && self.sections.iter().all(|s| s.buf == AppBuf::FileMagic)
             && self.urilen.is_none()
             && self.events.is_empty()
             && self.tls_checks.is_empty()

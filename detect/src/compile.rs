@@ -430,7 +430,17 @@ pub(crate) fn compile(
             let Some(ab) = AppBuf::of_in(s.buffer, header_app) else {
                 return Err(SkipReason::AppLayer(s.buffer.name().to_string()));
             };
-            set_app_proto(&mut app, ab.proto())?;
+            if ab == AppBuf::FileMagic {
+                // Suricata refuses `file.magic` without libmagic, as `filemagic`.
+                if !shrike_sys::magic::available() {
+                    return Err(SkipReason::Invalid(
+                        "file.magic: no libmagic on this system".into(),
+                    ));
+                }
+                app.file_magic = true;
+            } else {
+                set_app_proto(&mut app, ab.proto())?;
+            }
             app_keyword_seen = true;
             continue;
         };

@@ -227,7 +227,7 @@ impl Engine {
             .sigs
             .iter()
             .filter_map(|s| s.app.as_deref())
-            .any(|a| !a.filemagic.is_empty());
+            .any(|a| !a.filemagic.is_empty() || a.file_magic);
         // A `filestore` rule may ask for a file after its first bytes went by.
         c.keep_for_store = self
             .sigs
