@@ -549,6 +549,10 @@ pub enum TxData {
         delete: bool,
         /// File GUID.
         guid: Vec<u8>,
+        /// SMB1 TRANS2 sub-command (6 SET_PATH_INFO, 8 SET_FILE_INFO), else 0.
+        subcmd: u16,
+        /// SMB1 TRANS2 level of interest (1013 disposition), else 0.
+        loi: u16,
     },
     /// SET_INFO: rename.
     Rename {
@@ -1123,6 +1127,8 @@ impl SmbState {
                             filename,
                             delete,
                             guid: g,
+                            subcmd: 0,
+                            loi: 0,
                         },
                     );
                 }
@@ -1816,13 +1822,28 @@ impl SmbState {
                 filename,
                 delete,
                 guid,
+                subcmd,
+                loi,
             } => {
-                if filename.is_empty() {
+                let name: Vec<u8> = filename.iter().copied().filter(|&c| c != 0).collect();
+                if name.is_empty() {
                     w.set_str("filename", "<share_root>");
                 } else {
-                    w.set_str("filename", &String::from_utf8_lossy(filename));
+                    w.set_str("filename", &String::from_utf8_lossy(&name));
                 }
                 w.set_str("access", if *delete { "delete on close" } else { "normal" });
+                match subcmd {
+                    8 => {
+                        w.set_str("subcmd", "SET_FILE_INFO");
+                    }
+                    6 => {
+                        w.set_str("subcmd", "SET_PATH_INFO");
+                    }
+                    _ => {}
+                }
+                if *loi == 1013 {
+                    w.set_str("level_of_interest", "Set Disposition Information");
+                }
                 w.set_str("fuid", &fuid_to_string(guid));
             }
             TxData::Rename { from, to, guid } => {
@@ -2105,11 +2126,93 @@ impl SmbState {
                     self.dcerpc_pdus(&hdr, 1, cmd, &data);
                 }
             }
-            0x32 => {}
+            0x32 => self.smb1_trans2(&hdr, b),
             _ => {
                 self.new_tx(1, cmd, &hdr, TxData::Generic);
             }
         }
+    }
+
+    /// TRANS2 request: SET_PATH_INFO (6) and SET_FILE_INFO (8) with the disposition (1013)
+    /// or rename (1010) level become a set-info or rename tx, as Suricata; other
+    /// sub-commands make no tx.
+    fn smb1_trans2(&mut self, hdr: &Smb2Hdr, b: &Smb1Block<'_>) {
+        let Some(rec) = trans2_request(b) else {
+            return;
+        };
+        let (params, data) = (rec.params, rec.data);
+        let data = match rec.subcmd {
+            6 => {
+                // Level of interest, 4 reserved bytes, then the UTF-16 path.
+                let loi = u16le(params, 0);
+                let name = params.get(6..).and_then(smb_unicode_string);
+                let (Some(loi), Some(name)) = (loi, name) else {
+                    return;
+                };
+                match loi {
+                    1013 => TxData::SetInfo {
+                        filename: name,
+                        delete: match trans2_disposition(data) {
+                            Some(d) => d,
+                            None => {
+                                return;
+                            }
+                        },
+                        guid: Vec::new(),
+                        subcmd: 6,
+                        loi,
+                    },
+                    1010 => match trans2_rename_target(data) {
+                        Some(to) => TxData::Rename {
+                            from: name,
+                            to,
+                            guid: Vec::new(),
+                        },
+                        None => {
+                            return;
+                        }
+                    },
+                    _ => return,
+                }
+            }
+            8 => {
+                let (Some(fid), Some(loi)) = (params.get(0..2), u16le(params, 2)) else {
+                    return;
+                };
+                let known = self
+                    .guid_names
+                    .get(fid)
+                    .cloned()
+                    .unwrap_or_else(|| b"<unknown>".to_vec());
+                match loi {
+                    1013 => TxData::SetInfo {
+                        filename: known,
+                        delete: match trans2_disposition(data) {
+                            Some(d) => d,
+                            None => {
+                                return;
+                            }
+                        },
+                        guid: fid.to_vec(),
+                        subcmd: 8,
+                        loi,
+                    },
+                    1010 => match trans2_rename_target(data) {
+                        Some(to) => TxData::Rename {
+                            from: known,
+                            to,
+                            guid: fid.to_vec(),
+                        },
+                        None => {
+                            return;
+                        }
+                    },
+                    _ => return,
+                }
+            }
+            _ => return,
+        };
+        self.new_tx(1, 0x32, hdr, data);
     }
 
     fn close_files(&mut self, fid: &[u8]) {
@@ -2189,7 +2292,7 @@ impl SmbState {
                         .to_vec();
                 self.dcerpc_response(st, &data);
             }
-            0x2f | 0x32 => {}
+            0x2f => {}
             _ => {
                 let created = if b.cmd == 0xa2 && st == 0 {
                     let name = self
@@ -2295,6 +2398,64 @@ fn smb1_strings(b: &Smb1Block<'_>, blob_len: usize, unicode: bool) -> Option<(Ve
     let os = take();
     let lm = take();
     Some((os, lm))
+}
+
+/// The parts of an SMB1 TRANS2 request Suricata reads.
+struct Trans2Req<'a> {
+    subcmd: u16,
+    params: &'a [u8],
+    data: &'a [u8],
+}
+
+/// Parses a TRANS2 request as Suricata 7 does: the parameters start 3 bytes into the byte
+/// block, the data follows them after `data_offset - param_offset - param_count` bytes.
+fn trans2_request<'a>(b: &Smb1Block<'a>) -> Option<Trans2Req<'a>> {
+    let pcnt = usize::from(u16le(b.words, 18)?);
+    let poff = usize::from(u16le(b.words, 20)?);
+    let dcnt = usize::from(u16le(b.words, 22)?);
+    let doff = usize::from(u16le(b.words, 24)?);
+    let subcmd = u16le(b.words, 28)?;
+    if poff + pcnt > usize::from(u16::MAX) {
+        return None;
+    }
+    let params = b.bytes.get(3..3 + pcnt)?;
+    let pad = doff.saturating_sub(poff + pcnt);
+    let start = 3 + pcnt + pad;
+    let data = b.bytes.get(start..start.checked_add(dcnt)?)?;
+    Some(Trans2Req {
+        subcmd,
+        params,
+        data,
+    })
+}
+
+/// The delete flag of a FILE_DISPOSITION_INFO block.
+fn trans2_disposition(d: &[u8]) -> Option<bool> {
+    d.first().map(|&x| x & 1 == 1)
+}
+
+/// The target name of a FILE_RENAME_INFO block, NULs removed (as Suricata logs it).
+fn trans2_rename_target(d: &[u8]) -> Option<Vec<u8>> {
+    let len = usize::try_from(u32le(d, 8)?).ok()?;
+    let name = d.get(12..12usize.checked_add(len)?)?;
+    Some(name.iter().copied().filter(|&c| c != 0).collect())
+}
+
+/// A NUL-terminated UTF-16 string reduced to its low bytes, as Suricata's
+/// `smb_get_unicode_string` (None without a terminator).
+fn smb_unicode_string(d: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut c = d;
+    loop {
+        match c {
+            [0] | [0, 0, ..] => return Some(out),
+            [x, _, rest @ ..] => {
+                out.push(*x);
+                c = rest;
+            }
+            _ => return None,
+        }
+    }
 }
 
 /// One block of an SMB1 AndX chain.

@@ -747,3 +747,87 @@ fn kerberos_ticket_in_a_blob() {
     assert_eq!(t.snames, ["cifs", "dc1.contoso.local"]);
     assert!(krb::find_ticket(&blob[..blob.len() - 10]).is_none());
 }
+
+/// A TRANS2 request with Suricata's layout: parameters 3 bytes into the byte block.
+fn trans2(mid: u16, subcmd: u16, params: &[u8], data: &[u8]) -> Vec<u8> {
+    let mut w = vec![0u8; 30];
+    let poff = 68u16; // 32 header + 1 wct + 30 words + 2 bcc + 3 pad
+    w[18..20].copy_from_slice(&(params.len() as u16).to_le_bytes());
+    w[20..22].copy_from_slice(&poff.to_le_bytes());
+    w[22..24].copy_from_slice(&(data.len() as u16).to_le_bytes());
+    let doff = poff + params.len() as u16 + 2;
+    w[24..26].copy_from_slice(&doff.to_le_bytes());
+    w[26] = 1;
+    w[28..30].copy_from_slice(&subcmd.to_le_bytes());
+    let mut b = vec![0u8; 3];
+    b.extend_from_slice(params);
+    b.extend_from_slice(&[0, 0]);
+    b.extend_from_slice(data);
+    smb1(0x32, false, 0, 100, 1, mid, &w, &b)
+}
+
+fn rename_info(to: &str) -> Vec<u8> {
+    let n = utf16(to);
+    let mut d = vec![0u8; 8];
+    d.extend_from_slice(&(n.len() as u32).to_le_bytes());
+    d.extend_from_slice(&n);
+    d
+}
+
+#[test]
+fn smb1_trans2_set_path_and_file_info() {
+    let mut s = SmbState::new(FileConfig::default());
+    // SET_PATH_INFO rename.
+    let mut p = vec![0xf2, 0x03, 0, 0, 0, 0]; // loi 1010
+    p.extend_from_slice(&utf16("old.txt"));
+    p.extend_from_slice(&[0, 0]);
+    feed(
+        &mut s,
+        Dir::ToServer,
+        &nbss(&trans2(5, 6, &p, &rename_info("new.txt"))),
+        7,
+    );
+    let j = json_of(&s, 0);
+    assert!(
+        j.contains("\"rename\":{\"from\":\"old.txt\",\"to\":\"new.txt\"}"),
+        "{j}"
+    );
+    assert!(j.contains("\"command\":\"SMB1_COMMAND_TRANS2\""), "{j}");
+    assert!(!j.contains("set_info"), "{j}");
+    // Its response completes it with the status.
+    let resp = smb1(0x32, true, 0xc000_0022, 100, 1, 5, &[0u8; 20], &[]);
+    feed(&mut s, Dir::ToClient, &nbss(&resp), 1000);
+    let j = json_of(&s, 0);
+    assert!(j.contains("\"status\":\"STATUS_ACCESS_DENIED\""), "{j}");
+    // SET_FILE_INFO disposition on an unknown FID.
+    let p = [0x07, 0x40, 0xf5, 0x03]; // fid 0x4007, loi 1013
+    feed(&mut s, Dir::ToServer, &nbss(&trans2(6, 8, &p, &[1])), 1000);
+    let j = json_of(&s, 1);
+    for want in [
+        "\"filename\":\"<unknown>\"",
+        "\"access\":\"delete on close\"",
+        "\"subcmd\":\"SET_FILE_INFO\"",
+        "\"level_of_interest\":\"Set Disposition Information\"",
+    ] {
+        assert!(j.contains(want), "{want} in {j}");
+    }
+    // Other sub-commands (FIND_FIRST2) and other levels make no tx.
+    let n = s.tx_count();
+    feed(
+        &mut s,
+        Dir::ToServer,
+        &nbss(&trans2(7, 1, &[0; 12], &[])),
+        1000,
+    );
+    feed(
+        &mut s,
+        Dir::ToServer,
+        &nbss(&trans2(8, 8, &[7, 0x40, 4, 1], &[0; 40])),
+        1000,
+    );
+    assert_eq!(s.tx_count(), n);
+    // A disposition without its data byte makes no tx and, as in Suricata, no event.
+    feed(&mut s, Dir::ToServer, &nbss(&trans2(9, 8, &p, &[])), 1000);
+    assert_eq!(s.tx_count(), n);
+    assert_eq!(s.pending_events, 0);
+}
