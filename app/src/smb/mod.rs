@@ -2244,12 +2244,29 @@ impl SmbState {
         };
         match b.cmd {
             0x72 => {
-                let idx = u16le(b.words, 0).map(usize::from);
-                let caps = u32le(b.words, 19).unwrap_or(0);
-                // As Suricata: the first 16 bytes of the byte block (the GUID with extended
-                // security, else the challenge and domain).
-                let _ = caps;
-                let sg = b.bytes.get(..16).map(<[u8]>::to_vec).unwrap_or_default();
+                // Suricata 7 reads every non-empty reply with the NT LM 0.12 layout (34 bytes
+                // of words, then the byte count and, when it is >= 16, 16 bytes taken as the
+                // GUID); a shorter reply (LANMAN's 13 words) fails to parse and leaves the
+                // negotiate tx open. An empty reply (wct 0) selects dialect 0.
+                let body = b.r.get(32..).unwrap_or_default();
+                let (idx, sg) = if body.first() == Some(&0) {
+                    if body.len() < 3 {
+                        return;
+                    }
+                    (Some(0usize), Vec::new())
+                } else {
+                    let bcc = u16le(body, 35);
+                    let Some(bcc) = bcc else { return };
+                    let sg = if bcc >= 16 {
+                        match body.get(37..53) {
+                            Some(g) => g.to_vec(),
+                            None => return,
+                        }
+                    } else {
+                        Vec::new()
+                    };
+                    (u16le(body, 1).map(usize::from), sg)
+                };
                 let pos = self.txs.iter().position(|t| {
                     t.ver == 1 && matches!(t.data, TxData::Negotiate { .. }) && !t.response_done
                 });

@@ -831,3 +831,27 @@ fn smb1_trans2_set_path_and_file_info() {
     assert_eq!(s.tx_count(), n);
     assert_eq!(s.pending_events, 0);
 }
+
+#[test]
+fn smb1_negotiate_reply_shorter_than_nt_lm_leaves_the_tx_open() {
+    let mut s = SmbState::new(FileConfig::default());
+    let req = smb1(
+        0x72,
+        false,
+        0,
+        0,
+        0,
+        1,
+        &[],
+        b"\x02LANMAN1.0\x00\x02LANMAN2.1\x00",
+    );
+    feed(&mut s, Dir::ToServer, &nbss(&req), 1000);
+    // LANMAN's 13-word reply: Suricata's NT LM layout does not fit, no update.
+    let mut words = vec![0u8; 26];
+    words[0..2].copy_from_slice(&1u16.to_le_bytes());
+    let resp = smb1(0x72, true, 0, 0, 0, 1, &words, &[]);
+    feed(&mut s, Dir::ToClient, &nbss(&resp), 1000);
+    let j = json_of(&s, 0);
+    assert!(j.contains("\"dialect\":\"unknown\""), "{j}");
+    assert!(!j.contains("\"status\""), "{j}");
+}
