@@ -1983,7 +1983,15 @@ impl SmbState {
                 let krb = blob
                     .filter(|_| ntlmssp.is_none())
                     .and_then(krb::find_ticket);
-                let host = smb1_strings(b, blob_len, h.unicode);
+                // Suricata reads the request with the extended-security layout (12 words)
+                // whatever the word count: the strings start 26 bytes after the word count
+                // plus the blob length, which for the 13-word (password) form lands 2 bytes
+                // before the byte block.
+                let words_at = b.bytes_at.saturating_sub(2 + b.words.len());
+                let at = words_at + 26 + blob_len;
+                let host =
+                    b.r.get(at..)
+                        .and_then(|d| smb1_strings_in(d, at, h.unicode));
                 let unusual = ntlmssp.as_ref().is_some_and(|n| n.unusual_order);
                 let t = self.new_tx(1, cmd, &hdr, TxData::SessionSetup { ntlmssp, krb });
                 if unusual {
@@ -2391,11 +2399,14 @@ impl SmbState {
 
 /// The native OS and LAN manager strings after a SESSION_SETUP_ANDX security blob.
 fn smb1_strings(b: &Smb1Block<'_>, blob_len: usize, unicode: bool) -> Option<(Vec<u8>, Vec<u8>)> {
-    let mut o = blob_len;
-    if unicode && (b.bytes_at + o) % 2 == 1 {
-        o += 1;
-    }
-    let mut d = b.bytes.get(o..)?;
+    let d = b.bytes.get(blob_len..)?;
+    smb1_strings_in(d, b.bytes_at + blob_len, unicode)
+}
+
+/// The two strings at `d` (record offset `at`, UTF-16 aligned to an even offset).
+fn smb1_strings_in(d: &[u8], at: usize, unicode: bool) -> Option<(Vec<u8>, Vec<u8>)> {
+    let unicode = unicode && d.len() > 1;
+    let mut d = if unicode && at % 2 == 1 { &d[1..] } else { d };
     let mut take = || -> Vec<u8> {
         if unicode {
             let end = d
