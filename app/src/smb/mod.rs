@@ -1899,7 +1899,6 @@ impl SmbState {
         };
         let mut cmd = h.command;
         let mut at = 32usize;
-        let mut seen = 0;
         while let Some(&wc) = r.get(at) {
             let wc = usize::from(wc);
             let words = r.get(at + 1..at + 1 + 2 * wc).unwrap_or_default();
@@ -1922,8 +1921,9 @@ impl SmbState {
             } else {
                 self.smb1_request(&h, &blk);
             }
-            seen += 1;
-            if !is_andx(cmd) || words.len() < 4 || words[0] == 0xff || seen > 8 {
+            // As Suricata, the chain goes on while each AndX offset moves forward inside
+            // the record (which bounds it); no count limit.
+            if !is_andx(cmd) || words.len() < 4 || words[0] == 0xff {
                 break;
             }
             let next = usize::from(u16le(words, 2).unwrap_or(0));

@@ -855,3 +855,28 @@ fn smb1_negotiate_reply_shorter_than_nt_lm_leaves_the_tx_open() {
     assert!(j.contains("\"dialect\":\"unknown\""), "{j}");
     assert!(!j.contains("\"status\""), "{j}");
 }
+
+#[test]
+fn smb1_andx_chain_is_followed_while_offsets_advance() {
+    // 20 chained LOGOFF_ANDX blocks of 7 bytes each, the last one ending the chain.
+    let n = 20usize;
+    let mut blocks = Vec::new();
+    for i in 0..n {
+        let next = 32 + 7 * (i + 1);
+        let cmd = if i + 1 == n { 0xff } else { 0x74 };
+        blocks.extend_from_slice(&[2, cmd, 0, (next & 0xff) as u8, (next >> 8) as u8, 0, 0]);
+    }
+    let mut rec = smb1(0x74, false, 0, 100, 0, 3, &[], &[]);
+    rec.truncate(32);
+    rec.extend_from_slice(&blocks);
+    let mut s = SmbState::new(FileConfig::default());
+    feed(&mut s, Dir::ToServer, &nbss(&rec), 1000);
+    assert_eq!(s.tx_count(), n as u64);
+    // An offset that does not move forward ends the chain.
+    let mut rec2 = rec.clone();
+    rec2[32 + 3] = 32;
+    rec2[32 + 4] = 0;
+    let mut s = SmbState::new(FileConfig::default());
+    feed(&mut s, Dir::ToServer, &nbss(&rec2), 1000);
+    assert_eq!(s.tx_count(), 1);
+}
