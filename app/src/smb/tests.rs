@@ -880,3 +880,27 @@ fn smb1_andx_chain_is_followed_while_offsets_advance() {
     feed(&mut s, Dir::ToServer, &nbss(&rec2), 1000);
     assert_eq!(s.tx_count(), 1);
 }
+
+#[test]
+fn hostile_andx_chain_stays_within_max_tx() {
+    // The 16-bit AndX offsets bound a chain to ~9300 blocks of 7 bytes; with max-tx 16 the
+    // held transactions stay bounded and the limit is reported on the ones closed.
+    let n = 9000usize;
+    let mut rec = smb1(0x74, false, 0, 100, 0, 3, &[], &[]);
+    rec.truncate(32);
+    for i in 0..n {
+        let next = 32 + 7 * (i + 1);
+        let cmd = if i + 1 == n { 0xff } else { 0x74 };
+        rec.extend_from_slice(&[2, cmd, 0, (next & 0xff) as u8, (next >> 8) as u8, 0, 0]);
+    }
+    let mut s = SmbState::new(FileConfig::default());
+    s.cfg.max_tx = 16;
+    feed(&mut s, Dir::ToServer, &nbss(&rec), 4096);
+    assert_eq!(s.tx_count(), n as u64);
+    // The hard bound on held transactions: 4 x max-tx, at least 1024.
+    assert!(s.txs.len() <= 1024, "{} live txs", s.txs.len());
+    assert!(s
+        .txs
+        .iter()
+        .any(|t| t.events & ev("too_many_transactions") != 0));
+}
