@@ -1,5 +1,5 @@
 //! Logged transactions are not kept for detection that will never inspect them: with no
-//! rule of the protocol (here: no rules at all), each flow's logged transactions are freed at
+//! rule of the protocol (no rules at all, or only other protocols'), each flow's logged transactions are freed at
 //! once, so thousands of open MQTT connections with many messages each hold little memory
 //! (they held 32 logged transactions each, about 20 KiB per connection: 4,000 connections
 //! peaked at about 130 MB where this bound is 64 MiB). Suricata frees a transaction once
@@ -33,7 +33,21 @@ fn mqtt_str(s: &[u8]) -> Vec<u8> {
 
 #[test]
 fn logged_mqtt_transactions_are_freed_without_rules() {
-    let dir = TempDir::new("mqtt-tx-memory");
+    run_mqtt_sessions("mqtt-tx-memory", None);
+}
+
+/// The same with rules, none of them MQTT's (an HTTP rule): the MQTT transactions are not
+/// kept either.
+#[test]
+fn logged_mqtt_transactions_are_freed_without_mqtt_rules() {
+    run_mqtt_sessions(
+        "mqtt-tx-memory-http-rule",
+        Some("alert http any any -> any any (http.uri; content:\"x\"; sid:1;)\n"),
+    );
+}
+
+fn run_mqtt_sessions(tag: &str, rules: Option<&str>) {
+    let dir = TempDir::new(tag);
     let mut cap = Pcap::new(1);
     let mut t = 1_700_000_000_000_000u64;
     let connect = {
@@ -67,7 +81,8 @@ fn logged_mqtt_transactions_are_freed_without_rules() {
     cap.write(&pcap);
     let logs = dir.path().join("logs");
     std::fs::create_dir(&logs).unwrap();
-    let args: Vec<&OsStr> = vec![
+    let rules_path = dir.path().join("t.rules");
+    let mut args: Vec<&OsStr> = vec![
         OsStr::new("-r"),
         pcap.as_os_str(),
         OsStr::new("-l"),
@@ -75,6 +90,11 @@ fn logged_mqtt_transactions_are_freed_without_rules() {
         OsStr::new("-k"),
         OsStr::new("none"),
     ];
+    if let Some(r) = rules {
+        std::fs::write(&rules_path, r).unwrap();
+        args.push(OsStr::new("-S"));
+        args.push(rules_path.as_os_str());
+    }
     let r = run_measured(&args, dir.path());
     assert_eq!(r.code(), Some(0), "{}", r.stderr());
     // Every message was logged (CONNECT with its CONNACK, PUBLISH with its PUBACK).

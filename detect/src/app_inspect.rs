@@ -618,6 +618,15 @@ type Pats = Vec<(Vec<u8>, Vec<PatSig>)>;
 /// A prefilter and, per pattern, its rules.
 type CompiledPats = (Box<dyn Prefilter>, Box<[Box<[PatSig]>]>);
 
+impl ProtoIndex {
+    /// No rule inspects this protocol's transactions.
+    fn is_empty(&self) -> bool {
+        self.nonmpm.iter().all(Vec::is_empty)
+            && self.mpms.iter().all(Vec::is_empty)
+            && self.pay.iter().all(Option::is_none)
+    }
+}
+
 fn add_pat(pats: &mut Pats, lower: &[u8], exact: &Option<Vec<u8>>, n: u32) {
     let ex = exact.clone().map(Vec::into_boxed_slice);
     match pats.iter_mut().find(|(l, _)| l == lower) {
@@ -1284,7 +1293,10 @@ impl super::Engine {
         } else {
             Dir::ToClient
         };
-        let Some(pidx) = pi(app.proto).and_then(|p| self.app.per.get(p)) else {
+        let Some(pidx) = pi(app.proto)
+            .and_then(|p| self.app.per.get(p))
+            .filter(|x| !x.is_empty())
+        else {
             // No rule of this protocol: its logged transactions need not be kept (once there
             // is a protocol: before detection the flow has none).
             if app.parser().is_some() {
