@@ -6,39 +6,8 @@
 mod common;
 mod hostile_util;
 
-use common::{shrike, stderr, TempDir};
+use common::TempDir;
 use hostile_util::{eth, ipv6, Pcap};
-use std::path::Path;
-
-/// The sorted (sid, pcap_cnt) pairs of shrike's alerts on `pcap` with `rules`.
-fn alerts(pcap: &Path, rules: &str, dir: &TempDir) -> Vec<(u64, u64)> {
-    let rf = dir.path().join("t.rules");
-    std::fs::write(&rf, rules).unwrap();
-    let logs = dir.path().join("logs");
-    std::fs::create_dir_all(&logs).unwrap();
-    let out = shrike()
-        .arg("-r")
-        .arg(pcap)
-        .arg("-S")
-        .arg(&rf)
-        .args(["-k", "none", "--runmode", "single", "-l"])
-        .arg(&logs)
-        .output()
-        .expect("run shrike");
-    assert!(out.status.success(), "shrike failed: {}", stderr(&out));
-    let mut v: Vec<(u64, u64)> = common::eve_records(&logs)
-        .iter()
-        .filter(|r| r["event_type"] == "alert")
-        .map(|a| {
-            (
-                a["alert"]["signature_id"].as_u64().unwrap(),
-                a["pcap_cnt"].as_u64().unwrap_or(0),
-            )
-        })
-        .collect();
-    v.sort_unstable();
-    v
-}
 
 /// An ICMPv6 message (checksum left 0: read with `-k none`).
 fn icmp6(ty: u8, code: u8, body: &[u8]) -> Vec<u8> {
@@ -72,7 +41,7 @@ alert icmp any any -> any any (msg:\">1500\"; icmpv6.mtu:>1500; sid:2;)
 alert ip any any -> any any (msg:\"any\"; icmpv6.mtu:>0; sid:3;)
 ";
     assert_eq!(
-        alerts(&pcap, rules, &dir),
+        common::alert_pairs(&pcap, rules, &dir),
         vec![(1, 1), (2, 2), (3, 1), (3, 2)]
     );
 }
@@ -107,5 +76,5 @@ alert udp any any -> any any (msg:\"age>=2\"; flow.age:>=2; sid:7;)
         (7, 65),
     ];
     want.sort_unstable();
-    assert_eq!(alerts(&pcap, rules, &dir), want);
+    assert_eq!(common::alert_pairs(&pcap, rules, &dir), want);
 }

@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::{shrike, stderr, TempDir};
+use common::TempDir;
 
 const RULES: &str = "\
 alert tls any any -> any any (msg:\"v12\"; ssl_version:tls1.2; sid:101;)
@@ -47,35 +47,7 @@ alert tls any any -> any any (msg:\"tv13 tc\"; flow:to_client; tls.version:1.3; 
 /// corpus is not there.
 fn alerts(rel: &str, tag: &str) -> Option<Vec<(u64, u64)>> {
     let pcap = common::shared_file(rel)?;
-    let dir = TempDir::new(tag);
-    let rf = dir.path().join("tls.rules");
-    std::fs::write(&rf, RULES).unwrap();
-    let out = shrike()
-        .arg("-r")
-        .arg(&pcap)
-        .arg("-S")
-        .arg(&rf)
-        .arg("-k")
-        .arg("none")
-        .arg("--runmode")
-        .arg("single")
-        .arg("-l")
-        .arg(dir.path())
-        .output()
-        .expect("run shrike");
-    assert!(out.status.success(), "shrike failed: {}", stderr(&out));
-    let mut v: Vec<(u64, u64)> = common::eve_records(dir.path())
-        .iter()
-        .filter(|r| r["event_type"] == "alert")
-        .map(|a| {
-            (
-                a["alert"]["signature_id"].as_u64().unwrap(),
-                a["pcap_cnt"].as_u64().unwrap_or(0),
-            )
-        })
-        .collect();
-    v.sort_unstable();
-    Some(v)
+    Some(common::alert_pairs(&pcap, RULES, &TempDir::new(tag)))
 }
 
 fn check(rel: &str, tag: &str, mut want: Vec<(u64, u64)>) {

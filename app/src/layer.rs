@@ -347,6 +347,15 @@ impl AppFlow {
         let c = &self.inspected[di(dir)];
         c.set(c.get().max(upto));
     }
+
+    /// No rule inspects this flow's protocol in direction `dir`: none of its logged
+    /// transactions need be kept for detection. Only once the flow has a protocol (before
+    /// detection there are no transactions, and rules of the protocol found later may).
+    pub fn note_no_rules(&self, dir: Dir) {
+        if self.state.is_some() {
+            self.note_inspected(dir, u64::MAX);
+        }
+    }
 }
 
 /// App-layer counters of one worker (Suricata's `app_layer.flow.*` and `app_layer.tx.*`).

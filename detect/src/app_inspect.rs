@@ -1297,11 +1297,8 @@ impl super::Engine {
             .and_then(|p| self.app.per.get(p))
             .filter(|x| !x.is_empty())
         else {
-            // No rule of this protocol: its logged transactions need not be kept (once there
-            // is a protocol: before detection the flow has none).
-            if app.parser().is_some() {
-                app.note_inspected(d, u64::MAX);
-            }
+            // No rule of this protocol: its logged transactions need not be kept.
+            app.note_no_rules(d);
             return;
         };
         let ad = state.app.get_or_insert_with(Box::default);

@@ -474,9 +474,7 @@ impl Engine {
         };
         if self.app.is_empty() {
             // No transaction rule: nothing needs a logged transaction kept for detection.
-            if app.parser().is_some() {
-                app.note_inspected(d, u64::MAX);
-            }
+            app.note_no_rules(d);
             return;
         }
         // A packet without payload that brought nothing to the app layer (a bare ACK)

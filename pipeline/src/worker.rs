@@ -610,8 +610,8 @@ impl Worker {
                 x.tcp.set_raw_disabled(tdir);
             }
             if let Some(a) = x.app.as_deref() {
-                a.note_inspected(Dir::ToServer, u64::MAX);
-                a.note_inspected(Dir::ToClient, u64::MAX);
+                a.note_no_rules(Dir::ToServer);
+                a.note_no_rules(Dir::ToClient);
             }
         }
         if self.logs.frame && flow.data.app().is_some_and(|a| a.frames.is_some()) {

@@ -59,6 +59,37 @@ pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// The sorted (sid, pcap_cnt) pairs of shrike's alerts on `pcap` with the rules in `rules`
+/// (`-k none --runmode single`, logs under `dir/logs`); a flow-end alert has pcap_cnt 0.
+pub fn alert_pairs(pcap: &Path, rules: &str, dir: &TempDir) -> Vec<(u64, u64)> {
+    let rf = dir.path().join("t.rules");
+    std::fs::write(&rf, rules).unwrap();
+    let logs = dir.path().join("logs");
+    std::fs::create_dir_all(&logs).unwrap();
+    let out = shrike()
+        .arg("-r")
+        .arg(pcap)
+        .arg("-S")
+        .arg(&rf)
+        .args(["-k", "none", "--runmode", "single", "-l"])
+        .arg(&logs)
+        .output()
+        .expect("run shrike");
+    assert!(out.status.success(), "shrike failed: {}", stderr(&out));
+    let mut v: Vec<(u64, u64)> = eve_records(&logs)
+        .iter()
+        .filter(|r| r["event_type"] == "alert")
+        .map(|a| {
+            (
+                a["alert"]["signature_id"].as_u64().unwrap(),
+                a["pcap_cnt"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    v.sort_unstable();
+    v
+}
+
 /// Every EVE record in `dir/eve.json` (empty when the file is missing).
 pub fn eve_records(dir: &Path) -> Vec<serde_json::Value> {
     let Ok(text) = std::fs::read_to_string(dir.join("eve.json")) else {
