@@ -167,3 +167,74 @@ const EXPECTED_ANOMALIES: &[(&str, u64)] = &[
     ("APPLAYER_NO_TLS_AFTER_STARTTLS", 22),
     ("APPLAYER_UNEXPECTED_PROTOCOL", 22),
 ];
+
+/// A client that opens with bytes no parser recognises, answered by an RDP server: the
+/// server's direction finds RDP and the client's data, parsed then as RDP, is an error.
+/// Suricata parses the server's X.224 Connection Confirm in the same step (its
+/// `initial_response` is logged) and turns the app layer off afterwards: the client's later
+/// X.224 Connection Request is not parsed. Records as Suricata 7.0.10 writes them for this
+/// capture (as `rdp_rdp-invalid-length` of its verification suite).
+#[test]
+fn parser_error_of_the_undetected_direction_keeps_the_detected_side() {
+    let dir = TempDir::new("app-events-rdp-error");
+    let mut cap = Pcap::new(1);
+    let mut t = 1_700_000_000_000_000u64;
+    let mut garbage = b"ECODH\r\n".to_vec();
+    garbage.extend((0..40u32).map(|i| (i * 7) as u8));
+    let confirm = [
+        0x03, 0x00, 0x00, 0x13, 0x0e, 0xd0, 0x00, 0x00, 0x12, 0x34, 0x00, 0x02, 0x00, 0x08, 0x00,
+        0x00, 0x00, 0x00, 0x00,
+    ];
+    let request = [
+        0x03, 0x00, 0x00, 0x13, 0x0e, 0xe0, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x08, 0x00,
+        0x03, 0x00, 0x00, 0x00,
+    ];
+    conversation(
+        &mut cap,
+        &mut t,
+        40000,
+        3389,
+        &[(true, &garbage), (false, &confirm), (true, &request)],
+    );
+    let pcap = dir.path().join("rdp.pcap");
+    cap.write(&pcap);
+    let out = shrike()
+        .arg("-r")
+        .arg(&pcap)
+        .arg("-l")
+        .arg(dir.path())
+        .args(["-k", "none"])
+        .output()
+        .expect("run shrike");
+    assert!(out.status.success(), "shrike failed: {}", stderr(&out));
+    let recs = eve_records(dir.path());
+    let got: Vec<(String, u64, String)> = recs
+        .iter()
+        .filter(|r| r["event_type"] == "rdp" || r["event_type"] == "anomaly")
+        .map(|r| {
+            let what = if r["event_type"] == "rdp" {
+                r["rdp"]["event_type"].as_str().unwrap_or("").to_string()
+            } else {
+                r["anomaly"]["event"].as_str().unwrap_or("").to_string()
+            };
+            (
+                r["event_type"].as_str().unwrap().to_string(),
+                r["pcap_cnt"].as_u64().unwrap_or(0),
+                what,
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (
+                "anomaly".to_string(),
+                7,
+                "APPLAYER_DETECT_PROTOCOL_ONLY_ONE_DIRECTION".to_string()
+            ),
+            ("rdp".to_string(), 7, "initial_response".to_string()),
+        ]
+    );
+    let flow = recs.iter().find(|r| r["event_type"] == "flow").unwrap();
+    assert_eq!(flow["app_proto"], "rdp");
+}

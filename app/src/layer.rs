@@ -155,6 +155,11 @@ pub struct AppFlow {
     pub frames: Option<Box<FlowFrames>>,
     /// `filestore` matches of `tx` or flow scope: files opened later are stored too.
     pub store_orders: Option<Box<crate::files::StoreOrders>>,
+    /// A TCP parser returned an error: the app layer is off for the rest of the flow
+    /// (Suricata's `StreamTcpDisableAppLayer` from `AppLayerParserParse`). Data already
+    /// handed over in the same step (both directions' data at detection) is still parsed,
+    /// as Suricata parses the detected direction after the opposing side's error.
+    parse_error: bool,
 }
 
 /// The frames of a flow.
@@ -1014,9 +1019,12 @@ impl AppLayer {
     }
 
     /// Suricata's `app_layer.error.<proto>.parser`: the parser gave up on the flow's data.
-    fn count_parser_error(&mut self, f: &AppFlow, err: bool) {
+    fn count_parser_error(&mut self, f: &mut AppFlow, err: bool) {
         if !err {
             return;
+        }
+        if f.ip_proto == 6 {
+            f.parse_error = true;
         }
         match f.proto {
             AppProto::TLS => self.stats.error_tls_parser += 1,
@@ -1284,6 +1292,9 @@ fn reverse_fits(cfg: &ParserConfig, f: &AppFlow, ctx: &FlowCtx, dir: Dir, data: 
 /// `off` is the offset of `data` in its TCP stream (for frames); `None` on UDP (the frames
 /// of the direction's previous datagram are dropped).
 fn feed(f: &mut AppFlow, dir: Dir, data: &[u8], off: Option<u64>) -> bool {
+    if f.parse_error {
+        return false;
+    }
     let AppFlow {
         state,
         frames,

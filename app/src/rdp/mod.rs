@@ -102,8 +102,9 @@ pub struct RdpState {
     tls: bool,
     /// Parsing is over (MCS Connect Response or the certificate seen).
     bypass: bool,
-    /// The parser gave up (Suricata's error result).
-    failed: bool,
+    /// Per direction: the parser gave up (Suricata's error result; its `parse_ts` and
+    /// `parse_tc` fail independently, the app layer then stops the flow).
+    failed: [bool; 2],
     /// The direction waits for bytes that cannot come (a field cut short inside a PDU).
     stalled: [bool; 2],
 }
@@ -501,21 +502,21 @@ pub fn write_rdp(t: &RdpTx, w: &mut JsonWriter) {
 impl AppParser for RdpState {
     fn parse(&mut self, dir: Dir, data: &[u8]) -> bool {
         let d = di(dir);
-        if self.bypass || self.failed || self.stalled[d] || data.is_empty() {
+        if self.bypass || self.failed[d] || self.stalled[d] || data.is_empty() {
             return false;
         }
         let mut buf = std::mem::take(&mut self.bufs[d]);
         buf.extend_from_slice(data);
         let (used, failed) = self.run(dir, &buf);
         if failed {
-            self.failed = true;
+            self.failed[d] = true;
             return true;
         }
         buf.drain(..used.min(buf.len()));
         if self.bypass || self.stalled[d] {
             buf = Vec::new();
         } else if buf.len() > MAX_BUF {
-            self.failed = true;
+            self.failed[d] = true;
             return true;
         }
         self.bufs[d] = buf;
