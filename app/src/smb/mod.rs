@@ -30,6 +30,7 @@ use dcerpc::Iface;
 use shrike_output::eve::header::write_eve_header;
 use shrike_output::{EventKind, JsonWriter};
 
+use crate::anomaly::AppAnomaly;
 use crate::files::{FileConfig, TrackedFile};
 use crate::registry::{
     AppParser, BufferDesc, Detect, KeywordDesc, LogCtx, ParserConfig, Probe, Protocol, TxMatch,
@@ -636,6 +637,8 @@ pub struct SmbTx {
     /// Details.
     pub data: TxData,
     events: u32,
+    /// Events already reported in EVE `anomaly` records.
+    events_reported: u32,
     logged: bool,
     /// SMB1 SESSION_SETUP_ANDX native OS and LAN manager (request, response).
     hosts: [Option<(Vec<u8>, Vec<u8>)>; 2],
@@ -667,6 +670,9 @@ struct Framer {
 pub struct SmbState {
     txs: VecDeque<SmbTx>,
     next_id: u64,
+    /// A malformed record ended parsing (Suricata's parser error: the app layer's EOF is
+    /// set, so every transaction is logged at once, complete or not).
+    failed: bool,
     dialect: u16,
     /// The SMB1 dialect the server chose.
     dialect1: Option<Vec<u8>>,
@@ -709,6 +715,7 @@ impl SmbState {
         SmbState {
             txs: VecDeque::new(),
             next_id: 0,
+            failed: false,
             dialect: 0,
             dialect1: None,
             max_read_size: 0,
@@ -763,6 +770,7 @@ impl SmbState {
             response_done: false,
             data,
             events: std::mem::take(&mut self.pending_events),
+            events_reported: 0,
             logged: false,
             hosts: [None, None],
             seen: 0,
@@ -902,7 +910,13 @@ impl SmbState {
                 if kind == 0 && !rec.is_empty() {
                     if rec.len() >= 4 && is_smb_magic(rec) {
                         let rec = rec.to_vec();
-                        self.smb_record(dir, &rec);
+                        if !self.smb_record(dir, &rec) {
+                            // A malformed SMB1/SMB2 record inside a complete NBSS record:
+                            // Suricata's parser returns an error (the app layer stops).
+                            self.framers[i].buf = Vec::new();
+                            self.failed = true;
+                            return true;
+                        }
                     } else {
                         self.framers[i].resync = true;
                         err = true;
@@ -917,14 +931,16 @@ impl SmbState {
         }
     }
 
-    fn smb_record(&mut self, dir: Dir, rec: &[u8]) {
+    /// One SMB record; `false` when it is malformed (Suricata's `malformed_data` on the
+    /// most recent transaction and a parser error).
+    fn smb_record(&mut self, dir: Dir, rec: &[u8]) -> bool {
         match rec[0] {
             0xfe => {
                 let mut off = 0usize;
                 while let Some(r) = rec.get(off..) {
                     let Some(h) = Smb2Hdr::parse(r) else {
-                        self.event(EV_MALFORMED);
-                        break;
+                        self.last_event(EV_MALFORMED);
+                        return false;
                     };
                     let end = if h.next_command > 0 {
                         (h.next_command as usize).min(r.len())
@@ -944,10 +960,11 @@ impl SmbState {
                     off += h.next_command as usize;
                 }
             }
-            0xff => self.smb1_record(rec),
+            0xff => return self.smb1_record(rec),
             // Encrypted SMB3 records: not parsed.
             _ => {}
         }
+        true
     }
 
     fn smb2_request(&mut self, h: &Smb2Hdr, m: &[u8]) {
@@ -1892,14 +1909,16 @@ impl SmbState {
 
 impl SmbState {
     /// SMB1: one record, its AndX chain walked.
-    fn smb1_record(&mut self, r: &[u8]) {
+    fn smb1_record(&mut self, r: &[u8]) -> bool {
         let Some(h) = Smb1Hdr::parse(r) else {
-            self.event(EV_MALFORMED);
-            return;
+            self.last_event(EV_MALFORMED);
+            return false;
         };
         let mut cmd = h.command;
         let mut at = 32usize;
-        while let Some(&wc) = r.get(at) {
+        // A header without a word count is handed over once with empty words and bytes,
+        // as Suricata hands its record with empty data to the command's parser.
+        while let Some(wc) = r.get(at).copied().or((at == 32).then_some(0)) {
             let wc = usize::from(wc);
             let words = r.get(at + 1..at + 1 + 2 * wc).unwrap_or_default();
             let bc_at = at + 1 + 2 * wc;
@@ -1933,6 +1952,7 @@ impl SmbState {
             cmd = words[0];
             at = next;
         }
+        true
     }
 
     fn smb1_hdr2(h: &Smb1Hdr, cmd: u8) -> Smb2Hdr {
@@ -2523,7 +2543,9 @@ pub struct Smb1Hdr {
 impl Smb1Hdr {
     /// Parse the 32-byte header.
     pub fn parse(r: &[u8]) -> Option<Smb1Hdr> {
-        if r.len() < 33 || &r[..4] != b"\xffSMB" {
+        // The 32-byte header alone is a record (Suricata's `parse_smb_record`); the word
+        // count and what follows may be missing.
+        if r.len() < 32 || &r[..4] != b"\xffSMB" {
             return None;
         }
         let flags2 = u16le(r, 10)?;
@@ -2943,13 +2965,37 @@ impl AppParser for SmbState {
             .is_some_and(|t| ev < 32 && t.events & (1 << ev) != 0)
     }
 
+    fn drain_events(&mut self, from: u64, _flow_logged: bool, f: &mut dyn FnMut(AppAnomaly)) {
+        // Suricata's anomaly logger reports a transaction's events until the transaction is
+        // logged (`malformed_data`, `file_overlap`, ... as its `smb` events).
+        let names = PROTOCOL.events;
+        for t in self.txs.iter_mut().filter(|t| t.id >= from && !t.logged) {
+            let new = t.events & !t.events_reported;
+            if new == 0 {
+                continue;
+            }
+            t.events_reported = t.events;
+            for (i, name) in names.iter().enumerate() {
+                if new & (1 << i) != 0 {
+                    f(AppAnomaly {
+                        tx_id: t.id,
+                        name,
+                        upper: false,
+                    });
+                }
+            }
+        }
+    }
+
     fn log(&mut self, c: &mut LogCtx<'_>) {
         let to_server = c.rec.info.to_server;
         let ready: Vec<u64> = self
             .txs
             .iter()
             .filter(|t| {
-                t.id >= *c.next && !t.logged && (c.closed || (t.request_done && t.response_done))
+                t.id >= *c.next
+                    && !t.logged
+                    && (c.closed || self.failed || (t.request_done && t.response_done))
             })
             .map(|t| t.id)
             .collect();
@@ -2958,7 +3004,8 @@ impl AppParser for SmbState {
                 if c.write {
                     if c.out.wants_type("smb") {
                         if let Some(mut rec) = c.out.record(EventKind::Protocol) {
-                            write_eve_header(&mut rec, &c.rec.header("smb", to_server));
+                            // `LOG_DIR_FLOW`: the client is `src` whatever the packet.
+                            write_eve_header(&mut rec, &c.rec.header("smb", true));
                             self.write_smb(t, &mut rec);
                             rec.close();
                             let _ = rec.commit();

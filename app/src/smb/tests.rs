@@ -904,3 +904,29 @@ fn hostile_andx_chain_stays_within_max_tx() {
         .iter()
         .any(|t| t.events & ev("too_many_transactions") != 0));
 }
+
+/// Suricata's `netbios-split-session-msg`: an SMB1 record of the bare 32-byte header is a
+/// request (an unknown command makes a generic transaction); a record too short for the
+/// header is `malformed_data` on the last transaction and a parser error.
+#[test]
+fn header_only_smb1_record_and_malformed_record() {
+    let mut s = SmbState::new(FileConfig::default());
+    let mut h = b"\xffSMB".to_vec();
+    h.extend_from_slice(&[0x41; 28]);
+    let mut d = nbss(&h);
+    d.extend(nbss(b"\xffSMB"));
+    d.extend(nbss(&h));
+    assert!(AppParser::parse(&mut s, Dir::ToServer, &d), "parser error");
+    assert_eq!(s.txs.len(), 1, "the record after the error is not parsed");
+    let t = &s.txs[0];
+    assert_eq!(
+        (t.ver, t.cmd, t.session_id, t.tree_id),
+        (1, 0x41, 0x4141, 0x4141)
+    );
+    let mut seen = Vec::new();
+    s.drain_events(0, false, &mut |a| seen.push((a.tx_id, a.name)));
+    assert_eq!(seen, vec![(0, "malformed_data")]);
+    s.drain_events(0, false, &mut |a| seen.push((a.tx_id, a.name)));
+    assert_eq!(seen.len(), 1, "each event once");
+    assert!(s.failed, "incomplete transactions are logged at once");
+}
