@@ -318,7 +318,7 @@ pub fn smb2_command_string(c: u16) -> String {
         16 => "SMB2_COMMAND_GET_INFO",
         17 => "SMB2_COMMAND_SET_INFO",
         18 => "SMB2_COMMAND_OPLOCK_BREAK",
-        _ => return format!("SMB2_COMMAND_UNKNOWN_{c}"),
+        _ => return c.to_string(),
     };
     s.to_string()
 }
@@ -2571,6 +2571,7 @@ impl Smb1Hdr {
 
 /// SMB1 command names.
 pub fn smb1_command_string(c: u8) -> String {
+    // Exactly the commands Suricata 7.0.10 names (`smb1_command_string`); others are numbers.
     let n = match c {
         0x00 => "CREATE_DIRECTORY",
         0x01 => "DELETE_DIRECTORY",
@@ -2593,35 +2594,26 @@ pub fn smb1_command_string(c: u8) -> String {
         0x12 => "SEEK",
         0x13 => "LOCK_AND_READ",
         0x14 => "WRITE_AND_UNLOCK",
-        0x1a => "READ_RAW",
-        0x1d => "WRITE_RAW",
-        0x22 => "SET_INFORMATION2",
-        0x23 => "QUERY_INFORMATION2",
         0x24 => "LOCKING_ANDX",
         0x25 => "TRANS",
-        0x26 => "TRANS_SECONDARY",
-        0x27 => "IOCTL",
         0x2b => "ECHO",
+        0x2c => "WRITE_AND_CLOSE",
         0x2d => "OPEN_ANDX",
         0x2e => "READ_ANDX",
         0x2f => "WRITE_ANDX",
-        0x31 => "CLOSE_AND_TREE_DISC",
         0x32 => "TRANS2",
         0x33 => "TRANS2_SECONDARY",
         0x34 => "FIND_CLOSE2",
-        0x70 => "TREE_CONNECT",
         0x71 => "TREE_DISCONNECT",
         0x72 => "NEGOTIATE_PROTOCOL",
         0x73 => "SESSION_SETUP_ANDX",
         0x74 => "LOGOFF_ANDX",
         0x75 => "TREE_CONNECT_ANDX",
         0x80 => "QUERY_INFO_DISK",
-        0x81 => "SEARCH",
         0xa0 => "NT_TRANS",
         0xa1 => "NT_TRANS_SECONDARY",
         0xa2 => "NT_CREATE_ANDX",
         0xa4 => "NT_CANCEL",
-        0xa5 => "NT_RENAME",
         _ => return c.to_string(),
     };
     format!("SMB1_COMMAND_{n}")
