@@ -687,6 +687,8 @@ pub struct SmbState {
     trees: HashMap<(u64, u32), (Vec<u8>, bool)>,
     /// (session, message id) of a READ request -> (guid, offset).
     reads: HashMap<(u64, u64), (Vec<u8>, u64)>,
+    /// SMB1 TRANS requests on a pipe: (uid, tid, mid) -> the pipe's fid.
+    trans_fids: HashMap<(u64, u32, u64), Vec<u8>>,
     files: FileConfig,
     pending_events: u32,
     /// Interfaces of the last BIND on a pipe (`None`: no BIND seen).
@@ -725,6 +727,7 @@ impl SmbState {
             guid_names: HashMap::new(),
             trees: HashMap::new(),
             reads: HashMap::new(),
+            trans_fids: HashMap::new(),
             files,
             pending_events: 0,
             ifaces: None,
@@ -1099,7 +1102,9 @@ impl SmbState {
             }
             11 => {
                 let func = u32le(b, 4).unwrap_or(0);
-                if func == FSCTL_PIPE_TRANSCEIVE {
+                let dce = func == FSCTL_PIPE_TRANSCEIVE
+                    && b.get(8..24).is_some_and(|g| self.dcerpc_service(g));
+                if dce {
                     let off = u32le(b, 24).unwrap_or(0) as usize;
                     let len = u32le(b, 28).unwrap_or(0) as usize;
                     let data = m
@@ -1173,16 +1178,26 @@ impl SmbState {
         let key = (h.session_id, h.tree_id);
         let mut pipe = self.trees.get(&key).is_some_and(|t| t.1);
         // The tree connect was missed: DCERPC-looking data makes the tree a pipe (as
-        // Suricata's `smb_dcerpc_probe`).
+        // Suricata's `smb_dcerpc_probe`), and the file a DCERPC one when its name is not
+        // a known service.
         if !self.trees.contains_key(&key) && dcerpc::probe(data) {
             bounded_insert(&mut self.trees, key, (b"suricata::dcerpc".to_vec(), true));
+            if !self.dcerpc_service(g) {
+                bounded_insert(
+                    &mut self.guid_names,
+                    g.to_vec(),
+                    b"suricata::dcerpc".to_vec(),
+                );
+            }
             pipe = true;
         }
         if pipe {
-            // Named pipes carry DCERPC, not files.
-            match dir {
-                Dir::ToServer => self.dcerpc_request(h, ver, cmd, data),
-                Dir::ToClient => self.dcerpc_response(h.status, data),
+            // Named pipes carry DCERPC (of the services Suricata knows), not files.
+            if self.dcerpc_service(g) {
+                match dir {
+                    Dir::ToServer => self.dcerpc_request(h, ver, cmd, data),
+                    Dir::ToClient => self.dcerpc_response(h.status, data),
+                }
             }
             return;
         }
@@ -1453,7 +1468,9 @@ impl SmbState {
                 have = true;
             }
             16 => have = true,
-            11 if u32le(b, 4) == Some(FSCTL_PIPE_TRANSCEIVE) => {
+            11 if u32le(b, 4) == Some(FSCTL_PIPE_TRANSCEIVE)
+                && b.get(8..24).is_some_and(|g| self.dcerpc_service(g)) =>
+            {
                 let off = u32le(b, 32).unwrap_or(0) as usize;
                 let len = u32le(b, 36).unwrap_or(0) as usize;
                 let data = m
@@ -1550,6 +1567,31 @@ impl SmbState {
             );
         }
         true
+    }
+
+    /// Whether the pipe opened as file `g` carries DCERPC: its name is one of the services
+    /// Suricata 7.0.10 knows (`get_service_for_guid`, exact names, a leading `\` skipped),
+    /// or the tree was found to be DCERPC by probing (`suricata::dcerpc`). Data of other
+    /// pipes (`wkssvc`, `PSEXESVC`, ...) is skipped.
+    fn dcerpc_service(&self, g: &[u8]) -> bool {
+        let Some(n) = self.guid_names.get(g) else {
+            return false;
+        };
+        let n = match n.split_first() {
+            Some((b'\\', rest)) if !rest.is_empty() => rest,
+            _ => n.as_slice(),
+        };
+        matches!(
+            n,
+            b"svcctl"
+                | b"srvsvc"
+                | b"atsvc"
+                | b"lsarpc"
+                | b"samr"
+                | b"spoolss"
+                | b"winreg"
+                | b"suricata::dcerpc"
+        )
     }
 
     /// Data written to a pipe: DCERPC, or skipped (no transaction, as Suricata).
@@ -2142,16 +2184,27 @@ impl SmbState {
                 self.new_tx(1, cmd, &hdr, TxData::Generic);
             }
             0x25 => {
-                // TRANS on a named pipe: TransactNmPipe (0x26) carries DCERPC.
+                // TRANS on a named pipe (Suricata's `parse_smb_trans_request_record`: 16
+                // words, two setup words, data): the pipe's fid is the second setup word;
+                // its data is DCERPC when the pipe is a service Suricata knows.
                 let setup = usize::from(b.words.get(26).copied().unwrap_or(0));
-                if setup >= 1 && u16le(b.words, 28) == Some(0x26) {
-                    let cnt = usize::from(u16le(b.words, 22).unwrap_or(0));
+                let cnt = usize::from(u16le(b.words, 22).unwrap_or(0));
+                if b.words.len() == 32 && setup == 2 && cnt > 0 {
+                    let fid = b.words.get(30..32).unwrap_or_default().to_vec();
                     let off = usize::from(u16le(b.words, 24).unwrap_or(0));
                     let data =
                         b.r.get(off..off.saturating_add(cnt).min(b.r.len()))
                             .unwrap_or_default()
                             .to_vec();
-                    self.dcerpc_pdus(&hdr, 1, cmd, &data);
+                    let dce = self.dcerpc_service(&fid);
+                    bounded_insert(
+                        &mut self.trans_fids,
+                        (u64::from(h.uid), u32::from(h.tid), u64::from(h.mid)),
+                        fid,
+                    );
+                    if dce {
+                        self.dcerpc_pdus(&hdr, 1, cmd, &data);
+                    }
                 }
             }
             0x32 => self.smb1_trans2(&hdr, b),
@@ -2329,13 +2382,21 @@ impl SmbState {
                 }
             }
             0x25 => {
+                // The fid its request named (Suricata's `ssn2vec_map`): DCERPC only on a
+                // service pipe.
+                let fid = self
+                    .trans_fids
+                    .remove(&(u64::from(h.uid), u32::from(h.tid), u64::from(h.mid)))
+                    .unwrap_or_default();
                 let cnt = usize::from(u16le(b.words, 12).unwrap_or(0));
                 let off = usize::from(u16le(b.words, 14).unwrap_or(0));
                 let data =
                     b.r.get(off..off.saturating_add(cnt).min(b.r.len()))
                         .unwrap_or_default()
                         .to_vec();
-                self.dcerpc_response(st, &data);
+                if self.dcerpc_service(&fid) {
+                    self.dcerpc_response(st, &data);
+                }
             }
             0x2f => {}
             _ => {

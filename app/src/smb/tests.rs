@@ -189,8 +189,13 @@ fn ntlmssp_auth_fields() {
 
 /// A CREATE of `a.txt` answered with GUID 1..=16, on session 7 tree 1.
 fn create_a_txt(s: &mut SmbState) -> Vec<u8> {
-    let name = utf16("a.txt");
-    let mut c = hdr(5, false, 0, 10, 1, 7);
+    create_file(s, "a.txt", 1)
+}
+
+/// CREATE of `name` on tree `tree` answered with file id 1..=16 (returned).
+fn create_file(s: &mut SmbState, name: &str, tree: u32) -> Vec<u8> {
+    let name = utf16(name);
+    let mut c = hdr(5, false, 0, 10, tree, 7);
     let mut b = vec![0u8; 56];
     b[0] = 57;
     b[44..46].copy_from_slice(&120u16.to_le_bytes());
@@ -199,7 +204,7 @@ fn create_a_txt(s: &mut SmbState) -> Vec<u8> {
     c.extend_from_slice(&name);
     feed(s, Dir::ToServer, &nbss(&c), 1000);
     let guid: Vec<u8> = (1..=16).collect();
-    let mut r = hdr(5, true, 0, 10, 1, 7);
+    let mut r = hdr(5, true, 0, 10, tree, 7);
     let mut rb = vec![0u8; 88];
     rb[0] = 89;
     rb[64..80].copy_from_slice(&guid);
@@ -603,7 +608,8 @@ fn dcerpc_bind_and_request_over_a_pipe() {
     bind.extend_from_slice(&[1, 0, 0, 0]);
     bind.extend_from_slice(&[0u8; 20]);
     let pdu = dce_hdr(dcerpc::BIND, 3, 2, &bind);
-    let guid: Vec<u8> = (1..=16).collect();
+    // The pipe is a service Suricata knows as DCERPC.
+    let guid = create_file(&mut s, "srvsvc", 5);
     let write = |msg: u64, data: &[u8]| {
         let mut w = hdr(9, false, 0, msg, 5, 7);
         let mut wb = vec![0u8; 48];
@@ -929,4 +935,50 @@ fn header_only_smb1_record_and_malformed_record() {
     s.drain_events(0, false, &mut |a| seen.push((a.tx_id, a.name)));
     assert_eq!(seen.len(), 1, "each event once");
     assert!(s.failed, "incomplete transactions are logged at once");
+}
+
+/// Pipes of services Suricata 7.0.10 does not know as DCERPC (`wkssvc` here) carry no
+/// DCERPC transactions: a BIND written to one is skipped (`krb_kerberos_tso`).
+#[test]
+fn bind_on_a_pipe_suricata_does_not_know_is_skipped() {
+    for (name, dce) in [("wkssvc", false), ("\\srvsvc", true), ("SRVSVC", false)] {
+        let mut s = SmbState::new(FileConfig::default());
+        feed(
+            &mut s,
+            Dir::ToServer,
+            &nbss(&tree_connect(6, "\\\\h\\IPC$")),
+            100,
+        );
+        feed(
+            &mut s,
+            Dir::ToClient,
+            &nbss(&tree_connect_resp(6, 5, 2)),
+            100,
+        );
+        let guid = create_file(&mut s, name, 5);
+        let mut bind = vec![0xb8, 0x10, 0xb8, 0x10, 0, 0, 0, 0, 1, 0, 0, 0];
+        bind.extend_from_slice(&[0, 0, 1, 0]);
+        bind.extend_from_slice(&[0x11; 16]);
+        bind.extend_from_slice(&[1, 0, 0, 0]);
+        bind.extend_from_slice(&[0u8; 20]);
+        let pdu = dce_hdr(dcerpc::BIND, 3, 2, &bind);
+        let mut w = hdr(9, false, 0, 7, 5, 7);
+        let mut wb = vec![0u8; 48];
+        wb[0] = 49;
+        wb[2..4].copy_from_slice(&112u16.to_le_bytes());
+        wb[4..8].copy_from_slice(&(pdu.len() as u32).to_le_bytes());
+        wb[16..32].copy_from_slice(&guid);
+        w.extend_from_slice(&wb);
+        w.extend_from_slice(&pdu);
+        feed(&mut s, Dir::ToServer, &nbss(&w), 1000);
+        let has_bind = s
+            .txs
+            .iter()
+            .any(|t| matches!(t.data, TxData::Dcerpc { .. }));
+        assert_eq!(has_bind, dce, "{name}");
+        assert!(
+            s.txs.iter().all(|t| !matches!(t.data, TxData::File { .. })),
+            "a pipe write is not a file"
+        );
+    }
 }
