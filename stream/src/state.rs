@@ -1046,13 +1046,24 @@ impl StreamEngine {
             set_state(s, next);
             return true;
         }
+        // Suricata moves to FIN_WAIT2 on an ACK of exactly its `next_seq` of the server,
+        // which takes in the FIN only once acknowledged: the ACK of the data alone does it,
+        // the first ACK of the FIN only makes the FIN count.
+        let to_fin2 =
+            p.has(ACK) && p.ack == Self::suricata_next_seq(&tr(s, 1)) && p.seq == tr(s, 0).next_seq;
         if !self.close_pkt(s, p, ev, E::Fin1AckWrongSeq, E::Fin1InvalidAck) {
             return false;
         }
-        if Self::acks_peer_fin(s, p) {
+        if to_fin2 {
             set_state(s, S::FinWait2);
         }
         true
+    }
+
+    /// Suricata's `next_seq` of a sender: a FIN it sent counts once the peer acknowledged it.
+    fn suricata_next_seq(t: &TcpTrack) -> u32 {
+        let fin_unacked = t.flags & tf::FIN != 0 && seq::lt(t.last_ack, t.next_seq);
+        t.next_seq.wrapping_sub(u32::from(fin_unacked))
     }
 
     fn fin_wait2(&mut self, s: &mut TcpSession, p: &Pkt<'_>, ev: &mut StreamEventSet) -> bool {
@@ -1073,20 +1084,31 @@ impl StreamEngine {
         self.close_pkt(s, p, ev, E::Fin2AckWrongSeq, E::Fin2InvalidAck)
     }
 
+    /// Suricata's `StreamTcpPacketStateClosing`: an ACK (a FIN included) must carry exactly
+    /// the sender's next sequence number as Suricata counts it (a FIN enters `next_seq`
+    /// only once the peer acknowledged it), else `closing_ack_wrong_seq` and the state
+    /// stays; any valid ACK that is not a retransmission moves to TIME_WAIT.
     fn closing(&mut self, s: &mut TcpSession, p: &Pkt<'_>, ev: &mut StreamEventSet) -> bool {
         if p.has(SYN) {
             ev.insert(E::ShutdownSynResend);
             return false;
         }
-        if p.has(FIN) {
+        if !p.has(ACK) {
             return true;
         }
-        if !self.close_pkt(s, p, ev, E::ClosingAckWrongSeq, E::ClosingInvalidAck) {
+        let retransmission = self.retransmission(s, p, ev);
+        if p.seq != Self::suricata_next_seq(&tr(s, p.d)) {
+            ev.insert(E::ClosingAckWrongSeq);
             return false;
         }
-        if Self::acks_peer_fin(s, p) {
+        if !self.check_ack(s, p, E::ClosingInvalidAck, ev) {
+            return false;
+        }
+        if !retransmission {
             set_state(s, S::TimeWait);
         }
+        self.update_acks(s, p);
+        self.handle_data(s, p, ev);
         true
     }
 

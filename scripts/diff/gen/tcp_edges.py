@@ -31,6 +31,11 @@ Cases (client 10.0.0.1, server 10.0.0.2:7777; every one deterministic):
   four-way-close       both FINs and ACKs, then a late retransmission
   rst-bad-seq          an RST whose sequence number is outside the window
   small-segments       the marker split into 1-byte segments, out of order
+  server-fin-unacked   the server answers and closes; the client acknowledges the data but
+                       not the FIN, sends its own FIN, the server's ACK of it carries the
+                       sequence number after its FIN (Suricata's CLOSING: wrong seq), the
+                       client resends its FIN and finally acknowledges (marker from server)
+  simultaneous-close   both FINs cross, then both ACKs (marker from server)
 """
 
 import argparse
@@ -310,6 +315,31 @@ def cases():
     c.close()
     yield "small-segments", c
 
+    c = Conv()
+    c.handshake()
+    c.cli(PSH | ACK, b"login")
+    c.srv(PSH | ACK, b"ZZSRV not allowed")
+    data_end = c.s
+    c.srv(FIN | ACK)
+    c.cli(ACK, ack=data_end)
+    c.cli(FIN | ACK, ack=data_end)
+    c.srv(ACK)
+    c.cli(FIN | ACK, seq=c.c - 1, ack=data_end)
+    c.cli(ACK)
+    yield "server-fin-unacked", c
+
+    c = Conv()
+    c.handshake()
+    c.cli(PSH | ACK, b"query")
+    c.srv(PSH | ACK, b"ZZSRV answer")
+    c.cli(ACK)
+    cfin = c.c
+    c.cli(FIN | ACK)
+    c.srv(FIN | ACK, ack=cfin)
+    c.cli(ACK)
+    c.srv(ACK)
+    yield "simultaneous-close", c
+
 
 def config(out):
     src = open("/etc/suricata/suricata.yaml").read()
@@ -323,17 +353,50 @@ def config(out):
         f.write('alert tcp any any -> any 7777 (msg:"marker"; content:"ZZEND"; sid:1;)\n')
         f.write('alert tcp any any -> any any (msg:"stream event"; stream-event:pkt_invalid_ack; sid:2;)\n')
         f.write('alert tcp any any -> any any (msg:"rst invalid"; stream-event:rst_invalid_ack; sid:3;)\n')
+        f.write('alert tcp any 7777 -> any any (msg:"server marker"; flow:from_server; content:"ZZSRV"; sid:4;)\n')
+
+
+def expected(out, suricata):
+    """Runs Suricata on every capture with the config and rules and writes what
+    tests/tcp_edges_fidelity.rs compares (`suricata-7.0.10.json`)."""
+    import json
+    import subprocess
+    import tempfile
+
+    res = {}
+    for name in sorted(f for f in os.listdir(out) if f.endswith(".pcap")):
+        with tempfile.TemporaryDirectory() as d:
+            subprocess.run(
+                [suricata, "-c", os.path.join(out, "tcp-edges.yaml"), "-k", "none", "--runmode", "single",
+                 "-r", os.path.join(out, name), "-S", os.path.join(out, "tcp-edges.rules"), "-l", d,
+                 "--set", "unix-command.enabled=no"],
+                check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=dict(os.environ, TZ="UTC"),
+            )
+            recs = [json.loads(l) for l in open(os.path.join(d, "eve.json")) if l.strip()]
+        ts = lambda r: r["timestamp"][11:26]
+        res[name] = {
+            "alert": [[ts(r), r["alert"]["signature_id"], r.get("stream", 0)] for r in recs if r["event_type"] == "alert"],
+            "anomaly": [[ts(r), r["anomaly"]["event"]] for r in recs if r["event_type"] == "anomaly"],
+            "flow": [[r["flow"]["state"], r.get("tcp", {}).get("state"), r["flow"]["pkts_toserver"], r["flow"]["pkts_toclient"]]
+                     for r in recs if r["event_type"] == "flow"],
+        }
+    with open(os.path.join(out, "suricata-7.0.10.json"), "w") as f:
+        json.dump(res, f, indent=1, sort_keys=True)
+        f.write("\n")
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default="bench-out/gen/tcp-edges")
+    ap.add_argument("--suricata", help="also run this Suricata 7.0.10 and write suricata-7.0.10.json")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     for name, conv in cases():
         write(os.path.join(a.out, name + ".pcap"), conv.pkts)
         print(f"{name}.pcap: {len(conv.pkts)} packets")
     config(a.out)
+    if a.suricata:
+        expected(a.out, a.suricata)
 
 
 if __name__ == "__main__":
