@@ -19,8 +19,13 @@ in UTC. Their EVE records are then matched and compared:
 Usage:
   python3 scripts/diff/suricata-diff.py --shrike target/release/shrike --pcaps DIR
       [--pcaps DIR2 ...] [--rules FILE] [--config /etc/suricata/suricata.yaml]
-      [--out DIR] [-j N] [--examples N] [--reuse] [--only-shrike]
+      [--out DIR] [-j N] [--examples N] [--reuse] [--only-shrike] [--suricata-socket]
 
+--suricata-socket runs one Suricata in unix-socket mode for all captures (rules are loaded
+once, not per capture: ET Open costs Suricata ~20 s of start-up per run), each capture still
+with its own output directory and flow table. Its host and IP-pair tables (thresholds by
+source or destination, hostbits, xbits) carry over between captures, so a capture whose
+alerts differ is read again by a Suricata run of its own before it is compared.
 --reuse keeps Suricata's output from an earlier run with the same out dir when its command
 line was the same (only shrike is run again); --only-shrike as well, and fails without it.
 Writes OUT/summary.json (all counts and classes) and prints one table per record type and
@@ -35,6 +40,7 @@ import datetime
 import gzip
 import json
 import os
+import time
 import shutil
 import subprocess
 import sys
@@ -140,6 +146,85 @@ def run_engine(engine, binary, config, rules, pcap, outdir, reuse):
     with open(stamp, "w") as f:
         json.dump({"cmd": ident, "rc": p.returncode, "err": err}, f)
     return p.returncode, err
+
+
+def suricata_socket_runs(binary, config, rules, todo, workdir, reuse):
+    """Runs Suricata once in unix-socket mode (rules loaded once) and hands it every capture
+    of `todo` ([(pcap, outdir)]) with `pcap-file`; Suricata reads them one after another, each
+    with its own output directory and a clean flow table, as a run of its own. Returns
+    {outdir: (rc, err)}; rc is 1 where a capture left no eve.json."""
+    res = {}
+    exe = shutil.which(binary) or binary
+    st = os.stat(exe)
+    rst = os.stat(rules)
+    ident_base = [exe, "--unix-socket", config, rules, f"{st.st_size}:{st.st_mtime_ns}", f"{rst.st_size}:{rst.st_mtime_ns}"]
+    pending = []
+    for pcap, odir in todo:
+        stamp = os.path.join(odir, ".run")
+        ident = ident_base + [pcap]
+        if reuse and os.path.exists(stamp):
+            try:
+                with open(stamp) as f:
+                    prev = json.load(f)
+            except ValueError:
+                prev = {}
+            if prev.get("cmd") == ident:
+                res[odir] = (prev.get("rc", 1), prev.get("err", ""))
+                continue
+        if os.path.isdir(odir):
+            shutil.rmtree(odir)
+        os.makedirs(odir)
+        pending.append((pcap, odir, ident))
+    if not pending:
+        return res
+    os.makedirs(workdir, exist_ok=True)
+    sock = os.path.join(workdir, "suricata.sock")
+    if os.path.exists(sock):
+        os.remove(sock)
+    env = dict(os.environ, TZ="UTC")
+    log = open(os.path.join(workdir, "suricata-socket.log"), "w")
+    proc = subprocess.Popen(
+        [binary, "-c", config, f"--unix-socket={sock}", "-k", "none", "--runmode", "single", "-l", workdir, "-S", rules],
+        stdout=log, stderr=subprocess.STDOUT, env=env,
+    )
+
+    def cmd(c):
+        p = subprocess.run(["suricatasc", "-c", c, sock], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            return json.loads(p.stdout)
+        except ValueError:
+            return None
+
+    deadline = time.time() + 600
+    while not os.path.exists(sock) or cmd("version") is None:
+        if proc.poll() is not None or time.time() > deadline:
+            for pcap, odir, ident in pending:
+                res[odir] = (1, "Suricata unix-socket mode did not start")
+            return res
+        time.sleep(1)
+    for pcap, odir, _ in pending:
+        cmd(f"pcap-file {pcap} {odir}")
+    while proc.poll() is None:
+        n = cmd("pcap-file-number")
+        c = cmd("pcap-current")
+        if n and c and n.get("message") == 0 and c.get("message") == "None":
+            break
+        time.sleep(0.5)
+    alive = proc.poll() is None
+    if alive:
+        cmd("shutdown")
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    for pcap, odir, ident in pending:
+        ok = os.path.exists(os.path.join(odir, "eve.json"))
+        rc, err = (0, "") if ok else (1, "no eve.json (Suricata's unix-socket run of this capture failed)" + ("" if alive else "; Suricata exited"))
+        if ok or alive:
+            with open(os.path.join(odir, ".run"), "w") as f:
+                json.dump({"cmd": ident, "rc": rc, "err": err}, f)
+        res[odir] = (rc, err)
+    return res
 
 
 def load(path):
@@ -454,6 +539,11 @@ def main():
     ap.add_argument("--examples", type=int, default=3, help="examples printed per class")
     ap.add_argument("--reuse", action="store_true", help="keep Suricata output of an identical earlier run")
     ap.add_argument("--only-shrike", action="store_true", help="never run Suricata (needs its earlier output)")
+    ap.add_argument(
+        "--suricata-socket",
+        action="store_true",
+        help="one Suricata in unix-socket mode reads every capture (rules loaded once: for large rule sets)",
+    )
     a = ap.parse_args()
 
     shrike = os.path.abspath(a.shrike)
@@ -479,12 +569,26 @@ def main():
     if not jobs:
         sys.exit("no captures found")
 
+    def base_of(job):
+        label, rel, _pcap = job
+        return os.path.join(out, "runs", label, rel.replace(os.sep, "__"))
+
+    socket_res = {}
+    if a.suricata_socket and not a.only_shrike:
+        socket_res = suricata_socket_runs(
+            a.suricata, config, rules, [(j[2], os.path.join(base_of(j), "suricata")) for j in jobs],
+            os.path.join(out, "socket"), a.reuse,
+        )
+
     def run_one(job):
         label, rel, pcap = job
-        base = os.path.join(out, "runs", label, rel.replace(os.sep, "__"))
+        base = base_of(job)
         res = {}
         for engine, binary in (("suricata", a.suricata), ("shrike", shrike)):
             odir = os.path.join(base, engine)
+            if engine == "suricata" and odir in socket_res:
+                res[engine] = socket_res[odir]
+                continue
             if engine == "suricata" and a.only_shrike:
                 if not os.path.exists(os.path.join(odir, "eve.json")):
                     res[engine] = (1, "no earlier Suricata output (--only-shrike)")
@@ -516,6 +620,17 @@ def main():
         r, other = compare_capture(
             f"{label}/{rel}", os.path.join(base, "suricata"), os.path.join(base, "shrike"), a.fuzz, a.examples
         )
+        if socket_res and sum(r["alert"].only["suricata"].values()) + sum(r["alert"].only["shrike"].values()) > 0:
+            # Suricata's unix-socket mode keeps its host and IP-pair tables (thresholds
+            # tracked by source or destination, hostbits, xbits) from one capture to the
+            # next: a capture whose alerts differ is read again by a Suricata of its own.
+            odir = os.path.join(base, "suricata")
+            rc, err = run_engine("suricata", a.suricata, config, rules, _pcap, odir, a.reuse)
+            if rc != 0:
+                last = (err.strip().splitlines() or [""])[-1][:200]
+                failed.append(f"{label}/{rel} suricata: exit {rc}: {last}")
+                continue
+            r, other = compare_capture(f"{label}/{rel}", odir, os.path.join(base, "shrike"), a.fuzz, a.examples)
         for rtype, st in r.items():
             per_dir[label][rtype].merge(st, a.examples)
         for et, c in other.items():
