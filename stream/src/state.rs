@@ -1038,19 +1038,18 @@ impl StreamEngine {
             if !self.close_fin(s, p, ev, E::Fin1FinWrongSeq, E::Fin1InvalidAck) {
                 return false;
             }
-            let next = if Self::acks_peer_fin(s, p) {
-                S::TimeWait
-            } else {
-                S::Closing
-            };
+            // Suricata's FIN_WAIT1: the client's FIN with an ACK (of anything) is TIME_WAIT,
+            // a FIN without ACK is CLOSING.
+            let next = if p.has(ACK) { S::TimeWait } else { S::Closing };
             set_state(s, next);
             return true;
         }
-        // Suricata moves to FIN_WAIT2 on an ACK of exactly its `next_seq` of the server,
-        // which takes in the FIN only once acknowledged: the ACK of the data alone does it,
-        // the first ACK of the FIN only makes the FIN count.
-        let to_fin2 =
-            p.has(ACK) && p.ack == Self::suricata_next_seq(&tr(s, 1)) && p.seq == tr(s, 0).next_seq;
+        // FIN_WAIT2 on an ACK of exactly the server's next sequence number (its FIN
+        // included) from the client's next sequence number.
+        let to_fin2 = p.has(ACK)
+            && p.ack == tr(s, 1).next_seq
+            && p.seq == tr(s, 0).next_seq
+            && !self.retransmission(s, p, &mut StreamEventSet::default());
         if !self.close_pkt(s, p, ev, E::Fin1AckWrongSeq, E::Fin1InvalidAck) {
             return false;
         }
@@ -1060,9 +1059,11 @@ impl StreamEngine {
         true
     }
 
-    /// Suricata's `next_seq` of a sender: a FIN it sent counts once the peer acknowledged it.
-    fn suricata_next_seq(t: &TcpTrack) -> u32 {
-        let fin_unacked = t.flags & tf::FIN != 0 && seq::lt(t.last_ack, t.next_seq);
+    /// Suricata's `next_seq` of sender `d`: the server's FIN counts at once
+    /// (`StreamTcpHandleFin` adds it), the client's only once the server acknowledged it.
+    fn suricata_next_seq(s: &TcpSession, d: usize) -> u32 {
+        let t = tr(s, d);
+        let fin_unacked = d == 0 && t.flags & tf::FIN != 0 && seq::lt(t.last_ack, t.next_seq);
         t.next_seq.wrapping_sub(u32::from(fin_unacked))
     }
 
@@ -1097,7 +1098,7 @@ impl StreamEngine {
             return true;
         }
         let retransmission = self.retransmission(s, p, ev);
-        if p.seq != Self::suricata_next_seq(&tr(s, p.d)) {
+        if p.seq != Self::suricata_next_seq(s, p.d) {
             ev.insert(E::ClosingAckWrongSeq);
             return false;
         }
