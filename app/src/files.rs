@@ -415,8 +415,10 @@ pub fn apply_filestore(
             if dirs[i] {
                 p.lift_file_limit(t, d);
                 p.files_mut(t, d, &mut |f| {
-                    f.add_sid(sid);
-                    f.request_store();
+                    if !f.is_pruned() {
+                        f.add_sid(sid);
+                        f.request_store();
+                    }
                 });
             }
         }
@@ -482,6 +484,10 @@ pub struct TrackedFile {
     /// Its `fileinfo` record was written (protocols that log files apart from their
     /// transactions).
     logged: std::cell::Cell<bool>,
+    /// Ended on an earlier packet of its direction: gone from detection and from alerts'
+    /// `files` (Suricata's `FilesPrune` frees a closed file from the transaction's container
+    /// after the packet's detection and logging).
+    pruned: std::cell::Cell<bool>,
     /// libmagic's answer, once asked ([`TrackedFile::magic`]).
     magic: std::cell::OnceCell<Box<Option<String>>>,
 }
@@ -654,6 +660,20 @@ impl TrackedFile {
     /// Marks its `fileinfo` record written.
     pub fn set_logged(&self) {
         self.logged.set(true);
+    }
+
+    /// Whether the file was pruned ([`TrackedFile::prune`]): detection no longer sees it
+    /// and alerts no longer list it (its `fileinfo` record and the store are not affected).
+    pub fn is_pruned(&self) -> bool {
+        self.pruned.get()
+    }
+
+    /// The packet's detection and logging are done: a file that ended is pruned (Suricata's
+    /// `FilePruneFile`: `state >= CLOSED`).
+    pub fn prune(&self) {
+        if self.is_done() {
+            self.pruned.set(true);
+        }
     }
 
     /// A file without a name (Suricata's HTTP/2 files).

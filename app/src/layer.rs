@@ -348,6 +348,28 @@ impl AppFlow {
         c.set(c.get().max(upto));
     }
 
+    /// The packet going `dir` was inspected and logged: the files of that direction that
+    /// ended are pruned from detection and alerts (Suricata's `AppLayerParserTransactionsCleanup`
+    /// runs `FilesPrune` on every transaction with files in the packet's direction).
+    pub fn prune_files(&self, dir: Dir) {
+        let Some(p) = self.parser() else {
+            return;
+        };
+        thread_local! {
+            static TXS: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
+        TXS.with(|txs| {
+            let Ok(mut txs) = txs.try_borrow_mut() else {
+                return;
+            };
+            txs.clear();
+            p.live_txs(dir, &mut txs);
+            for &t in txs.iter() {
+                p.files(t, dir, &mut |f| f.prune());
+            }
+        });
+    }
+
     /// No rule inspects this flow's protocol in direction `dir`: none of its logged
     /// transactions need be kept for detection. Only once the flow has a protocol (before
     /// detection there are no transactions, and rules of the protocol found later may).
