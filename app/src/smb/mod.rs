@@ -687,6 +687,8 @@ pub struct SmbState {
     ifaces: Option<Vec<Iface>>,
     /// Limits (`app-layer.protocols.smb`).
     cfg: SmbConfig,
+    /// Per direction: the stream reached its depth (Suricata's `ts_trunc` / `tc_trunc`).
+    trunc: [bool; 2],
 }
 
 fn dir_idx(d: Dir) -> usize {
@@ -722,6 +724,7 @@ impl SmbState {
             pending_events: 0,
             ifaces: None,
             cfg: SmbConfig::default(),
+            trunc: [false; 2],
         }
     }
 
@@ -760,7 +763,8 @@ impl SmbState {
             tree_id: h.tree_id,
             msg_id: h.message_id,
             request_done: true,
-            response_done: false,
+            // No response is expected once the other direction was truncated.
+            response_done: self.trunc[1],
             data,
             events: std::mem::take(&mut self.pending_events),
             logged: false,
@@ -1867,10 +1871,56 @@ impl SmbState {
         w.close();
     }
 
+    /// The direction's stream ends inside an SMB2 WRITE request or READ response: its file
+    /// data so far goes to the file (Suricata's parser hands the data of a partial WRITE /
+    /// READ record to the file as it arrives, `handle_nbss_ts_partial` /
+    /// `handle_nbss_tc_partial`), as if the record held only that much.
+    fn flush_partial(&mut self, dir: Dir) {
+        let i = dir_idx(dir);
+        if self.framers[i].resync || self.framers[i].skip > 0 {
+            return;
+        }
+        let buf = std::mem::take(&mut self.framers[i].buf);
+        let Some(rec) = buf.get(4..).filter(|_| buf[0] == 0) else {
+            return;
+        };
+        if rec.len() < 64 + 16 || !rec.starts_with(b"\xfeSMB") {
+            return;
+        }
+        let Some(h) = Smb2Hdr::parse(rec) else {
+            return;
+        };
+        let b = &rec[64..];
+        let (doff, max) = match (dir, h.is_response(), h.command) {
+            (Dir::ToServer, false, 9) => (
+                usize::from(u16le(b, 2).unwrap_or(0)),
+                [self.max_write_size, self.cfg.max_write_size],
+            ),
+            (Dir::ToClient, true, 8) => (
+                usize::from(b[2]),
+                [self.max_read_size, self.cfg.max_read_size],
+            ),
+            _ => return,
+        };
+        let declared = u32le(b, 4).unwrap_or(0);
+        let avail = rec.len().saturating_sub(doff);
+        if h.next_command != 0 || avail == 0 || max.iter().any(|&m| m != 0 && declared > m) {
+            return;
+        }
+        let n = (declared as usize).min(avail) as u32;
+        let mut part = rec.to_vec();
+        part[64 + 4..64 + 8].copy_from_slice(&n.to_le_bytes());
+        self.smb_record(dir, &part);
+    }
+
     fn write_fileinfo(&self, c: &mut LogCtx<'_>, t: &SmbTx) {
         let TxData::File { file, dir, .. } = &t.data else {
             return;
         };
+        if file.logged() {
+            return;
+        }
+        file.set_logged();
         let emit = c.out.wants_type("files");
         if !(emit || crate::files::wants_fileinfo_file(file)) {
             return;
@@ -2854,6 +2904,26 @@ impl AppParser for SmbState {
         f.resync = true;
     }
 
+    fn truncate(&mut self, dir: Dir) {
+        if !self.trunc[dir_idx(dir)] {
+            self.flush_partial(dir);
+        }
+        // Suricata's `trunc_ts` / `trunc_tc`: every transaction is done in that direction;
+        // then `FileTruncateAllOpenFiles` on the transactions with files going that way.
+        self.trunc[dir_idx(dir)] = true;
+        for t in self.txs.iter_mut() {
+            match dir {
+                Dir::ToServer => t.request_done = true,
+                Dir::ToClient => t.response_done = true,
+            }
+            if let TxData::File { file, dir: fd, .. } = &mut t.data {
+                if *fd == dir && !file.is_done() {
+                    file.close_tracked(true);
+                }
+            }
+        }
+    }
+
     fn close(&mut self) {
         for t in self.txs.iter_mut() {
             if let TxData::File { file, .. } = &mut t.data {
@@ -2945,6 +3015,19 @@ impl AppParser for SmbState {
 
     fn log(&mut self, c: &mut LogCtx<'_>) {
         let to_server = c.rec.info.to_server;
+        // A file's `fileinfo` is written once it ended, on a packet going its way (Suricata's
+        // file logger runs on the files of the packet's direction: a file closed by a
+        // response is logged with the next request), or at the end of the flow; a file cut
+        // at the stream depth at once.
+        if c.write {
+            for t in self.txs.iter() {
+                if let TxData::File { file, dir, .. } = &t.data {
+                    if file.is_done() && !file.logged() && (c.closed || c.pkt_dir == Some(*dir)) {
+                        self.write_fileinfo(c, t);
+                    }
+                }
+            }
+        }
         let ready: Vec<u64> = self
             .txs
             .iter()
@@ -2955,16 +3038,13 @@ impl AppParser for SmbState {
             .collect();
         for id in ready {
             if let Some(t) = self.tx(id) {
-                if c.write {
-                    if c.out.wants_type("smb") {
-                        if let Some(mut rec) = c.out.record(EventKind::Protocol) {
-                            write_eve_header(&mut rec, &c.rec.header("smb", to_server));
-                            self.write_smb(t, &mut rec);
-                            rec.close();
-                            let _ = rec.commit();
-                        }
+                if c.write && c.out.wants_type("smb") {
+                    if let Some(mut rec) = c.out.record(EventKind::Protocol) {
+                        write_eve_header(&mut rec, &c.rec.header("smb", to_server));
+                        self.write_smb(t, &mut rec);
+                        rec.close();
+                        let _ = rec.commit();
                     }
-                    self.write_fileinfo(c, t);
                 }
                 c.logged += 1;
             }
