@@ -1174,10 +1174,45 @@ fn filestore_rule_stores_the_file() {
     let bytes = std::fs::read(&stored).expect("stored file");
     assert_eq!(bytes.len() as u64, fi["size"].as_u64().unwrap());
     assert!(bytes.starts_with(b"%PDF"));
+    // Suricata 7.0.10's file-store counters (`output-filestore.c`), all 0 on this run as in
+    // Suricata's own stats record with the file store on.
+    let fs = |recs: &[serde_json::Value]| {
+        of_type(recs, "stats")
+            .last()
+            .map(|s| s["stats"]["file_store"].clone())
+            .expect("stats")
+    };
+    assert_eq!(
+        fs(&recs),
+        serde_json::json!({"open_files_max_hit": 0, "fs_errors": 0, "open_files": 0})
+    );
+
+    // The store's `<xx>` folder taken by a regular file: the stored file cannot be moved
+    // to its name, which `file_store.fs_errors` counts (the temporary file is removed).
+    let blocked = TempDir::new("filestore-blocked");
+    std::fs::create_dir_all(blocked.path().join("filestore")).unwrap();
+    std::fs::write(
+        blocked.path().join("filestore").join(&sha[..2]),
+        b"not a folder",
+    )
+    .unwrap();
+    let (recs, _) = run_in(
+        &blocked,
+        &pcap,
+        "alert smb any any -> any any (msg:\"store\"; filestore; noalert; sid:7;)\n",
+        &["--set", "output.file-store.enabled=true"],
+    );
+    assert_eq!(fs(&recs)["fs_errors"], 1);
+    assert_eq!(fs(&recs)["open_files"], 0);
+    let tmp: Vec<_> = std::fs::read_dir(blocked.path().join("filestore/tmp"))
+        .unwrap()
+        .collect();
+    assert!(tmp.is_empty());
 
     let (dir, recs) = run("", "filestore-off");
     let fi = &of_type(&recs, "fileinfo")[0]["fileinfo"];
     assert_eq!(fi["stored"], false);
+    assert_eq!(fs(&recs)["fs_errors"], 0);
     let tmp: Vec<_> = std::fs::read_dir(dir.path().join("filestore/tmp"))
         .unwrap()
         .collect();

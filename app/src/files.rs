@@ -85,9 +85,9 @@ pub struct FileStore {
     /// (Suricata's `FileReassemblyDepth`; 0: unlimited).
     pub depth: u64,
     next_id: std::sync::atomic::AtomicU32,
-    /// Files stored, and write failures (`file_store.fs_errors`).
+    /// Files stored.
     pub stored: std::sync::atomic::AtomicU64,
-    /// Open, write or rename failures.
+    /// Create, open, write, rename or removal failures (`file_store.fs_errors`).
     pub errors: std::sync::atomic::AtomicU64,
 }
 
@@ -151,11 +151,9 @@ pub fn fileinfo_path(f: &TrackedFile, ts_ns: u64) -> Option<std::path::PathBuf> 
 pub fn finish_fileinfo(rec: shrike_output::Record<'_>, f: &TrackedFile, ts_ns: u64, emit: bool) {
     if wants_fileinfo_file(f) && rec.is_complete() {
         if let Some(path) = fileinfo_path(f, ts_ns) {
-            if std::fs::write(&path, rec.written()).is_err() {
-                if let Some(st) = store() {
-                    st.errors.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                }
-            }
+            // A metadata file that cannot be written is skipped, not counted (Suricata's
+            // `OutputFilestoreFinalizeFiles` counts no `fs_errors` for it).
+            let _ = std::fs::write(&path, rec.written());
         }
     }
     if emit {
@@ -292,8 +290,12 @@ impl Storing {
             st.stored.fetch_add(1, Ordering::Relaxed);
             Some(self.id)
         } else {
+            // The rename (or the removal of the duplicate) failed; a failed removal of the
+            // temporary file counts once more, as Suricata's.
             st.errors.fetch_add(1, Ordering::Relaxed);
-            let _ = std::fs::remove_file(&self.tmp);
+            if std::fs::remove_file(&self.tmp).is_err() && self.tmp.exists() {
+                st.errors.fetch_add(1, Ordering::Relaxed);
+            }
             None
         }
     }
