@@ -1254,8 +1254,11 @@ impl AppLayer {
     }
 
     /// The HTTP/1 transactions of an `Upgrade: h2c` flow are logged: the flow is HTTP/2
-    /// from here on (transaction ids go on after HTTP/1's), with the upgrade request as
-    /// stream 1 (Suricata's `HTTP2MimicHttp1Request`) and the data seen since.
+    /// from here on, with the upgrade request as stream 1 (Suricata's
+    /// `HTTP2MimicHttp1Request`) and the data seen since. Suricata's HTTP/2 state is a new
+    /// one: its transaction ids start again from 0 (the upgrade request's stream is
+    /// transaction 0, in `http`, `fileinfo` and alerts), so nothing inspected or logged of
+    /// HTTP/1 carries over.
     fn switch_h2c(&mut self, f: &mut AppFlow) {
         let Some(h) = f.h2c.take() else {
             return;
@@ -1263,11 +1266,12 @@ impl AppLayer {
         let Some(p2) = AppProto::from_name("http2") else {
             return;
         };
-        let base = f.state.as_deref().map_or(0, |p| p.tx_count());
+        let base = 0;
         let (st, bufs) = h.into_parser(base, &self.cfg);
         f.proto = p2;
         f.state = Some(st);
         f.log_next = base;
+        f.inspected = Default::default();
         self.stats.flow(p2, true, true);
         let mut err = false;
         for (dir, b) in [(Dir::ToServer, &bufs[0]), (Dir::ToClient, &bufs[1])] {
