@@ -660,7 +660,27 @@ struct Framer {
     /// Stream offset of the record whose frames were made before it was all in (a write
     /// or read record, as Suricata's partial-record parsing makes them).
     framed: Option<u64>,
+    /// An SMB2 WRITE request / READ response taken before it was all in: the rest of its
+    /// data streams to its file (Suricata's `file_ts_left` / `file_tc_left`).
+    stream: Option<StreamRec>,
 }
+
+/// The rest of an SMB2 WRITE / READ record whose start was parsed.
+#[derive(Debug)]
+struct StreamRec {
+    /// Record bytes still to come.
+    left: u64,
+    /// Of which file data.
+    data_left: u64,
+    hdr: Smb2Hdr,
+    guid: Vec<u8>,
+    cmd: u16,
+    /// File offset of the next data byte.
+    off: u64,
+}
+
+/// Suricata parses a partial NBSS record only once this much of it is in.
+const PARTIAL_MIN: usize = 512;
 
 /// Per-flow SMB state.
 #[derive(Debug)]
@@ -831,6 +851,21 @@ impl SmbState {
                 data = &data[n..];
                 data_abs += n as u64;
             }
+            if let Some(mut sr) = self.framers[i].stream.take() {
+                let n = (sr.left).min(data.len() as u64) as usize;
+                let fb = (sr.data_left as usize).min(n);
+                if fb > 0 {
+                    self.file_data(&sr.hdr, &sr.guid, dir, sr.cmd, sr.off, &data[..fb], 2);
+                }
+                sr.off += fb as u64;
+                sr.data_left -= fb as u64;
+                sr.left -= n as u64;
+                data = &data[n..];
+                data_abs += n as u64;
+                if sr.left > 0 {
+                    self.framers[i].stream = Some(sr);
+                }
+            }
             if data.is_empty() {
                 return err;
             }
@@ -891,6 +926,12 @@ impl SmbState {
                         {
                             self.framers[i].framed = Some(at);
                             smb_frames(fc, at, len, &rest[4..], true);
+                        }
+                    }
+                    if kind == 0 && rest.len() >= PARTIAL_MIN {
+                        if let Some(sr) = self.start_partial(dir, &rest[4..], len) {
+                            self.framers[i].stream = Some(sr);
+                            pos = buf.len();
                         }
                     }
                     break;
@@ -1869,6 +1910,79 @@ impl SmbState {
             TxData::Dcerpc { .. } => self.write_dcerpc(t, w),
         }
         w.close();
+    }
+
+    /// Suricata's `parse_tcp_data_ts_partial` / `_tc_partial` for SMB2: a WRITE request
+    /// (not to a pipe) or successful READ response of `len` bytes whose first bytes `rec`
+    /// are in hands those bytes' data to its file now; the rest of the record then streams
+    /// to the file as it comes ([`StreamRec`]). `None`: the record waits to be whole.
+    fn start_partial(&mut self, dir: Dir, rec: &[u8], len: usize) -> Option<StreamRec> {
+        if rec.len() < 64 + 16 || !rec.starts_with(b"\xfeSMB") {
+            return None;
+        }
+        let h = Smb2Hdr::parse(rec)?;
+        if h.next_command != 0 {
+            return None;
+        }
+        let b = &rec[64..];
+        let declared = u32le(b, 4)?;
+        let (doff, guid, off, max) = match (dir, h.is_response(), h.command) {
+            (Dir::ToServer, false, 9) => {
+                // Pipes carry DCERPC, parsed from whole records only (a tree not seen
+                // connected is one when its data looks like DCERPC, as in `file_data`).
+                let doff = usize::from(u16le(b, 2)?);
+                let pipe = match self.trees.get(&(h.session_id, h.tree_id)) {
+                    Some(t) => t.1,
+                    None => dcerpc::probe(rec.get(doff..).unwrap_or_default()),
+                };
+                if pipe {
+                    return None;
+                }
+                (
+                    usize::from(u16le(b, 2)?),
+                    b.get(16..32)?.to_vec(),
+                    u64le(b, 8)?,
+                    [self.max_write_size, self.cfg.max_write_size],
+                )
+            }
+            (Dir::ToClient, true, 8) if h.status == 0 || h.status == 0x8000_0005 => {
+                let (g, off) = self.reads.get(&(h.session_id, h.message_id))?.clone();
+                let key = (h.session_id, h.tree_id);
+                let doff = usize::from(b[2]);
+                let pipe = match self.trees.get(&key) {
+                    Some(t) => t.1,
+                    None => dcerpc::probe(rec.get(doff..).unwrap_or_default()),
+                };
+                if pipe {
+                    return None;
+                }
+                (
+                    usize::from(b[2]),
+                    g,
+                    off,
+                    [self.max_read_size, self.cfg.max_read_size],
+                )
+            }
+            _ => return None,
+        };
+        let avail = rec.len().checked_sub(doff).filter(|&a| a > 0)?;
+        if max.iter().any(|&m| m != 0 && declared > m)
+            || doff.saturating_add(declared as usize) > len
+            || avail >= declared as usize
+        {
+            return None;
+        }
+        let mut part = rec.to_vec();
+        part[64 + 4..64 + 8].copy_from_slice(&(avail as u32).to_le_bytes());
+        self.smb_record(dir, &part);
+        Some(StreamRec {
+            left: (len - rec.len()) as u64,
+            data_left: u64::from(declared) - avail as u64,
+            hdr: h,
+            guid,
+            cmd: h.command,
+            off: off + avail as u64,
+        })
     }
 
     /// The direction's stream ends inside an SMB2 WRITE request or READ response: its file
@@ -2895,6 +3009,11 @@ impl AppParser for SmbState {
 
     fn gap(&mut self, dir: Dir, len: u64) {
         let f = &mut self.framers[dir_idx(dir)];
+        // A record streaming to its file: the rest of it is skipped (the file misses data
+        // and ends truncated).
+        if let Some(sr) = f.stream.take() {
+            f.skip = f.skip.saturating_add(sr.left);
+        }
         if f.skip >= len {
             f.skip -= len;
             return;
