@@ -1174,12 +1174,101 @@ fn filestore_rule_stores_the_file() {
     let bytes = std::fs::read(&stored).expect("stored file");
     assert_eq!(bytes.len() as u64, fi["size"].as_u64().unwrap());
     assert!(bytes.starts_with(b"%PDF"));
+    // Suricata 7.0.10's file-store counters (`output-filestore.c`), all 0 on this run as in
+    // Suricata's own stats record with the file store on.
+    let fs = |recs: &[serde_json::Value]| {
+        of_type(recs, "stats")
+            .last()
+            .map(|s| s["stats"]["file_store"].clone())
+            .expect("stats")
+    };
+    assert_eq!(
+        fs(&recs),
+        serde_json::json!({"open_files_max_hit": 0, "fs_errors": 0, "open_files": 0})
+    );
+
+    // The store's `<xx>` folder taken by a regular file: the stored file cannot be moved
+    // to its name, which `file_store.fs_errors` counts (the temporary file is removed).
+    let blocked = TempDir::new("filestore-blocked");
+    std::fs::create_dir_all(blocked.path().join("filestore")).unwrap();
+    std::fs::write(
+        blocked.path().join("filestore").join(&sha[..2]),
+        b"not a folder",
+    )
+    .unwrap();
+    let (recs, _) = run_in(
+        &blocked,
+        &pcap,
+        "alert smb any any -> any any (msg:\"store\"; filestore; noalert; sid:7;)\n",
+        &["--set", "output.file-store.enabled=true"],
+    );
+    assert_eq!(fs(&recs)["fs_errors"], 1);
+    assert_eq!(fs(&recs)["open_files"], 0);
+    let tmp: Vec<_> = std::fs::read_dir(blocked.path().join("filestore/tmp"))
+        .unwrap()
+        .collect();
+    assert!(tmp.is_empty());
 
     let (dir, recs) = run("", "filestore-off");
     let fi = &of_type(&recs, "fileinfo")[0]["fileinfo"];
     assert_eq!(fi["stored"], false);
+    assert_eq!(fs(&recs)["fs_errors"], 0);
     let tmp: Vec<_> = std::fs::read_dir(dir.path().join("filestore/tmp"))
         .unwrap()
         .collect();
     assert!(tmp.is_empty());
+}
+
+/// HTTP/2 after an `Upgrade: h2c` (suricata-verify `http2-deflate`): Suricata's HTTP/2 state
+/// is a new one, so its transaction ids start again from 0 (the upgrade request is stream 1,
+/// transaction 0): the `http` records (tx_id, stream) and the response file's
+/// `fileinfo.tx_id`, and the alerts on it, as Suricata 7.0.10 gives them.
+#[test]
+fn h2c_upgrade_transaction_ids_as_suricata() {
+    let Some(pcap) = common::shared_file("suricata-verify/tests/http2-deflate/http2_deflate.pcap")
+    else {
+        return;
+    };
+    let rules = "alert http2 any any -> any any (file.data; content:\"Hello\"; sid:1;)\n\
+                 alert http any any -> any any (filesize:>10; sid:2;)\n";
+    // Not schema-checked: the settings transactions have `"response":{}`, as Suricata
+    // 7.0.10 writes them on this capture (its schema wants a member there).
+    let dir = TempDir::new("h2c-txids");
+    let rf = dir.path().join("test.rules");
+    std::fs::write(&rf, rules).unwrap();
+    let out = shrike()
+        .arg("-r")
+        .arg(&pcap)
+        .arg("-S")
+        .arg(&rf)
+        .arg("-l")
+        .arg(dir.path())
+        .output()
+        .expect("run shrike");
+    assert!(out.status.success(), "shrike failed: {}", stderr(&out));
+    let recs = eve_records(dir.path());
+    let h2: Vec<(u64, u64)> = of_type(&recs, "http")
+        .iter()
+        .filter(|r| r["http"]["http2"].is_object() || r["http"]["version"] == "2")
+        .filter_map(|r| {
+            Some((
+                r["tx_id"].as_u64()?,
+                r["http"]["http2"]["stream_id"].as_u64()?,
+            ))
+        })
+        .collect();
+    assert_eq!(h2, vec![(1, 0), (2, 0), (4, 0), (0, 1)]);
+    let fi = of_type(&recs, "fileinfo");
+    assert_eq!(fi.len(), 1);
+    assert_eq!(fi[0]["fileinfo"]["tx_id"], 0);
+    let alerts: Vec<(u64, u64)> = of_type(&recs, "alert")
+        .iter()
+        .map(|a| {
+            (
+                a["alert"]["signature_id"].as_u64().unwrap(),
+                a["tx_id"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(alerts, vec![(1, 0), (2, 0)]);
 }

@@ -113,6 +113,104 @@ fn http_capture() -> Pcap {
     cap
 }
 
+/// ONC RPC over TCP: one record (last fragment) holding `body`.
+fn rpc_record(body: &[u8]) -> Vec<u8> {
+    let mut v = (0x8000_0000u32 | body.len() as u32).to_be_bytes().to_vec();
+    v.extend_from_slice(body);
+    v
+}
+
+fn be32(v: &mut Vec<u8>, n: u32) {
+    v.extend_from_slice(&n.to_be_bytes());
+}
+
+/// XDR opaque: length, bytes, padding to 4.
+fn opaque(v: &mut Vec<u8>, d: &[u8]) {
+    be32(v, d.len() as u32);
+    v.extend_from_slice(d);
+    v.resize(v.len() + (4 - d.len() % 4) % 4, 0);
+}
+
+/// An NFSv3 call (AUTH_NULL) of procedure `proc` with `args`.
+fn nfs_call(xid: u32, proc_: u32, args: &[u8]) -> Vec<u8> {
+    let mut v = Vec::new();
+    for n in [xid, 0, 2, 100_003, 3, proc_, 0, 0, 0, 0] {
+        be32(&mut v, n);
+    }
+    v.extend_from_slice(args);
+    rpc_record(&v)
+}
+
+/// An accepted, successful NFSv3 reply with `res` after its status.
+fn nfs_reply(xid: u32, res: &[u8]) -> Vec<u8> {
+    let mut v = Vec::new();
+    for n in [xid, 1, 0, 0, 0, 0] {
+        be32(&mut v, n);
+    }
+    v.extend_from_slice(res);
+    rpc_record(&v)
+}
+
+/// NFSv3 over TCP: a LOOKUP of `big.bin`, then four 16 KiB READs of it (the last at its
+/// end), the client acknowledging each segment of the replies.
+fn nfs_capture() -> Pcap {
+    let (dirfh, fh) = ([1u8; 8], [2u8; 8]);
+    let mut msgs: Vec<(bool, Vec<u8>)> = Vec::new();
+    let mut a = Vec::new();
+    opaque(&mut a, &dirfh);
+    opaque(&mut a, b"big.bin");
+    msgs.push((true, nfs_call(1, 3, &a)));
+    let mut r = Vec::new();
+    be32(&mut r, 0);
+    opaque(&mut r, &fh);
+    be32(&mut r, 0);
+    be32(&mut r, 0);
+    msgs.push((false, nfs_reply(1, &r)));
+    let chunk = 16 * 1024u32;
+    for i in 0..4u32 {
+        let mut a = Vec::new();
+        opaque(&mut a, &fh);
+        a.extend_from_slice(&(u64::from(i * chunk)).to_be_bytes());
+        be32(&mut a, chunk);
+        msgs.push((true, nfs_call(10 + i, 6, &a)));
+        let data: Vec<u8> = (0..chunk).map(|j| ((i * chunk + j) % 247) as u8).collect();
+        let mut r = Vec::new();
+        be32(&mut r, 0);
+        // Attributes follow (Suricata's parser always takes the 84 bytes of `fattr3`).
+        be32(&mut r, 1);
+        r.resize(r.len() + 84, 0);
+        be32(&mut r, chunk);
+        be32(&mut r, u32::from(i == 3));
+        opaque(&mut r, &data);
+        msgs.push((false, nfs_reply(10 + i, &r)));
+    }
+    let (sp, dp) = (901u16, 2049u16);
+    let (mut cs, mut ss) = (1000u32, 5000u32);
+    let mut frames: Vec<Vec<u8>> = vec![tcp4(C, S, sp, dp, cs, 0, SYN, b"")];
+    frames.push(tcp4(S, C, dp, sp, ss, cs + 1, SYN | ACK, b""));
+    cs += 1;
+    ss += 1;
+    frames.push(tcp4(C, S, sp, dp, cs, ss, ACK, b""));
+    for (to_server, m) in &msgs {
+        for seg in m.chunks(1400) {
+            if *to_server {
+                frames.push(tcp4(C, S, sp, dp, cs, ss, PSH | ACK, seg));
+                cs += seg.len() as u32;
+                frames.push(tcp4(S, C, dp, sp, ss, cs, ACK, b""));
+            } else {
+                frames.push(tcp4(S, C, dp, sp, ss, cs, PSH | ACK, seg));
+                ss += seg.len() as u32;
+                frames.push(tcp4(C, S, sp, dp, cs, ss, ACK, b""));
+            }
+        }
+    }
+    let mut cap = Pcap::new(1);
+    for (i, f) in frames.iter().enumerate() {
+        cap.push(1_700_000_000_000_000u64 + i as u64 * 1000, f);
+    }
+    cap
+}
+
 fn run(cap: Pcap, tag: &str, extra: &str) -> Vec<(u64, u64, String)> {
     let dir = TempDir::new(tag);
     let pcap = dir.path().join("depth.pcap");
@@ -120,6 +218,22 @@ fn run(cap: Pcap, tag: &str, extra: &str) -> Vec<(u64, u64, String)> {
     if let Ok(keep) = std::env::var("SHRIKE_DEPTH_PCAP_OUT") {
         let _ = std::fs::copy(&pcap, format!("{keep}-{tag}.pcap"));
     }
+    run_on(
+        &dir,
+        &pcap,
+        extra,
+        &["--set", "stream.reassembly.depth=20kb"],
+    )
+}
+
+/// Shrike on `pcap` with a config logging `files` (plus `extra`) and `args`: the
+/// (packet, size, state) of each `fileinfo`.
+fn run_on(
+    dir: &TempDir,
+    pcap: &std::path::Path,
+    extra: &str,
+    args: &[&str],
+) -> Vec<(u64, u64, String)> {
     let cfg = dir.path().join("suricata.yaml");
     std::fs::write(
         &cfg,
@@ -133,8 +247,9 @@ fn run(cap: Pcap, tag: &str, extra: &str) -> Vec<(u64, u64, String)> {
         .arg("-c")
         .arg(&cfg)
         .arg("-r")
-        .arg(&pcap)
-        .args(["--set", "stream.reassembly.depth=20kb", "-k", "none", "-l"])
+        .arg(pcap)
+        .args(args)
+        .args(["-k", "none", "-l"])
         .arg(dir.path())
         .output()
         .expect("run shrike");
@@ -182,3 +297,52 @@ fn http_download_truncated_at_the_limit_and_depth_as_suricata() {
 
 /// Suricata 7.0.10's `fileinfo` (packet, size, state) for the download cut at the depth.
 const HTTP_DEPTH_EXPECTED: &[(u64, u64, &str)] = &[(33, 19518, "TRUNCATED")];
+
+/// NFS (no truncate callback in Suricata, but the parser's `TRUNC` flag ends the open files
+/// of the direction): the file read over NFSv3 ends `TRUNCATED` on the packet that takes the
+/// replies past the 20 KiB depth, with the data the READ reply streamed so far.
+#[test]
+fn nfs_read_truncated_at_the_depth_as_suricata() {
+    let files = run(nfs_capture(), "depth-nfs", "");
+    assert_eq!(
+        files,
+        NFS_DEPTH_EXPECTED
+            .iter()
+            .map(|(p, s, st)| (*p, *s, st.to_string()))
+            .collect::<Vec<_>>()
+    );
+}
+
+/// Suricata 7.0.10's `fileinfo` (packet, size, state) for the NFS read cut at the depth.
+const NFS_DEPTH_EXPECTED: &[(u64, u64, &str)] = &[(40, 19052, "TRUNCATED")];
+
+/// SMB (zeek `smb_smb2.pcap`, a 1,508,939-byte file written): `app-layer.protocols.smb.
+/// stream-depth` raises the session's depth only (Suricata's `TcpSessionSetReassemblyDepth`),
+/// and the WRITE in progress when the requests pass it gives the file the data that
+/// arrived of it (Suricata streams partial WRITE records to the file), the file then
+/// `TRUNCATED` and logged at once. (packet, size, state) as Suricata 7.0.10's for each
+/// (smb stream-depth, stream.reassembly.depth); unlimited, the file closes and is logged
+/// with the next request after the CLOSE response.
+#[test]
+fn smb_write_truncated_at_the_depth_as_suricata() {
+    let Some(pcap) = common::shared_file("corpus/pcaps/zeek/smb_smb2.pcap") else {
+        return;
+    };
+    let cases: [(&str, &str, (u64, u64, &str)); 4] = [
+        ("20kb", "10kb", (50, 5724, "TRUNCATED")),
+        ("500kb", "10kb", (411, 501_312, "TRUNCATED")),
+        ("20kb", "1mb", (803, 983_040, "TRUNCATED")),
+        ("0", "1mb", (1166, 1_508_939, "CLOSED")),
+    ];
+    for (smb, global, (p, size, st)) in cases {
+        let dir = TempDir::new(&format!("depth-smb-{smb}-{global}"));
+        let a = format!("app-layer.protocols.smb.stream-depth={smb}");
+        let b = format!("stream.reassembly.depth={global}");
+        let files = run_on(&dir, &pcap, "", &["--set", &a, "--set", &b]);
+        assert_eq!(
+            files,
+            vec![(p, size, st.to_string())],
+            "smb {smb}, global {global}"
+        );
+    }
+}

@@ -85,9 +85,9 @@ pub struct FileStore {
     /// (Suricata's `FileReassemblyDepth`; 0: unlimited).
     pub depth: u64,
     next_id: std::sync::atomic::AtomicU32,
-    /// Files stored, and write failures (`file_store.fs_errors`).
+    /// Files stored.
     pub stored: std::sync::atomic::AtomicU64,
-    /// Open, write or rename failures.
+    /// Create, open, write, rename or removal failures (`file_store.fs_errors`).
     pub errors: std::sync::atomic::AtomicU64,
 }
 
@@ -151,11 +151,9 @@ pub fn fileinfo_path(f: &TrackedFile, ts_ns: u64) -> Option<std::path::PathBuf> 
 pub fn finish_fileinfo(rec: shrike_output::Record<'_>, f: &TrackedFile, ts_ns: u64, emit: bool) {
     if wants_fileinfo_file(f) && rec.is_complete() {
         if let Some(path) = fileinfo_path(f, ts_ns) {
-            if std::fs::write(&path, rec.written()).is_err() {
-                if let Some(st) = store() {
-                    st.errors.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                }
-            }
+            // A metadata file that cannot be written is skipped, not counted (Suricata's
+            // `OutputFilestoreFinalizeFiles` counts no `fs_errors` for it).
+            let _ = std::fs::write(&path, rec.written());
         }
     }
     if emit {
@@ -292,8 +290,12 @@ impl Storing {
             st.stored.fetch_add(1, Ordering::Relaxed);
             Some(self.id)
         } else {
+            // The rename (or the removal of the duplicate) failed; a failed removal of the
+            // temporary file counts once more, as Suricata's.
             st.errors.fetch_add(1, Ordering::Relaxed);
-            let _ = std::fs::remove_file(&self.tmp);
+            if std::fs::remove_file(&self.tmp).is_err() && self.tmp.exists() {
+                st.errors.fetch_add(1, Ordering::Relaxed);
+            }
             None
         }
     }
@@ -415,8 +417,10 @@ pub fn apply_filestore(
             if dirs[i] {
                 p.lift_file_limit(t, d);
                 p.files_mut(t, d, &mut |f| {
-                    f.add_sid(sid);
-                    f.request_store();
+                    if !f.is_pruned() {
+                        f.add_sid(sid);
+                        f.request_store();
+                    }
                 });
             }
         }
@@ -482,6 +486,10 @@ pub struct TrackedFile {
     /// Its `fileinfo` record was written (protocols that log files apart from their
     /// transactions).
     logged: std::cell::Cell<bool>,
+    /// Ended on an earlier packet of its direction: gone from detection and from alerts'
+    /// `files` (Suricata's `FilesPrune` frees a closed file from the transaction's container
+    /// after the packet's detection and logging).
+    pruned: std::cell::Cell<bool>,
     /// libmagic's answer, once asked ([`TrackedFile::magic`]).
     magic: std::cell::OnceCell<Box<Option<String>>>,
 }
@@ -654,6 +662,20 @@ impl TrackedFile {
     /// Marks its `fileinfo` record written.
     pub fn set_logged(&self) {
         self.logged.set(true);
+    }
+
+    /// Whether the file was pruned ([`TrackedFile::prune`]): detection no longer sees it
+    /// and alerts no longer list it (its `fileinfo` record and the store are not affected).
+    pub fn is_pruned(&self) -> bool {
+        self.pruned.get()
+    }
+
+    /// The packet's detection and logging are done: a file that ended is pruned (Suricata's
+    /// `FilePruneFile`: `state >= CLOSED`).
+    pub fn prune(&self) {
+        if self.is_done() {
+            self.pruned.set(true);
+        }
     }
 
     /// A file without a name (Suricata's HTTP/2 files).

@@ -353,6 +353,28 @@ impl AppFlow {
         c.set(c.get().max(upto));
     }
 
+    /// The packet going `dir` was inspected and logged: the files of that direction that
+    /// ended are pruned from detection and alerts (Suricata's `AppLayerParserTransactionsCleanup`
+    /// runs `FilesPrune` on every transaction with files in the packet's direction).
+    pub fn prune_files(&self, dir: Dir) {
+        let Some(p) = self.parser() else {
+            return;
+        };
+        thread_local! {
+            static TXS: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
+        TXS.with(|txs| {
+            let Ok(mut txs) = txs.try_borrow_mut() else {
+                return;
+            };
+            txs.clear();
+            p.live_txs(dir, &mut txs);
+            for &t in txs.iter() {
+                p.files(t, dir, &mut |f| f.prune());
+            }
+        });
+    }
+
     /// No rule inspects this flow's protocol in direction `dir`: none of its logged
     /// transactions need be kept for detection. Only once the flow has a protocol (before
     /// detection there are no transactions, and rules of the protocol found later may).
@@ -1240,8 +1262,11 @@ impl AppLayer {
     }
 
     /// The HTTP/1 transactions of an `Upgrade: h2c` flow are logged: the flow is HTTP/2
-    /// from here on (transaction ids go on after HTTP/1's), with the upgrade request as
-    /// stream 1 (Suricata's `HTTP2MimicHttp1Request`) and the data seen since.
+    /// from here on, with the upgrade request as stream 1 (Suricata's
+    /// `HTTP2MimicHttp1Request`) and the data seen since. Suricata's HTTP/2 state is a new
+    /// one: its transaction ids start again from 0 (the upgrade request's stream is
+    /// transaction 0, in `http`, `fileinfo` and alerts), so nothing inspected or logged of
+    /// HTTP/1 carries over.
     fn switch_h2c(&mut self, f: &mut AppFlow) {
         let Some(h) = f.h2c.take() else {
             return;
@@ -1249,11 +1274,12 @@ impl AppLayer {
         let Some(p2) = AppProto::from_name("http2") else {
             return;
         };
-        let base = f.state.as_deref().map_or(0, |p| p.tx_count());
+        let base = 0;
         let (st, bufs) = h.into_parser(base, &self.cfg);
         f.proto = p2;
         f.state = Some(st);
         f.log_next = base;
+        f.inspected = Default::default();
         self.stats.flow(p2, true, true);
         let mut err = false;
         for (dir, b) in [(Dir::ToServer, &bufs[0]), (Dir::ToClient, &bufs[1])] {

@@ -263,6 +263,9 @@ pub fn alert_files(app: &AppFlow, tx: u64, dir: crate::Dir) -> Option<Vec<u8>> {
     let mut w = JsonWriter::with_capacity(256);
     let mut any = false;
     p.files(tx, dir, &mut |f| {
+        if f.is_pruned() {
+            return;
+        }
         if !any {
             w.start_object();
             w.open_array("files");

@@ -457,6 +457,32 @@ fn a_body_that_is_all_gap_still_has_its_file() {
 }
 
 #[test]
+fn a_request_body_cut_by_the_close_ends_its_files_truncated() {
+    // libhtp leaves a request whose body did not arrive whole incomplete, and Suricata ends
+    // its open files TRUNCATED at the end of the stream (zeek `http_putty-upload.pcap`:
+    // `putty.exe` TRUNCATED, 81758 bytes); a body that arrived whole closes them.
+    for (body, cl, want) in [
+        (&b"--B\r\nContent-Disposition: form-data; name=\"f\"; filename=\"p.exe\"\r\n\r\nMZ01"[..], 200, shrike_app::files::FileState::Truncated),
+        (&b"--B\r\nContent-Disposition: form-data; name=\"f\"; filename=\"p.exe\"\r\n\r\nMZ01\r\n--B--\r\n"[..], 0, shrike_app::files::FileState::Closed),
+    ] {
+        let cl = if cl == 0 { body.len() } else { cl };
+        let mut st = state();
+        let head = format!(
+            "POST /up HTTP/1.1\r\nHost: h\r\nContent-Type: multipart/form-data; boundary=B\r\n\
+             Content-Length: {cl}\r\n\r\n"
+        );
+        st.parse(Dir::ToServer, head.as_bytes());
+        st.parse(Dir::ToServer, body);
+        st.close(Dir::ToServer);
+        st.close(Dir::ToClient);
+        let tx = st.tx(0).unwrap();
+        let f = tx.request_body().file().unwrap();
+        assert_eq!(f.name(), b"p.exe");
+        assert_eq!(f.state(), want, "content-length {cl}");
+    }
+}
+
+#[test]
 fn gaps_in_bodies_are_skipped() {
     let mut st = state();
     st.parse(

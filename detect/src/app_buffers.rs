@@ -140,6 +140,9 @@ pub(crate) fn readiness(app: &AppFlow, tx: u64, b: AppBuf, dir: Dir) -> Option<b
             let complete = p == Progress::Complete || closed;
             if b.is_body() {
                 st.body_ready(tx, h, d, complete).then_some(complete)
+            } else if h == HttpBuffer::FileName {
+                // Files open while the body arrives: the names are final once it ended.
+                (p >= h.min_progress() || complete).then_some(complete)
             } else {
                 // A line or header buffer no longer changes once the transaction is past
                 // it (Suricata: an engine "can't match" once progress passed its own).
@@ -153,7 +156,7 @@ pub(crate) fn readiness(app: &AppFlow, tx: u64, b: AppBuf, dir: Dir) -> Option<b
             let p = app.parser()?;
             let mut pending = false;
             p.files(tx, dir, &mut |f| {
-                pending |= f.magic().is_none() && !f.is_done()
+                pending |= !f.is_pruned() && f.magic().is_none() && !f.is_done()
             });
             let fin = p.tx_final(tx, closed);
             (!pending).then_some(fin)
@@ -194,7 +197,7 @@ pub(crate) fn visit(
             let mut hit = false;
             if let Some(p) = app.parser() {
                 p.files(tx, d, &mut |file| {
-                    if !hit {
+                    if !hit && !file.is_pruned() {
                         if let Some(m) = file.magic() {
                             hit = f(m.as_bytes());
                         }

@@ -520,6 +520,10 @@ pub(crate) struct AppSig {
 /// The protocols whose files `filesize`, `filemd5` ... inspect in a rule of no protocol.
 const FILE_PROTOCOLS: &[&str] = &["http", "smtp", "ftp-data", "smb", "nfs", "http2"];
 
+/// The protocols whose parsers tell detection of a new file in a transaction (Suricata's
+/// `FlagDetectStateNewFile` in `app-layer-htp.c` and `app-layer-smtp.c`).
+const NEW_FILE_PROTOCOLS: &[&str] = &["http", "smtp"];
+
 impl AppSig {
     /// Whether the transaction part is file keywords only (`filesize`, file hashes).
     pub(crate) fn files_only(&self) -> bool {
@@ -533,6 +537,14 @@ impl AppSig {
             && self.events.is_empty()
             && self.tls_checks.is_empty()
             && self.keywords.is_empty()
+    }
+
+    /// Whether the rule has Suricata's `files` inspection engine (`filesize`, `filestore`,
+    /// `filemd5`/`filesha1`/`filesha256`: the keywords of its `files` match list; `filename`
+    /// and `filemagic` are contents on the `file.name` / `file.magic` buffers in 7.0.10).
+    /// Such a rule is inspected again on a transaction that gets a new file.
+    pub(crate) fn has_files_engine(&self) -> bool {
+        self.filesize.is_some() || self.filestore.is_some() || !self.filehash.is_empty()
     }
 
     /// Whether the rule is inspected per transaction (rather than per packet).
@@ -611,6 +623,10 @@ struct ProtoIndex {
     mpms: [Vec<BufMpm>; 2],
     /// Per packet direction: the prefilter of rules whose fast pattern is payload content.
     pay: [Option<PayMpm>; 2],
+    /// A new file on a transaction has the rules with a `files` engine inspected again
+    /// (Suricata's `DETECT_ENGINE_STATE_FLAG_FILE_NEW`, which only its HTTP/1 and SMTP
+    /// parsers raise).
+    new_file_reinspects: bool,
 }
 
 type Pats = Vec<(Vec<u8>, Vec<PatSig>)>;
@@ -788,6 +804,14 @@ impl AppIndex {
                 per.nonmpm[d].sort_unstable();
             }
         }
+        for n in NEW_FILE_PROTOCOLS {
+            if let Some(per) = AppProto::from_name(n)
+                .and_then(pi)
+                .and_then(|p| idx.per.get_mut(p))
+            {
+                per.new_file_reinspects = true;
+            }
+        }
         idx
     }
 
@@ -841,6 +865,10 @@ pub struct AppDetect {
     /// starts the transactions again from 0, with nothing inspected.
     proto: AppProto,
     done: HashSet<(u64, u32, u8), std::hash::BuildHasherDefault<TxKeyHasher>>,
+    /// The decided (transaction, rule, direction) triples whose `files` engine ran to a
+    /// verdict (Suricata's `DE_STATE_FLAG_FILE_INSPECT`): a new file of the transaction in
+    /// that direction has them inspected again.
+    file_reset: Vec<(u64, u32, u8)>,
     /// Per direction: the app generation (+1) last inspected.
     seen_gen: [u64; 2],
     /// Inspection progress per (transaction, direction).
@@ -862,6 +890,8 @@ struct TxProg {
     /// Candidates not decided yet (a buffer not ready, data not final, or the packet-level
     /// part failed on the packet that inspected them).
     pending: Vec<u32>,
+    /// Files the transaction had in this direction at the last inspection.
+    files: u32,
 }
 
 impl AppDetect {
@@ -907,6 +937,7 @@ impl AppDetect {
         if self.done.len() > 64 {
             self.done.retain(|(t, _, _)| *t >= min_tx);
         }
+        self.file_reset.retain(|(t, _, _)| *t >= min_tx);
         self.progs.retain(|p| p.tx >= min_tx);
     }
 
@@ -1008,20 +1039,6 @@ fn events_hit(app: &AppFlow, tx: u64, e: AppEvent) -> bool {
     }
 }
 
-/// Suricata's `DetectFilesizeMatch` over the files of transaction `tx` going `d`: a closed
-/// file matches on its size; a truncated or failed one only for `>`/`>=` (the size it
-/// reached is known, the final one is not); an open one is undecided (`None`) while no
-/// other file matched.
-fn filesize_hit(app: &AppFlow, tx: u64, d: Dir, m: &UintMatch) -> Option<bool> {
-    use shrike_app::files::FileState;
-    use shrike_rules::parse::UintMode;
-    any_file(app, tx, d, &mut |f| match f.state() {
-        FileState::Closed => Some(m.matches(f.size())),
-        FileState::Opened => None,
-        _ => Some(matches!(m.mode, UintMode::Gt | UintMode::Gte) && m.matches(f.size())),
-    })
-}
-
 /// Suricata's `filemagic` over the files of transaction `tx` going `d`: a file whose type
 /// is known (512 bytes seen or ended, libmagic there) matches when it holds `pat`
 /// (lowercased; compared without case), or does not when `neg`; a file whose type is not
@@ -1051,6 +1068,9 @@ fn any_file(
     let p = app.parser()?;
     let (mut hit, mut open, mut any) = (false, false, false);
     p.files(tx, d, &mut |f| {
+        if f.is_pruned() {
+            return;
+        }
         any = true;
         match each(f) {
             Some(true) => hit = true,
@@ -1111,11 +1131,6 @@ impl FilestoreSpec {
     }
 }
 
-/// Whether transaction `tx` has a file going `d` (`None`: not yet, and it still may).
-fn filestore_hit(app: &AppFlow, tx: u64, d: Dir) -> Option<bool> {
-    any_file(app, tx, d, &mut |_| Some(true))
-}
-
 /// Which hash a file hash list holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FileHashKind {
@@ -1139,25 +1154,93 @@ pub struct FileHashList {
     pub hashes: std::collections::HashSet<Box<[u8]>>,
 }
 
-/// Suricata's `DetectFileHashMatch` over the files of transaction `tx` going `d`: only a
-/// closed file whose hash was computed decides (listed, or not listed when negated).
-fn filehash_hit(app: &AppFlow, tx: u64, d: Dir, m: &FileHashList) -> Option<bool> {
+/// What Suricata's `files` inspection engine (`DetectFileInspect`) says of a rule on a
+/// transaction's files in one direction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FilesResult {
+    /// A file matched every keyword of the `files` list, and the last file decided.
+    Match,
+    /// A file matched but the last one is not decided yet
+    /// (`DETECT_ENGINE_INSPECT_SIG_MATCH_MORE_FILES`): the rule matches, but its state does
+    /// not record the file engine, so a new file does not inspect it again.
+    MatchMoreFiles,
+    /// No file decided yet (none, or what a keyword needs is not there yet).
+    NoMatch,
+    /// The last file cannot match and none did (`..._CANT_MATCH_FILES`).
+    CantMatch,
+}
+
+/// Suricata's `DetectFilesizeMatch` on one file: a closed file on its size; a truncated or
+/// failed one only for `>`/`>=` (the size it reached is known, the final one is not).
+fn filesize_match(f: &shrike_app::files::TrackedFile, m: &UintMatch) -> bool {
     use shrike_app::files::FileState;
-    any_file(app, tx, d, &mut |f| match f.state() {
-        FileState::Closed => {
-            let h: Option<&[u8]> = match m.kind {
-                FileHashKind::Md5 => f.md5().map(|h| &h[..]),
-                FileHashKind::Sha1 => f.sha1().map(|h| &h[..]),
-                FileHashKind::Sha256 => f.sha256().map(|h| &h[..]),
-            };
-            Some(h.is_some_and(|h| m.hashes.contains(h) != m.negated))
+    use shrike_rules::parse::UintMode;
+    match f.state() {
+        FileState::Closed => m.matches(f.size()),
+        FileState::Opened => false,
+        _ => matches!(m.mode, UintMode::Gt | UintMode::Gte) && m.matches(f.size()),
+    }
+}
+
+/// The hash of kind `k` of `f`, once computed.
+fn file_hash(f: &shrike_app::files::TrackedFile, k: FileHashKind) -> Option<&[u8]> {
+    match k {
+        FileHashKind::Md5 => f.md5().map(|h| &h[..]),
+        FileHashKind::Sha1 => f.sha1().map(|h| &h[..]),
+        FileHashKind::Sha256 => f.sha256().map(|h| &h[..]),
+    }
+}
+
+/// Suricata's `DetectFileInspect` for the `files` match list of `a` (`filesize`,
+/// `filemd5`/`filesha1`/`filesha256`, `filestore`) over the files of transaction `tx` going
+/// `d` not pruned yet: per file, what the rule needs first (`FILE_SIG_NEED_SIZE`: the file
+/// ended; `FILE_SIG_NEED_MAGIC`: some data; `FILE_SIG_NEED_MD5` ...: the hash), then every
+/// keyword on that same file; the last file's verdict decides unless one matched. `None`: the
+/// rule has no `files` engine.
+fn files_engine(a: &AppSig, app: &AppFlow, tx: u64, d: Dir) -> Option<FilesResult> {
+    use shrike_app::files::FileState;
+    if !a.has_files_engine() {
+        return None;
+    }
+    let Some(p) = app.parser() else {
+        return Some(FilesResult::CantMatch);
+    };
+    let need_magic = !a.filemagic.is_empty() || a.file_magic;
+    let (mut r, mut matched) = (FilesResult::NoMatch, false);
+    p.files(tx, d, &mut |f| {
+        if f.is_pruned() {
+            return;
         }
-        FileState::Opened => None,
-        _ => Some(false),
+        if (need_magic && f.size() == 0)
+            || (a.filesize.is_some() && f.state() == FileState::Opened)
+            || a.filehash.iter().any(|h| file_hash(f, h.kind).is_none())
+        {
+            r = FilesResult::NoMatch;
+            return;
+        }
+        let hit = a.filesize.as_ref().is_none_or(|m| filesize_match(f, m))
+            && a.filehash.iter().all(|h| {
+                f.state() == FileState::Closed
+                    && file_hash(f, h.kind).is_some_and(|x| h.hashes.contains(x) != h.negated)
+            });
+        // `filestore` matches any file.
+        r = if hit {
+            matched = true;
+            FilesResult::Match
+        } else {
+            FilesResult::CantMatch
+        };
+    });
+    Some(match (matched, r) {
+        (true, FilesResult::NoMatch) => FilesResult::MatchMoreFiles,
+        (true, _) => FilesResult::Match,
+        (false, r) => r,
     })
 }
 
-/// Evaluate the transaction part of `a` on transaction `tx`.
+/// Evaluate the transaction part of `a` on transaction `tx`; `file_inspect` tells whether
+/// its `files` engine reached a verdict (Suricata's `DE_STATE_FLAG_FILE_INSPECT`).
+#[allow(clippy::too_many_arguments)]
 fn eval_tx(
     a: &AppSig,
     app: &AppFlow,
@@ -1166,7 +1249,9 @@ fn eval_tx(
     sc: &mut AppScratch,
     scratch: &mut Scratch,
     env: &MatchEnv,
+    file_inspect: &mut bool,
 ) -> TxResult {
+    *file_inspect = false;
     let mut fin = true;
     for s in a.sections.iter() {
         match readiness(app, tx, s.buf, d) {
@@ -1216,20 +1301,29 @@ fn eval_tx(
             }
         }
     }
-    // File keywords: a file decides, none yet waits (no match once the flow ended).
-    let file_checks = a
-        .filesize
-        .iter()
-        .map(|m| filesize_hit(app, tx, d, m))
-        .chain(a.filestore.iter().map(|_| filestore_hit(app, tx, d)))
-        .chain(a.filehash.iter().map(|m| filehash_hit(app, tx, d, m)))
-        .chain(
-            a.filemagic
-                .iter()
-                .map(|(pat, neg)| filemagic_hit(app, tx, d, pat, *neg)),
-        );
-    for r in file_checks {
-        match r {
+    // The `files` engine: a file decides, none yet waits (no match once the flow ended).
+    match files_engine(a, app, tx, d) {
+        None | Some(FilesResult::MatchMoreFiles) => {}
+        Some(FilesResult::Match) => *file_inspect = true,
+        Some(FilesResult::CantMatch) => {
+            *file_inspect = true;
+            return TxResult::NoMatch(true);
+        }
+        Some(FilesResult::NoMatch) if app.is_closed() => return TxResult::NoMatch(true),
+        Some(FilesResult::NoMatch) => {
+            let mut any = false;
+            if let Some(p) = app.parser() {
+                p.files(tx, d, &mut |f| any |= !f.is_pruned());
+                // No file, and none can come any more.
+                if !any && p.tx_final(tx, false) {
+                    return TxResult::NoMatch(fin);
+                }
+            }
+            return TxResult::NotReady;
+        }
+    }
+    for (pat, neg) in a.filemagic.iter() {
+        match filemagic_hit(app, tx, d, pat, *neg) {
             Some(true) => {}
             Some(false) => return TxResult::NoMatch(fin),
             None if app.is_closed() => return TxResult::NoMatch(true),
@@ -1271,6 +1365,42 @@ fn eval_tx(
     TxResult::Match
 }
 
+/// A file opened in transaction `tx` going `d` since its last inspection: the rules whose
+/// `files` engine reached a verdict on it in that direction are inspected again, on its files
+/// (Suricata resets the file part of their stored detect state on
+/// `DETECT_ENGINE_STATE_FLAG_FILE_NEW`, so a rule alerts again for a second file of the
+/// transaction).
+fn reinspect_on_new_file(
+    app: &AppFlow,
+    tx: u64,
+    d: Dir,
+    prog: &mut TxProg,
+    state: &mut super::FlowDetect,
+) {
+    let Some(p) = app.parser() else {
+        return;
+    };
+    let mut count = 0u32;
+    p.files(tx, d, &mut |_| count = count.saturating_add(1));
+    if count <= prog.files {
+        return;
+    }
+    prog.files = count;
+    let Some(ad) = state.app.as_deref_mut() else {
+        return;
+    };
+    let dn = di(d) as u8;
+    let (done, pending) = (&mut ad.done, &mut prog.pending);
+    ad.file_reset.retain(|&(t, n, dd)| {
+        let again = t == tx && dd == dn;
+        if again {
+            done.remove(&(t, n, dd));
+            pending.push(n);
+        }
+        !again
+    });
+}
+
 impl super::Engine {
     /// Inspect the transactions of the packet's flow; matching rules go to `queue` with
     /// their transaction id. `pkt_ok(n)` runs the packet-level part of rule `n` (header,
@@ -1305,6 +1435,7 @@ impl super::Engine {
         if ad.proto != app.proto {
             if ad.proto != AppProto::UNKNOWN {
                 ad.done.clear();
+                ad.file_reset.clear();
                 ad.progs.clear();
             }
             ad.proto = app.proto;
@@ -1333,6 +1464,9 @@ impl super::Engine {
             };
             let dn = di(d) as u8;
             let mut prog = state.app.get_or_insert_with(Box::default).take_prog(tx, dn);
+            if pidx.new_file_reinspects {
+                reinspect_on_new_file(app, tx, d, &mut prog, state);
+            }
             candidates(pidx, app, tx, d, &mut prog, sc);
             let cand = std::mem::take(&mut sc.cand);
             for &n in &cand {
@@ -1361,7 +1495,8 @@ impl super::Engine {
                     }
                     continue;
                 }
-                match eval_tx(a, app, tx, d, sc, scratch, &env) {
+                let mut file_inspect = false;
+                match eval_tx(a, app, tx, d, sc, scratch, &env, &mut file_inspect) {
                     TxResult::Match => {
                         let ad = state.app.get_or_insert_with(Box::default);
                         if a.per_dir {
@@ -1370,6 +1505,16 @@ impl super::Engine {
                             ad.done.insert((tx, n, 0));
                             ad.done.insert((tx, n, 1));
                         }
+                        if pidx.new_file_reinspects && a.has_files_engine() {
+                            if file_inspect {
+                                ad.file_reset.push((tx, n, dn));
+                            }
+                            if !a.per_dir && a.dir.is_none() {
+                                // The other direction's state knows nothing of this match
+                                // (Suricata's is per direction): its first file inspects it.
+                                ad.file_reset.push((tx, n, dn ^ 1));
+                            }
+                        }
                         s.post.iter().for_each(|op| op.apply(state));
                         super::inspect::apply_captures(scratch, Some(&mut *state));
                         queue.push((n, tx));
@@ -1377,6 +1522,9 @@ impl super::Engine {
                     TxResult::NoMatch(true) => {
                         let ad = state.app.get_or_insert_with(Box::default);
                         ad.done.insert((tx, n, dn));
+                        if file_inspect && pidx.new_file_reinspects {
+                            ad.file_reset.push((tx, n, dn));
+                        }
                     }
                     TxResult::NoMatch(false) | TxResult::NotReady => prog.pending.push(n),
                 }

@@ -252,13 +252,16 @@ impl Sessions {
         if tcp.depth_reached(d) {
             self.app.on_tcp_depth(app, d);
         }
-        // The detected protocol's own stream depth (PostgreSQL: unlimited by default).
+        // The detected protocol's own stream depth (PostgreSQL, SMB: unlimited by default),
+        // as Suricata's `TcpSessionSetReassemblyDepth`: it only raises the session's depth
+        // (a smaller one than `stream.reassembly.depth` leaves that one), 0 lifts it.
         if let Some(dep) = app
             .as_deref()
             .and_then(|a| a.proto.protocol())
             .and_then(|p| self.app.cfg.stream_depth(p.name))
         {
-            tcp.set_app_depth(dep);
+            let global = self.stream.config().reassembly.depth;
+            tcp.raise_app_depth(dep, global);
         }
         // A transaction completed in this direction: inspect the raw stream now, not
         // only when a full chunk has accumulated (Suricata's trigger on tx completion),

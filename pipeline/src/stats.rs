@@ -101,8 +101,25 @@ impl StatsBoard {
             }
         }
         total.merge(extra);
+        file_store_counters(&mut total);
         total
     }
+}
+
+/// Suricata's file-store (v2) counters, registered only when the file store is on
+/// (`output-filestore.c`): `file_store.open_files_max_hit` (a stored file found
+/// `max-open-files` files already open), `file_store.fs_errors` (creating, writing,
+/// reopening, renaming or removing a stored file failed) and the global
+/// `file_store.open_files` (stored files kept open now). Process-wide counts, not per worker.
+fn file_store_counters(total: &mut Snapshot) {
+    use std::sync::atomic::Ordering;
+    let Some(st) = shrike_app::files::store() else {
+        return;
+    };
+    let (open, max_hits) = shrike_app::files::open_files_counters();
+    total.add("file_store.open_files_max_hit", max_hits);
+    total.add("file_store.fs_errors", st.errors.load(Ordering::Relaxed));
+    total.add("file_store.open_files", u64::from(open));
 }
 
 /// A per-run random seed for the flow hash (from the OS's randomised hasher keys).

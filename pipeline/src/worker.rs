@@ -680,6 +680,13 @@ impl Worker {
         if let Some((tdir, _, _)) = stream_side {
             prune_frames(flow, tdir);
         }
+        if let Some(a) = flow.data.app() {
+            a.prune_files(if to_server {
+                shrike_app::Dir::ToServer
+            } else {
+                shrike_app::Dir::ToClient
+            });
+        }
         if let Some(s) = tcp_flow_state {
             self.flows.set_state(h, s);
         }

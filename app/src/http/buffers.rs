@@ -291,7 +291,7 @@ impl HttpState {
                 let b = &tx.req_body;
                 b.multipart.iter().flat_map(|m| m.parts.iter()).any(|p| {
                     let d = b.range(p.start, p.end);
-                    !d.is_empty() && f(d)
+                    !p.file.is_pruned() && !d.is_empty() && f(d)
                 })
             }
             HttpBuffer::FileName => {
@@ -299,7 +299,7 @@ impl HttpState {
                     Dir::ToServer => &tx.req_body,
                     Dir::ToClient => &tx.resp_body,
                 };
-                b.files().any(|file| f(file.name()))
+                b.files().any(|file| !file.is_pruned() && f(file.name()))
             }
             HttpBuffer::RequestBody | HttpBuffer::ResponseBody | HttpBuffer::FileData => self
                 .inspect_body(tx, which, dir)

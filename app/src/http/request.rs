@@ -822,7 +822,14 @@ impl HttpState {
             ReqState::BodyIdentity { .. }
             | ReqState::ChunkLen
             | ReqState::ChunkData { .. }
-            | ReqState::ChunkDataEnd => self.req_complete(),
+            | ReqState::ChunkDataEnd => {
+                // The body did not end: libhtp leaves the request incomplete and Suricata
+                // ends its open files `TRUNCATED` at the end of the stream.
+                if let Some(tx) = self.in_tx.and_then(|i| self.tx_mut(i)) {
+                    tx.req_body.close_file(true);
+                }
+                self.req_complete()
+            }
             _ => {}
         }
     }

@@ -1761,6 +1761,17 @@ impl AppParser for NfsState {
         self.dirs[d].gap = true;
     }
 
+    fn truncate(&mut self, dir: Dir) {
+        // Suricata's NFS has no truncate callback, but the parser's `TRUNC` flag has
+        // `FileTruncateAllOpenFiles` end the open files of the transactions with files
+        // going that way.
+        for t in self.txs.iter_mut() {
+            if let Some(f) = t.file.as_mut().filter(|f| f.dir == dir) {
+                f.tracker.trunc();
+            }
+        }
+    }
+
     fn close(&mut self) {
         if self.is_udp {
             return;

@@ -663,7 +663,27 @@ struct Framer {
     /// Stream offset of the record whose frames were made before it was all in (a write
     /// or read record, as Suricata's partial-record parsing makes them).
     framed: Option<u64>,
+    /// An SMB2 WRITE request / READ response taken before it was all in: the rest of its
+    /// data streams to its file (Suricata's `file_ts_left` / `file_tc_left`).
+    stream: Option<StreamRec>,
 }
+
+/// The rest of an SMB2 WRITE / READ record whose start was parsed.
+#[derive(Debug)]
+struct StreamRec {
+    /// Record bytes still to come.
+    left: u64,
+    /// Of which file data.
+    data_left: u64,
+    hdr: Smb2Hdr,
+    guid: Vec<u8>,
+    cmd: u16,
+    /// File offset of the next data byte.
+    off: u64,
+}
+
+/// Suricata parses a partial NBSS record only once this much of it is in.
+const PARTIAL_MIN: usize = 512;
 
 /// Per-flow SMB state.
 #[derive(Debug)]
@@ -695,6 +715,8 @@ pub struct SmbState {
     ifaces: Option<Vec<Iface>>,
     /// Limits (`app-layer.protocols.smb`).
     cfg: SmbConfig,
+    /// Per direction: the stream reached its depth (Suricata's `ts_trunc` / `tc_trunc`).
+    trunc: [bool; 2],
 }
 
 fn dir_idx(d: Dir) -> usize {
@@ -732,6 +754,7 @@ impl SmbState {
             pending_events: 0,
             ifaces: None,
             cfg: SmbConfig::default(),
+            trunc: [false; 2],
         }
     }
 
@@ -770,7 +793,8 @@ impl SmbState {
             tree_id: h.tree_id,
             msg_id: h.message_id,
             request_done: true,
-            response_done: false,
+            // No response is expected once the other direction was truncated.
+            response_done: self.trunc[1],
             data,
             events: std::mem::take(&mut self.pending_events),
             events_reported: 0,
@@ -838,6 +862,21 @@ impl SmbState {
                 data = &data[n..];
                 data_abs += n as u64;
             }
+            if let Some(mut sr) = self.framers[i].stream.take() {
+                let n = (sr.left).min(data.len() as u64) as usize;
+                let fb = (sr.data_left as usize).min(n);
+                if fb > 0 {
+                    self.file_data(&sr.hdr, &sr.guid, dir, sr.cmd, sr.off, &data[..fb], 2);
+                }
+                sr.off += fb as u64;
+                sr.data_left -= fb as u64;
+                sr.left -= n as u64;
+                data = &data[n..];
+                data_abs += n as u64;
+                if sr.left > 0 {
+                    self.framers[i].stream = Some(sr);
+                }
+            }
             if data.is_empty() {
                 return err;
             }
@@ -898,6 +937,12 @@ impl SmbState {
                         {
                             self.framers[i].framed = Some(at);
                             smb_frames(fc, at, len, &rest[4..], true);
+                        }
+                    }
+                    if kind == 0 && rest.len() >= PARTIAL_MIN {
+                        if let Some(sr) = self.start_partial(dir, &rest[4..], len) {
+                            self.framers[i].stream = Some(sr);
+                            pos = buf.len();
                         }
                     }
                     break;
@@ -1926,10 +1971,129 @@ impl SmbState {
         w.close();
     }
 
+    /// Suricata's `parse_tcp_data_ts_partial` / `_tc_partial` for SMB2: a WRITE request
+    /// (not to a pipe) or successful READ response of `len` bytes whose first bytes `rec`
+    /// are in hands those bytes' data to its file now; the rest of the record then streams
+    /// to the file as it comes ([`StreamRec`]). `None`: the record waits to be whole.
+    fn start_partial(&mut self, dir: Dir, rec: &[u8], len: usize) -> Option<StreamRec> {
+        if rec.len() < 64 + 16 || !rec.starts_with(b"\xfeSMB") {
+            return None;
+        }
+        let h = Smb2Hdr::parse(rec)?;
+        if h.next_command != 0 {
+            return None;
+        }
+        let b = &rec[64..];
+        let declared = u32le(b, 4)?;
+        let (doff, guid, off, max) = match (dir, h.is_response(), h.command) {
+            (Dir::ToServer, false, 9) => {
+                // Pipes carry DCERPC, parsed from whole records only (a tree not seen
+                // connected is one when its data looks like DCERPC, as in `file_data`).
+                let doff = usize::from(u16le(b, 2)?);
+                let pipe = match self.trees.get(&(h.session_id, h.tree_id)) {
+                    Some(t) => t.1,
+                    None => dcerpc::probe(rec.get(doff..).unwrap_or_default()),
+                };
+                if pipe {
+                    return None;
+                }
+                (
+                    usize::from(u16le(b, 2)?),
+                    b.get(16..32)?.to_vec(),
+                    u64le(b, 8)?,
+                    [self.max_write_size, self.cfg.max_write_size],
+                )
+            }
+            (Dir::ToClient, true, 8) if h.status == 0 || h.status == 0x8000_0005 => {
+                let (g, off) = self.reads.get(&(h.session_id, h.message_id))?.clone();
+                let key = (h.session_id, h.tree_id);
+                let doff = usize::from(b[2]);
+                let pipe = match self.trees.get(&key) {
+                    Some(t) => t.1,
+                    None => dcerpc::probe(rec.get(doff..).unwrap_or_default()),
+                };
+                if pipe {
+                    return None;
+                }
+                (
+                    usize::from(b[2]),
+                    g,
+                    off,
+                    [self.max_read_size, self.cfg.max_read_size],
+                )
+            }
+            _ => return None,
+        };
+        let avail = rec.len().checked_sub(doff).filter(|&a| a > 0)?;
+        if max.iter().any(|&m| m != 0 && declared > m)
+            || doff.saturating_add(declared as usize) > len
+            || avail >= declared as usize
+        {
+            return None;
+        }
+        let mut part = rec.to_vec();
+        part[64 + 4..64 + 8].copy_from_slice(&(avail as u32).to_le_bytes());
+        self.smb_record(dir, &part);
+        Some(StreamRec {
+            left: (len - rec.len()) as u64,
+            data_left: u64::from(declared) - avail as u64,
+            hdr: h,
+            guid,
+            cmd: h.command,
+            off: off + avail as u64,
+        })
+    }
+
+    /// The direction's stream ends inside an SMB2 WRITE request or READ response: its file
+    /// data so far goes to the file (Suricata's parser hands the data of a partial WRITE /
+    /// READ record to the file as it arrives, `handle_nbss_ts_partial` /
+    /// `handle_nbss_tc_partial`), as if the record held only that much.
+    fn flush_partial(&mut self, dir: Dir) {
+        let i = dir_idx(dir);
+        if self.framers[i].resync || self.framers[i].skip > 0 {
+            return;
+        }
+        let buf = std::mem::take(&mut self.framers[i].buf);
+        let Some(rec) = buf.get(4..).filter(|_| buf[0] == 0) else {
+            return;
+        };
+        if rec.len() < 64 + 16 || !rec.starts_with(b"\xfeSMB") {
+            return;
+        }
+        let Some(h) = Smb2Hdr::parse(rec) else {
+            return;
+        };
+        let b = &rec[64..];
+        let (doff, max) = match (dir, h.is_response(), h.command) {
+            (Dir::ToServer, false, 9) => (
+                usize::from(u16le(b, 2).unwrap_or(0)),
+                [self.max_write_size, self.cfg.max_write_size],
+            ),
+            (Dir::ToClient, true, 8) => (
+                usize::from(b[2]),
+                [self.max_read_size, self.cfg.max_read_size],
+            ),
+            _ => return,
+        };
+        let declared = u32le(b, 4).unwrap_or(0);
+        let avail = rec.len().saturating_sub(doff);
+        if h.next_command != 0 || avail == 0 || max.iter().any(|&m| m != 0 && declared > m) {
+            return;
+        }
+        let n = (declared as usize).min(avail) as u32;
+        let mut part = rec.to_vec();
+        part[64 + 4..64 + 8].copy_from_slice(&n.to_le_bytes());
+        self.smb_record(dir, &part);
+    }
+
     fn write_fileinfo(&self, c: &mut LogCtx<'_>, t: &SmbTx) {
         let TxData::File { file, dir, .. } = &t.data else {
             return;
         };
+        if file.logged() {
+            return;
+        }
+        file.set_logged();
         let emit = c.out.wants_type("files");
         if !(emit || crate::files::wants_fileinfo_file(file)) {
             return;
@@ -2920,6 +3084,11 @@ impl AppParser for SmbState {
 
     fn gap(&mut self, dir: Dir, len: u64) {
         let f = &mut self.framers[dir_idx(dir)];
+        // A record streaming to its file: the rest of it is skipped (the file misses data
+        // and ends truncated).
+        if let Some(sr) = f.stream.take() {
+            f.skip = f.skip.saturating_add(sr.left);
+        }
         if f.skip >= len {
             f.skip -= len;
             return;
@@ -2927,6 +3096,26 @@ impl AppParser for SmbState {
         f.skip = 0;
         f.buf.clear();
         f.resync = true;
+    }
+
+    fn truncate(&mut self, dir: Dir) {
+        if !self.trunc[dir_idx(dir)] {
+            self.flush_partial(dir);
+        }
+        // Suricata's `trunc_ts` / `trunc_tc`: every transaction is done in that direction;
+        // then `FileTruncateAllOpenFiles` on the transactions with files going that way.
+        self.trunc[dir_idx(dir)] = true;
+        for t in self.txs.iter_mut() {
+            match dir {
+                Dir::ToServer => t.request_done = true,
+                Dir::ToClient => t.response_done = true,
+            }
+            if let TxData::File { file, dir: fd, .. } = &mut t.data {
+                if *fd == dir && !file.is_done() {
+                    file.close_tracked(true);
+                }
+            }
+        }
     }
 
     fn close(&mut self) {
@@ -3042,6 +3231,19 @@ impl AppParser for SmbState {
 
     fn log(&mut self, c: &mut LogCtx<'_>) {
         let to_server = c.rec.info.to_server;
+        // A file's `fileinfo` is written once it ended, on a packet going its way (Suricata's
+        // file logger runs on the files of the packet's direction: a file closed by a
+        // response is logged with the next request), or at the end of the flow; a file cut
+        // at the stream depth at once.
+        if c.write {
+            for t in self.txs.iter() {
+                if let TxData::File { file, dir, .. } = &t.data {
+                    if file.is_done() && !file.logged() && (c.closed || c.pkt_dir == Some(*dir)) {
+                        self.write_fileinfo(c, t);
+                    }
+                }
+            }
+        }
         let ready: Vec<u64> = self
             .txs
             .iter()
@@ -3054,17 +3256,14 @@ impl AppParser for SmbState {
             .collect();
         for id in ready {
             if let Some(t) = self.tx(id) {
-                if c.write {
-                    if c.out.wants_type("smb") {
-                        if let Some(mut rec) = c.out.record(EventKind::Protocol) {
-                            // `LOG_DIR_FLOW`: the client is `src` whatever the packet.
-                            write_eve_header(&mut rec, &c.rec.header("smb", true));
-                            self.write_smb(t, &mut rec);
-                            rec.close();
-                            let _ = rec.commit();
-                        }
+                if c.write && c.out.wants_type("smb") {
+                    if let Some(mut rec) = c.out.record(EventKind::Protocol) {
+                        // `LOG_DIR_FLOW`: the client is `src` whatever the packet.
+                        write_eve_header(&mut rec, &c.rec.header("smb", true));
+                        self.write_smb(t, &mut rec);
+                        rec.close();
+                        let _ = rec.commit();
                     }
-                    self.write_fileinfo(c, t);
                 }
                 c.logged += 1;
             }

@@ -291,6 +291,34 @@ fn out_of_order_writes_are_held_until_their_offset_comes() {
 }
 
 #[test]
+fn a_large_write_streams_to_its_file_before_it_is_all_in() {
+    // Suricata parses an SMB2 WRITE record once 512 bytes of it are in and streams the rest
+    // of its data to the file as it comes: the file has the data that arrived, whatever the
+    // segmentation, and the whole of it once the record ended.
+    let data: Vec<u8> = (0..4000u32).map(|i| (i % 251) as u8).collect();
+    for step in [600usize, 1000, 4096] {
+        let mut s = SmbState::new(FileConfig::default());
+        let guid = create_a_txt(&mut s);
+        let rec = write_req(11, &guid, 0, &data, data.len() as u32);
+        let first = &rec[..step.min(rec.len())];
+        feed(&mut s, Dir::ToServer, first, 10_000);
+        let in_file = |s: &SmbState| match &file_of(s).data {
+            TxData::File { file, .. } => file.size(),
+            d => panic!("{d:?}"),
+        };
+        // 4 NBSS + 64 header + 48 WRITE bytes before the data.
+        let expect = first.len().saturating_sub(4 + 112).min(data.len()) as u64;
+        assert_eq!(in_file(&s), expect, "step {step}");
+        feed(&mut s, Dir::ToServer, &rec[first.len()..], 700);
+        assert_eq!(in_file(&s), data.len() as u64, "step {step}");
+        match &file_of(&s).data {
+            TxData::File { head, .. } => assert_eq!(&head[..], &data[..head.len()]),
+            d => panic!("{d:?}"),
+        }
+    }
+}
+
+#[test]
 fn write_queue_count_and_size_limits_raise_suricata_events() {
     let mut s = SmbState::new(FileConfig::default());
     s.cfg.max_write_queue_cnt = 2;
