@@ -639,6 +639,25 @@ fn on_port(ports: &[u16], ctx: &FlowCtx) -> bool {
 /// the server port first, then the rest, each group in registry order), then the probing
 /// parsers of the protocols registered for either port.
 fn probe(cfg: &ParserConfig, ctx: &FlowCtx, dir: Dir, data: &[u8], tcp: bool) -> Found {
+    probe_dir(cfg, ctx, dir, data, tcp).0
+}
+
+/// [`probe`], and whether the protocol's probing parser found the data runs the other way
+/// (Suricata's `rdir`; UDP reverses the flow on it).
+fn probe_dir(cfg: &ParserConfig, ctx: &FlowCtx, dir: Dir, data: &[u8], tcp: bool) -> (Found, bool) {
+    let mut reversed = false;
+    let found = probe_inner(cfg, ctx, dir, data, tcp, &mut reversed);
+    (found, reversed)
+}
+
+fn probe_inner(
+    cfg: &ParserConfig,
+    ctx: &FlowCtx,
+    dir: Dir,
+    data: &[u8],
+    tcp: bool,
+    reversed: &mut bool,
+) -> Found {
     let modes = &cfg.modes;
     let detect = |i: usize, p: &crate::registry::Protocol| {
         if modes.get(i) == Some(&crate::registry::MODE_DISABLED) || !cfg.enabled(p.name) {
@@ -652,6 +671,10 @@ fn probe(cfg: &ParserConfig, ctx: &FlowCtx, dir: Dir, data: &[u8], tcp: bool) ->
     let mut need_more = false;
     let mut verdict = |i: usize, r: Probe| match r {
         Probe::Yes => Some(Found::Proto(AppProto::from_index(i))),
+        Probe::YesReversed => {
+            *reversed = true;
+            Some(Found::Proto(AppProto::from_index(i)))
+        }
         Probe::NeedMore => {
             need_more = true;
             None
@@ -682,8 +705,8 @@ fn probe(cfg: &ParserConfig, ctx: &FlowCtx, dir: Dir, data: &[u8], tcp: bool) ->
         };
         // Suricata registers these probing parsers for the flow's destination port only
         // (`detection-ports: dp`): a UDP flow whose first datagram comes from the service
-        // port is not probed. DNS keeps either port here.
-        let either = tcp || AppProto::from_index(i) == AppProto::DNS;
+        // port is not probed (DNS included: a response from port 53 first is `failed`).
+        let either = tcp;
         let port_ok = match custom(i) {
             // The configured `detection-ports` replace the protocol's own.
             Some(c) if either => {
@@ -1103,15 +1126,17 @@ impl AppLayer {
     }
 
     /// One UDP datagram's payload in direction `dir`.
+    /// A UDP datagram. Returns `true` when protocol detection reversed the flow (the
+    /// caller swaps the flow's client and server; this datagram runs the other way).
     pub fn on_udp(
         &mut self,
         flow: &mut Option<Box<AppFlow>>,
         ctx: &FlowCtx,
         dir: Dir,
         payload: &[u8],
-    ) {
+    ) -> bool {
         if payload.is_empty() {
-            return;
+            return false;
         }
         let f = touch(flow, ctx);
         match f.proto {
@@ -1121,15 +1146,29 @@ impl AppLayer {
             // already counted, as failed).
             AppProto::UNKNOWN | AppProto::FAILED => {
                 if f.detect[di(dir)] == DetectDir::Failed {
-                    return;
+                    return false;
                 }
                 let first = f.proto == AppProto::UNKNOWN;
-                if let Found::Proto(p) = probe(&self.cfg, ctx, dir, payload, false) {
+                let (found, rev) = probe_dir(&self.cfg, ctx, dir, payload, false);
+                if let Found::Proto(p) = found {
+                    // Suricata's `AppLayerHandleUdp`: `PacketSwap` and `FlowSwap` when the
+                    // probing parser says the data runs the other way.
+                    let rev = rev && !f.reversed;
+                    let pdir = if rev {
+                        f.reverse();
+                        match dir {
+                            Dir::ToServer => Dir::ToClient,
+                            Dir::ToClient => Dir::ToServer,
+                        }
+                    } else {
+                        dir
+                    };
                     self.start(f, p, false);
                     if !first {
                         self.stats.flow(p, false, true);
                     }
-                    self.udp_parse(f, dir, payload);
+                    self.udp_parse(f, pdir, payload);
+                    return rev;
                 } else {
                     f.detect[di(dir)] = DetectDir::Failed;
                     if first {
@@ -1140,6 +1179,7 @@ impl AppLayer {
             }
             _ => self.udp_parse(f, dir, payload),
         }
+        false
     }
 
     /// The outer datagram of a UDP tunnel (VXLAN, Geneve, Teredo): Suricata's UDP app layer

@@ -33,6 +33,9 @@ use crate::{AppProto, Dir};
 pub enum Probe {
     /// This is the protocol.
     Yes,
+    /// This is the protocol, and the data runs the other way (a response seen first on
+    /// UDP: Suricata's probing parser sets `rdir` and the flow is reversed).
+    YesReversed,
     /// This is not the protocol.
     No,
     /// Too few bytes to tell.

@@ -276,24 +276,27 @@ impl Sessions {
 
     /// One UDP datagram's payload. The app state is created in the flow's extension only
     /// when the app layer keeps some.
+    /// Returns `true` when protocol detection reversed the flow (see
+    /// [`shrike_app::layer::AppLayer::on_udp`]).
     pub fn udp_packet(
         &mut self,
         ext: &mut Option<Box<FlowExt>>,
         ctx: &FlowCtx,
         dir: Dir,
         payload: &[u8],
-    ) {
+    ) -> bool {
         match ext {
             Some(x) => self.app.on_udp(&mut x.app, ctx, dir, payload),
             None => {
                 let mut app = None;
-                self.app.on_udp(&mut app, ctx, dir, payload);
+                let rev = self.app.on_udp(&mut app, ctx, dir, payload);
                 if app.is_some() {
                     *ext = Some(Box::new(FlowExt {
                         app,
                         ..FlowExt::default()
                     }));
                 }
+                rev
             }
         }
     }

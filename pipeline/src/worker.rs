@@ -493,7 +493,8 @@ impl Worker {
                 let payload = m.payload(data);
                 if !payload.is_empty() {
                     let ctx = flow_ctx(flow, e.ts.0);
-                    self.sess
+                    reversed = self
+                        .sess
                         .udp_packet(&mut flow.data.ext, &ctx, fdir, payload);
                 }
             }

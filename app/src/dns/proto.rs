@@ -84,8 +84,13 @@ fn probe_tcp(_dir: Dir, data: &[u8]) -> Probe {
     probe_of(super::probe_tcp(data))
 }
 
-fn probe_udp(_dir: Dir, data: &[u8]) -> Probe {
-    probe_of(super::probe_udp(data))
+fn probe_udp(dir: Dir, data: &[u8]) -> Probe {
+    // A datagram whose QR bit says it goes the other way reverses the flow (Suricata's
+    // `rs_dns_probe` sets `rdir`).
+    match super::probe_udp(data) {
+        DnsProbe::Yes { dir: d } if d != dir => Probe::YesReversed,
+        r => probe_of(r),
+    }
 }
 
 fn new_parser(cfg: &ParserConfig, tcp: bool) -> Box<dyn AppParser> {
