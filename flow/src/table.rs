@@ -278,6 +278,10 @@ pub struct FlowTable<V> {
     recovered_len: usize,
     /// In emergency mode, only a bare TCP SYN may create a TCP flow.
     emergency_syn_only: bool,
+    /// A TCP flow whose first packet is a SYN-ACK has the receiver as client (Suricata
+    /// swaps such a flow only when its stream engine picks it up: `stream.midstream` or
+    /// `async-oneside`; otherwise the first packet's sender is the client).
+    synack_client_is_receiver: bool,
     fired: Vec<FlowHandle>,
     aux_fired: Vec<u32>,
     /// Counters (`stats.flow`).
@@ -321,6 +325,7 @@ impl<V> FlowTable<V> {
             emergency: false,
             recovered_len: max_flows - (max_flows * recovery).div_ceil(100),
             emergency_syn_only: false,
+            synack_client_is_receiver: true,
             fired: Vec::new(),
             aux_fired: Vec::new(),
             stats: FlowStats::default(),
@@ -347,6 +352,12 @@ impl<V> FlowTable<V> {
     /// packets would start no session anyway).
     pub fn set_emergency_syn_only(&mut self, on: bool) {
         self.emergency_syn_only = on;
+    }
+
+    /// Whether a SYN-ACK that creates a TCP flow makes its receiver the client (see
+    /// `synack_client_is_receiver`; on by default).
+    pub fn set_synack_client_is_receiver(&mut self, on: bool) {
+        self.synack_client_is_receiver = on;
     }
 
     /// The timeouts in force (emergency ones in emergency mode).
@@ -527,7 +538,8 @@ impl<V> FlowTable<V> {
     ) -> (FlowHandle, bool) {
         // The SYN sender is the client; a SYN-ACK comes from the server.
         let syn_ack = tcp_flags::SYN | tcp_flags::ACK;
-        let client = if key.proto == 6 && tcp & syn_ack == syn_ack {
+        let client = if key.proto == 6 && tcp & syn_ack == syn_ack && self.synack_client_is_receiver
+        {
             dir.reverse()
         } else {
             dir

@@ -184,6 +184,9 @@ impl Worker {
             flows: {
                 let mut t = FlowTable::new(&cfg.detect.flow, id as u8);
                 t.set_emergency_syn_only(cfg.detect.stream.midstream);
+                t.set_synack_client_is_receiver(
+                    cfg.detect.stream.midstream || cfg.detect.stream.async_oneside,
+                );
                 t
             },
             out,
