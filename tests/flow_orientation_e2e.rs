@@ -1,4 +1,8 @@
-//! UDP flows that start with a reply, as Suricata 7.0.10 handles them (its probing parsers
+//! Which side of a flow is the client when the flow starts with a reply, as Suricata
+//! 7.0.10 decides it. TCP: a flow whose first packet is a SYN-ACK keeps that packet's
+//! sender as its source unless the stream engine takes the session up (`stream.midstream`,
+//! `async-oneside`; stock settings: no session, `tcp_flags` `00`; ndpi `cachefly.pcapng`).
+//! UDP flows that start with a reply, as Suricata handles them (its probing parsers
 //! are registered for the destination port and say which way the data runs, `rdir`): a
 //! DNS response sent *to* port 53 first turns the flow round (`FlowSwap`) and is logged as
 //! an answer; a DNS response coming *from* port 53 first is not probed and the flow is
@@ -9,7 +13,7 @@ mod common;
 mod hostile_util;
 
 use common::{eve_records, shrike, stderr, TempDir};
-use hostile_util::{udp4, Pcap};
+use hostile_util::{tcp4, udp4, Pcap, ACK, PSH, SYN};
 
 const CLIENT: [u8; 4] = [1, 2, 3, 4];
 const SERVER: [u8; 4] = [5, 6, 7, 8];
@@ -23,9 +27,15 @@ fn response() -> Vec<u8> {
 }
 
 fn run(tag: &str, frame: Vec<u8>) -> Vec<serde_json::Value> {
+    run_all(tag, vec![frame])
+}
+
+fn run_all(tag: &str, frames: Vec<Vec<u8>>) -> Vec<serde_json::Value> {
     let dir = TempDir::new(tag);
     let mut cap = Pcap::new(1);
-    cap.push(1_700_000_000_000_000, &frame);
+    for (i, f) in frames.iter().enumerate() {
+        cap.push(1_700_000_000_000_000 + i as u64 * 1000, f);
+    }
     let pcap = dir.path().join("dns.pcap");
     cap.write(&pcap);
     let out = shrike()
@@ -67,4 +77,22 @@ fn response_from_port_53_first_is_not_probed() {
     assert_eq!(flow["app_proto"], "failed");
     assert_eq!(flow["src_ip"], "5.6.7.8");
     assert_eq!(flow["flow"]["pkts_toserver"], 1);
+}
+
+#[test]
+fn tcp_flow_starting_with_a_synack_keeps_its_first_sender_as_source() {
+    let recs = run_all(
+        "tcp-synack-first",
+        vec![
+            tcp4(SERVER, CLIENT, 443, 43766, 5000, 1001, SYN | ACK, b""),
+            tcp4(CLIENT, SERVER, 43766, 443, 1001, 5001, PSH | ACK, b"hello"),
+            tcp4(SERVER, CLIENT, 443, 43766, 5001, 1006, ACK, b""),
+        ],
+    );
+    let flow = recs.iter().find(|r| r["event_type"] == "flow").unwrap();
+    assert_eq!(flow["src_ip"], "5.6.7.8");
+    assert_eq!(flow["src_port"], 443);
+    assert_eq!(flow["flow"]["pkts_toserver"], 2);
+    assert_eq!(flow["flow"]["pkts_toclient"], 1);
+    assert_eq!(flow["tcp"]["tcp_flags"], "00");
 }
