@@ -687,6 +687,11 @@ pub struct SmbState {
     ifaces: Option<Vec<Iface>>,
     /// Limits (`app-layer.protocols.smb`).
     cfg: SmbConfig,
+    /// DCERPC stub bytes not kept: beyond [`dcerpc::MAX_STUB`] per transaction and
+    /// direction or [`dcerpc::MAX_FLOW_STUB`] per flow (shrike's bounds).
+    pub(crate) dce_stub_dropped: u64,
+    /// [`dcerpc::MAX_FLOW_STUB`] (lowered by tests).
+    dce_stub_budget: usize,
 }
 
 fn dir_idx(d: Dir) -> usize {
@@ -722,6 +727,8 @@ impl SmbState {
             pending_events: 0,
             ifaces: None,
             cfg: SmbConfig::default(),
+            dce_stub_dropped: 0,
+            dce_stub_budget: dcerpc::MAX_FLOW_STUB,
         }
     }
 
@@ -1462,6 +1469,22 @@ impl SmbState {
         }
     }
 
+    /// Room left for DCERPC stub data in the flow's live transactions
+    /// ([`dcerpc::MAX_FLOW_STUB`]).
+    fn dce_stub_room(&self) -> usize {
+        let held: usize = self
+            .txs
+            .iter()
+            .map(|t| match &t.data {
+                TxData::Dcerpc {
+                    stub_req, stub_res, ..
+                } => stub_req.len() + stub_res.len(),
+                _ => 0,
+            })
+            .sum();
+        self.dce_stub_budget.saturating_sub(held)
+    }
+
     /// DCERPC PDUs written to a pipe; false (and no transaction) when there are none.
     fn dcerpc_pdus(&mut self, h: &Smb2Hdr, ver: u8, cmd: u16, data: &[u8]) -> bool {
         let pdus = dcerpc::pdus(data);
@@ -1478,6 +1501,7 @@ impl SmbState {
                         self.event(EV_MALFORMED);
                         continue;
                     };
+                    let room = self.dce_stub_room();
                     // A later fragment of a request in progress.
                     if p.flags & 1 == 0 {
                         if let Some(t) = self.txs.iter_mut().rev().find(|t| {
@@ -1488,13 +1512,18 @@ impl SmbState {
                             } = &mut t.data
                             {
                                 *frag_req += 1;
-                                let n = stub.len().min(dcerpc::MAX_STUB - stub_req.len().min(dcerpc::MAX_STUB));
+                                let n = stub
+                                    .len()
+                                    .min(dcerpc::MAX_STUB.saturating_sub(stub_req.len()))
+                                    .min(room);
                                 stub_req.extend_from_slice(&stub[..n]);
+                                self.dce_stub_dropped += (stub.len() - n) as u64;
                             }
                             continue;
                         }
                     }
-                    let n = stub.len().min(dcerpc::MAX_STUB);
+                    let n = stub.len().min(dcerpc::MAX_STUB).min(room);
+                    self.dce_stub_dropped += (stub.len() - n) as u64;
                     self.new_tx(
                         ver,
                         cmd,
@@ -1542,6 +1571,7 @@ impl SmbState {
 
     fn dcerpc_response(&mut self, status: u32, data: &[u8]) {
         for p in dcerpc::pdus(data) {
+            let room = self.dce_stub_room();
             if matches!(p.ptype, dcerpc::BINDACK | dcerpc::ALTER_CONTEXT_RESP) {
                 let res = p.bindack_results();
                 if let Some(ifs) = &mut self.ifaces {
@@ -1572,8 +1602,10 @@ impl SmbState {
                     let stub = p.response();
                     let n = stub
                         .len()
-                        .min(dcerpc::MAX_STUB - stub_res.len().min(dcerpc::MAX_STUB));
+                        .min(dcerpc::MAX_STUB.saturating_sub(stub_res.len()))
+                        .min(room);
                     stub_res.extend_from_slice(&stub[..n]);
+                    self.dce_stub_dropped += (stub.len() - n) as u64;
                     if p.flags & 2 != 0 {
                         t.response_done = true;
                     }

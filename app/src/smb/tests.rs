@@ -904,3 +904,74 @@ fn hostile_andx_chain_stays_within_max_tx() {
         .iter()
         .any(|t| t.events & ev("too_many_transactions") != 0));
 }
+
+#[test]
+fn hostile_pipe_fragment_flood_is_bounded() {
+    // DCERPC in a named pipe: one request continued by endless non-last fragments, then
+    // many calls of big fragments. A transaction's stub stops at MAX_STUB, the flow's at its
+    // budget; what is refused is counted.
+    let mut s = SmbState::new(FileConfig::default());
+    s.cfg.max_tx = 16;
+    s.dce_stub_budget = 4 << 20;
+    feed(
+        &mut s,
+        Dir::ToServer,
+        &nbss(&tree_connect(6, "\\\\h\\IPC$")),
+        100,
+    );
+    feed(
+        &mut s,
+        Dir::ToClient,
+        &nbss(&tree_connect_resp(6, 5, 2)),
+        100,
+    );
+    let guid: Vec<u8> = (1..=16).collect();
+    let write = |msg: u64, data: &[u8]| {
+        let mut w = hdr(9, false, 0, msg, 5, 7);
+        let mut wb = vec![0u8; 48];
+        wb[0] = 49;
+        wb[2..4].copy_from_slice(&112u16.to_le_bytes());
+        wb[4..8].copy_from_slice(&(data.len() as u32).to_le_bytes());
+        wb[16..32].copy_from_slice(&guid);
+        w.extend_from_slice(&wb);
+        w.extend_from_slice(data);
+        nbss(&w)
+    };
+    let req = |flags: u8, call: u32| {
+        let mut b = vec![0u8; 8];
+        b[6] = 15;
+        b.extend_from_slice(&[0x42; 16000]);
+        dce_hdr(dcerpc::REQUEST, flags, call, &b)
+    };
+    // 300 writes of 4 continuation fragments (19 MB) after the first one.
+    feed(&mut s, Dir::ToServer, &write(10, &req(1, 1)), 4096);
+    let cont: Vec<u8> = (0..4).flat_map(|_| req(0, 1)).collect();
+    for m in 0..300 {
+        feed(&mut s, Dir::ToServer, &write(11 + m, &cont), 65536);
+    }
+    let stub_of = |t: &SmbTx| match &t.data {
+        TxData::Dcerpc {
+            stub_req, frag_req, ..
+        } => Some((stub_req.len(), *frag_req)),
+        _ => None,
+    };
+    let (len, frags) = s.txs.iter().find_map(stub_of).unwrap();
+    assert_eq!(len, dcerpc::MAX_STUB);
+    assert_eq!(frags, 1 + 300 * 4);
+    assert!(s.dce_stub_dropped > 0);
+    // Many calls of 4 first fragments each: the flow's budget holds.
+    let dropped = s.dce_stub_dropped;
+    for call in 0..100u32 {
+        let many: Vec<u8> = (0..4).flat_map(|i| req(3, 100 + call * 4 + i)).collect();
+        feed(
+            &mut s,
+            Dir::ToServer,
+            &write(1000 + u64::from(call), &many),
+            65536,
+        );
+    }
+    let held: usize = s.txs.iter().filter_map(stub_of).map(|(l, _)| l).sum();
+    assert!(held <= 4 << 20, "held {held}");
+    assert!(s.dce_stub_dropped > dropped);
+    assert!(s.txs.len() <= 1024);
+}
