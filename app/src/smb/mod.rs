@@ -445,16 +445,32 @@ pub struct Ntlmssp {
     pub unusual_order: bool,
 }
 
-/// Find an NTLMSSP `AUTHENTICATE` message in a security blob (SPNEGO or raw).
+/// Find an NTLMSSP `AUTHENTICATE` message in a security blob (SPNEGO or raw), read as
+/// Suricata's `parse_ntlm_auth_record`: every length and offset of the six fields (LM,
+/// NTLM response, domain, user, host, session key) must lie inside the record, or the whole
+/// record is refused; domain, user and host offsets below 12 are refused; the version is
+/// read only when the flag asks for it and the fields' data starts at or after byte 72.
 pub fn parse_ntlmssp_auth(blob: &[u8]) -> Option<Ntlmssp> {
     let pos = blob.windows(8).position(|w| w == b"NTLMSSP\0")?;
     let m = &blob[pos..];
     if u32le(m, 8)? != 3 {
         return None;
     }
+    let record_len = m.len();
+    let mut data_start = u32::MAX;
+    for o in [12, 20, 28, 36, 44, 52] {
+        let (len, off) = (usize::from(u16le(m, o)?), u32le(m, o + 4)?);
+        if len >= record_len || off as usize >= record_len {
+            return None;
+        }
+        data_start = data_start.min(off);
+    }
     let field = |o: usize| -> Option<&[u8]> {
         let len = usize::from(u16le(m, o)?);
         let off = u32le(m, o + 4)? as usize;
+        if off < 12 {
+            return None;
+        }
         m.get(off..off.checked_add(len)?)
     };
     let flags = u32le(m, 60)?;
@@ -472,7 +488,7 @@ pub fn parse_ntlmssp_auth(blob: &[u8]) -> Option<Ntlmssp> {
     let ((d_off, d_len), (u_off, u_len), (h_off, _)) = (span(28), span(36), span(44));
     let unusual_order = (u_off > 0 && u_off < d_off.saturating_add(d_len))
         || (h_off > 0 && h_off < u_off.saturating_add(u_len));
-    let version = if flags & 0x0200_0000 != 0 {
+    let version = if flags & 0x0200_0000 != 0 && data_start >= 72 {
         m.get(64..72).map(|v| {
             format!(
                 "{}.{} build {} rev {}",
