@@ -76,7 +76,8 @@ pub const MAX_FLOW_STUB: usize = 64 * 1024 * 1024;
 #[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
 pub struct DcerpcConfig {
     /// `max-tx`: live transactions per flow; beyond, creating one closes the oldest open one
-    /// (logged as `UNREPLIED` / `REQUEST_LOST` as any other). Suricata's default 1024.
+    /// (marked done both ways, so logged with a `response` and no response fragments, as
+    /// Suricata logs it). Suricata's default 1024.
     pub max_tx: usize,
 }
 

@@ -300,7 +300,7 @@ fn tcp_endless_request_fragments_stay_within_max_tx() {
     let l = s.limits();
     assert!(l.max_tx_closed > 0 && l.txs_evicted > 0, "{l:?}");
     assert!(peak < 2 << 20, "peak memuse {peak}");
-    // The closed transactions are complete both ways (logged as UNREPLIED).
+    // The closed transactions are complete both ways (logged with no response fragments).
     let oldest = s.txs.list.front().unwrap();
     assert!(oldest.req_done && oldest.resp_done);
 }

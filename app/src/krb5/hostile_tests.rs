@@ -253,6 +253,10 @@ fn tcp_4gib_record_mark_and_endless_partial_records_are_bounded() {
         }
         assert!(gave_up, "mark {mark:#x}");
         assert_eq!(s.tx_count(), 0);
+        // Given up once (one parser error), nothing parsed after, the buffer freed.
+        assert!(!AppParser::parse(&mut s, Dir::ToServer, &seg));
+        assert!(!AppParser::parse(&mut s, Dir::ToClient, &seg));
+        assert_eq!(s.memuse(), 0);
     }
     // Endless 1-3 byte segments between records: bounded the same way.
     let mut s = Krb5State::new(true);

@@ -270,6 +270,9 @@ pub struct Krb5State {
     record: [usize; 2],
     defrag: [Vec<u8>; 2],
     txs: TxList<Krb5Tx>,
+    /// The TCP parser gave up: Suricata disables the flow's app layer on a parser error, so
+    /// nothing more is parsed (or counted).
+    failed: bool,
 }
 
 impl Krb5State {
@@ -281,6 +284,7 @@ impl Krb5State {
             record: [0, 0],
             defrag: [Vec::new(), Vec::new()],
             txs: TxList::new(MAX_TXS),
+            failed: false,
         }
     }
 
@@ -502,7 +506,15 @@ pub fn write_krb5(t: &Krb5Tx, w: &mut JsonWriter) {
 impl AppParser for Krb5State {
     fn parse(&mut self, dir: Dir, data: &[u8]) -> bool {
         if self.tcp {
-            !self.parse_tcp(dir, data)
+            if self.failed {
+                return false;
+            }
+            if !self.parse_tcp(dir, data) {
+                self.failed = true;
+                self.defrag = [Vec::new(), Vec::new()];
+                return true;
+            }
+            false
         } else {
             !self.parse_msg(dir, data)
         }
