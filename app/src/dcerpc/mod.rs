@@ -395,8 +395,13 @@ impl Txs {
                 .sum::<usize>()
     }
 
+    /// Transaction `id`: the list is in id order (created in order, freed in place), so a
+    /// binary search (detection asks for each live transaction; a flood holds thousands).
     fn get(&self, id: u64) -> Option<&DceTx> {
-        self.list.iter().find(|t| t.id == id)
+        self.list
+            .binary_search_by_key(&id, |t| t.id)
+            .ok()
+            .and_then(|i| self.list.get(i))
     }
 
     /// A new transaction (Suricata's `create_tx`): beyond [`MAX_TX`] live ones, the oldest

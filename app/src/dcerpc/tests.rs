@@ -297,6 +297,12 @@ fn tcp_endless_request_fragments_stay_within_max_tx() {
     }
     assert_eq!(s.tx_count(), 5001);
     assert!(s.live_tx_count() <= 1024, "{} live", s.live_tx_count());
+    // Every live transaction is found by id, the evicted ones are not.
+    let mut live = Vec::new();
+    s.live_txs(Dir::ToServer, &mut live);
+    assert!(live.windows(2).all(|w| w[0] < w[1]));
+    assert!(live.iter().all(|&id| s.tx(id).is_some_and(|t| t.id == id)));
+    assert!(s.tx(0).is_none() && s.tx(5001).is_none());
     let l = s.limits();
     assert!(l.max_tx_closed > 0 && l.txs_evicted > 0, "{l:?}");
     assert!(peak < 2 << 20, "peak memuse {peak}");
