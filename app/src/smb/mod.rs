@@ -750,7 +750,12 @@ impl SmbState {
 
     /// Transaction `id`, while kept.
     pub fn tx(&self, id: u64) -> Option<&SmbTx> {
-        self.txs.iter().find(|t| t.id == id)
+        // Transactions are kept in id order: a binary search (detection asks for each live
+        // one on each packet, and a flood holds thousands), a scan if the order ever breaks.
+        match self.txs.binary_search_by_key(&id, |t| t.id) {
+            Ok(i) => self.txs.get(i),
+            Err(_) => self.txs.iter().find(|t| t.id == id),
+        }
     }
 
     fn new_tx(&mut self, ver: u8, cmd: u16, h: &Smb2Hdr, data: TxData) -> &mut SmbTx {
