@@ -228,6 +228,13 @@ fn app_layer(tree: &Value, out: &mut Value, ignored: &mut Vec<String>) {
             Err(_) => eprintln!("shrike: warning: invalid value for nfs.max-tx"),
         }
     }
+    // Suricata reads it as a plain integer (`parse::<usize>`), for TCP and UDP alike.
+    if let Some(v) = get(tree, "app-layer.protocols.dcerpc.max-tx").and_then(string) {
+        match v.trim().parse::<u64>() {
+            Ok(n) => out["detect"]["app-layer"]["dcerpc"]["max-tx"] = json!(n),
+            Err(_) => eprintln!("shrike: warning: invalid value for dcerpc.max-tx"),
+        }
+    }
     smtp(tree, out, ignored);
     const FTP: &str = "app-layer.protocols.ftp";
     for k in ["max-tx", "max-line-length"] {
@@ -1374,6 +1381,15 @@ outputs:
         let yaml = "app-layer:\n  protocols:\n    nfs:\n      enabled: yes\n      max-tx: 12\n";
         let (cfg, _) = translate(&parse_tree(yaml).unwrap(), Path::new("/etc")).unwrap();
         assert_eq!(cfg.detect.app_layer.nfs.max_tx, 12);
+    }
+
+    #[test]
+    fn translates_dcerpc_max_tx() {
+        let (cfg, _) = translate(&parse_tree("a: 1\n").unwrap(), Path::new("/etc")).unwrap();
+        assert_eq!(cfg.detect.app_layer.dcerpc.max_tx, 1024);
+        let yaml = "app-layer:\n  protocols:\n    dcerpc:\n      enabled: yes\n      max-tx: 7\n";
+        let (cfg, _) = translate(&parse_tree(yaml).unwrap(), Path::new("/etc")).unwrap();
+        assert_eq!(cfg.detect.app_layer.dcerpc.max_tx, 7);
     }
 
     #[test]

@@ -212,6 +212,8 @@ pub struct ParserConfig {
     pub modbus: crate::modbus::ModbusConfig,
     /// NFS (`app-layer.protocols.nfs.*`).
     pub nfs: crate::nfs::NfsConfig,
+    /// DCERPC (`app-layer.protocols.dcerpc.*`).
+    pub dcerpc: crate::dcerpc::DcerpcConfig,
 }
 
 impl ParserConfig {

@@ -10,7 +10,7 @@
 //! (`fast_pattern` on the rule's buffer, else the engine's choice), the rest are always
 //! candidates.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use shrike_app::dns::DnsEvent;
 use shrike_app::http::HttpEvent;
@@ -871,8 +871,9 @@ pub struct AppDetect {
     file_reset: Vec<(u64, u32, u8)>,
     /// Per direction: the app generation (+1) last inspected.
     seen_gen: [u64; 2],
-    /// Inspection progress per (transaction, direction).
-    progs: Vec<TxProg>,
+    /// Inspection progress per (transaction, direction), by key: a flood holds thousands of
+    /// live transactions and each packet looks each one up (a list made that quadratic).
+    progs: HashMap<(u64, u8), TxProg, std::hash::BuildHasherDefault<TxKeyHasher>>,
 }
 
 /// How far one transaction has been inspected in one direction (Suricata keeps the same
@@ -938,19 +939,16 @@ impl AppDetect {
             self.done.retain(|(t, _, _)| *t >= min_tx);
         }
         self.file_reset.retain(|(t, _, _)| *t >= min_tx);
-        self.progs.retain(|p| p.tx >= min_tx);
+        self.progs.retain(|&(tx, _), _| tx >= min_tx);
     }
 
     /// Take the progress of (`tx`, `d`) out (a fresh one when there is none yet).
     fn take_prog(&mut self, tx: u64, d: u8) -> TxProg {
-        match self.progs.iter().position(|p| p.tx == tx && p.dir == d) {
-            Some(i) => self.progs.swap_remove(i),
-            None => TxProg {
-                tx,
-                dir: d,
-                ..TxProg::default()
-            },
-        }
+        self.progs.remove(&(tx, d)).unwrap_or(TxProg {
+            tx,
+            dir: d,
+            ..TxProg::default()
+        })
     }
 }
 
@@ -1530,7 +1528,11 @@ impl super::Engine {
                 }
             }
             sc.cand = cand;
-            state.app.get_or_insert_with(Box::default).progs.push(prog);
+            state
+                .app
+                .get_or_insert_with(Box::default)
+                .progs
+                .insert((prog.tx, prog.dir), prog);
             if let Some(h) = app.http() {
                 h.note_body_inspected(tx, d);
             }

@@ -66,6 +66,8 @@ pub struct AppLayerSettings {
     pub modbus: shrike_app::modbus::ModbusConfig,
     /// NFS parser (`app-layer.protocols.nfs`: `max-tx`).
     pub nfs: shrike_app::nfs::NfsConfig,
+    /// DCERPC parser (`app-layer.protocols.dcerpc`: `max-tx`, TCP and UDP).
+    pub dcerpc: shrike_app::dcerpc::DcerpcConfig,
     /// `app-layer.protocols.<name>.detection-ports` (key `<name>`, both transports) and
     /// `app-layer.protocols.<name>.<tcp|udp>.detection-ports` (key `<name>.tcp` /
     /// `<name>.udp`): the ports a protocol's probing parser runs on instead of its own.

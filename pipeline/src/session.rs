@@ -126,6 +126,7 @@ impl Sessions {
         app.cfg.dnp3 = cfg.detect.app_layer.dnp3;
         app.cfg.modbus = cfg.detect.app_layer.modbus;
         app.cfg.nfs = cfg.detect.app_layer.nfs;
+        app.cfg.dcerpc = cfg.detect.app_layer.dcerpc;
         app.log.pgsql = cfg.detect.app_log.pgsql;
         Sessions {
             stream: StreamEngine::new(sc, host_policy(cfg)),

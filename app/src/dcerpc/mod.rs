@@ -60,8 +60,45 @@ const HDR_LEN: usize = 16;
 const UDP_HDR_LEN: usize = 80;
 /// Most bytes buffered per direction for one PDU (Suricata: the flow is given up beyond).
 const MAX_BUFFER: usize = 1024 * 1024;
-/// Transactions kept per flow before the oldest open one is closed (`dcerpc.max-tx`).
+/// Transactions kept per flow before the oldest open one is closed: Suricata's default of
+/// `app-layer.protocols.dcerpc.max-tx`.
 const MAX_TX: usize = 1024;
+/// Most stub data bytes kept per transaction and direction (shrike's bound; Suricata keeps a
+/// UDP transaction's fragments without one). A TCP transaction holds one fragment (< 64 KiB).
+pub const MAX_TX_STUB: usize = 1024 * 1024;
+/// Most stub data bytes held by a flow's live transactions together (shrike's bound): what
+/// Suricata's TCP parser can hold at most with the default `max-tx`, 1024 open transactions
+/// of one 64 KiB fragment each. Beyond it stub bytes are counted and dropped.
+pub const MAX_FLOW_STUB: usize = 64 * 1024 * 1024;
+
+/// `app-layer.protocols.dcerpc` settings (one for TCP and UDP, as in Suricata).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+pub struct DcerpcConfig {
+    /// `max-tx`: live transactions per flow; beyond, creating one closes the oldest open one
+    /// (marked done both ways, so logged with a `response` and no response fragments, as
+    /// Suricata logs it). Suricata's default 1024.
+    pub max_tx: usize,
+}
+
+impl Default for DcerpcConfig {
+    fn default() -> Self {
+        DcerpcConfig { max_tx: MAX_TX }
+    }
+}
+
+/// What a flow's limits refused so far (Suricata has no DCERPC events; these make the limit
+/// hits visible to tests and debugging).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DceLimits {
+    /// Transactions closed early by `max-tx`.
+    pub max_tx_closed: u64,
+    /// Transactions dropped without being logged by the hard bound on held transactions
+    /// (4 x `max-tx`, at least 1024; reached only when nothing frees them).
+    pub txs_evicted: u64,
+    /// Stub data bytes not kept ([`MAX_TX_STUB`], [`MAX_FLOW_STUB`]).
+    pub stub_dropped: u64,
+}
 
 const BUF_STUB: u16 = 0;
 
@@ -104,11 +141,11 @@ pub static PROTOCOL: Protocol = Protocol {
     generic_stats: true,
 };
 
-fn new_parser(_cfg: &ParserConfig, tcp: bool) -> Box<dyn AppParser> {
+fn new_parser(cfg: &ParserConfig, tcp: bool) -> Box<dyn AppParser> {
     if tcp {
-        Box::new(TcpState::default())
+        Box::new(TcpState::new(cfg.dcerpc))
     } else {
-        Box::new(UdpState::default())
+        Box::new(UdpState::new(cfg.dcerpc))
     }
 }
 
@@ -281,7 +318,7 @@ impl DceTx {
 }
 
 /// What the TCP and UDP states share: the transaction list and its bookkeeping.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Txs {
     list: VecDeque<DceTx>,
     next_id: u64,
@@ -289,11 +326,82 @@ struct Txs {
     index_completed: usize,
     /// Transactions counted in `app_layer.tx` so far (Suricata counts them as created).
     counted: u64,
+    /// `max-tx`.
+    max_tx: usize,
+    /// Stub bytes held by the live transactions.
+    stub_bytes: usize,
+    /// Most stub bytes held ([`MAX_FLOW_STUB`]; lowered by tests).
+    stub_budget: usize,
+    limits: DceLimits,
+}
+
+impl Default for Txs {
+    fn default() -> Self {
+        Txs::new(DcerpcConfig::default())
+    }
 }
 
 impl Txs {
+    fn new(cfg: DcerpcConfig) -> Txs {
+        Txs {
+            list: VecDeque::new(),
+            next_id: 0,
+            index_completed: 0,
+            counted: 0,
+            max_tx: cfg.max_tx,
+            stub_bytes: 0,
+            stub_budget: MAX_FLOW_STUB,
+            limits: DceLimits::default(),
+        }
+    }
+
+    /// Append stub data to transaction `i` within the per-transaction and per-flow bounds.
+    fn append_stub(&mut self, i: usize, to_server: bool, d: &[u8]) {
+        let flow_room = self.stub_budget.saturating_sub(self.stub_bytes);
+        let Some(t) = self.list.get_mut(i) else {
+            return;
+        };
+        let v = if to_server {
+            &mut t.stub_ts
+        } else {
+            &mut t.stub_tc
+        };
+        let n = d
+            .len()
+            .min(MAX_TX_STUB.saturating_sub(v.len()))
+            .min(flow_room);
+        v.extend_from_slice(&d[..n]);
+        self.stub_bytes += n;
+        self.limits.stub_dropped += (d.len() - n) as u64;
+    }
+
+    /// Recount the stub bytes after transactions were freed.
+    fn recount(&mut self) {
+        self.stub_bytes = self
+            .list
+            .iter()
+            .map(|t| t.stub_ts.len() + t.stub_tc.len())
+            .sum();
+        self.index_completed = 0;
+    }
+
+    /// Bytes held by the transactions (their structures and stub buffers).
+    fn memuse(&self) -> usize {
+        self.list.capacity() * std::mem::size_of::<DceTx>()
+            + self
+                .list
+                .iter()
+                .map(|t| t.stub_ts.capacity() + t.stub_tc.capacity())
+                .sum::<usize>()
+    }
+
+    /// Transaction `id`: the list is in id order (created in order, freed in place), so a
+    /// binary search (detection asks for each live transaction; a flood holds thousands).
     fn get(&self, id: u64) -> Option<&DceTx> {
-        self.list.iter().find(|t| t.id == id)
+        self.list
+            .binary_search_by_key(&id, |t| t.id)
+            .ok()
+            .and_then(|i| self.list.get(i))
     }
 
     /// A new transaction (Suricata's `create_tx`): beyond [`MAX_TX`] live ones, the oldest
@@ -304,7 +412,7 @@ impl Txs {
         tx.req_done = req_done;
         tx.resp_done = resp_done;
         self.next_id += 1;
-        if self.list.len() > MAX_TX {
+        if self.list.len() > self.max_tx {
             let mut index = self.index_completed;
             for old in self
                 .list
@@ -314,10 +422,21 @@ impl Txs {
                 if !old.req_done || !old.resp_done {
                     old.req_done = true;
                     old.resp_done = true;
+                    self.limits.max_tx_closed += 1;
                     break;
                 }
             }
             self.index_completed = index;
+        }
+        // A hard bound on memory whatever frees the transactions (Suricata frees them once
+        // inspected and logged; a one-way flood may never be).
+        let hard = self.max_tx.saturating_mul(4).max(MAX_TX);
+        if self.list.len() >= hard {
+            while self.list.len() >= hard {
+                self.list.pop_front();
+                self.limits.txs_evicted += 1;
+            }
+            self.recount();
         }
         tx
     }
@@ -370,7 +489,7 @@ impl Txs {
         self.list
             .retain(|t| !(t.logged && t.id < next && (t.seen == 3 || c.closed)));
         if self.list.len() != before {
-            self.index_completed = 0;
+            self.recount();
         }
     }
 }
@@ -440,9 +559,41 @@ fn req_type_for_resp(t: u8) -> u8 {
 }
 
 impl TcpState {
+    /// A flow's state with `cfg`'s limits.
+    pub fn new(cfg: DcerpcConfig) -> TcpState {
+        TcpState {
+            txs: Txs::new(cfg),
+            ..TcpState::default()
+        }
+    }
+
     /// Transaction `id`, if live.
     pub fn tx(&self, id: u64) -> Option<&DceTx> {
         self.txs.get(id)
+    }
+
+    /// Live transactions.
+    pub fn live_tx_count(&self) -> usize {
+        self.txs.list.len()
+    }
+
+    /// What the limits refused so far.
+    pub fn limits(&self) -> DceLimits {
+        self.txs.limits
+    }
+
+    /// Bytes held: transactions, stub data, the PDU buffers and the last BIND's interfaces.
+    pub fn memuse(&self) -> usize {
+        self.txs.memuse()
+            + self.dirs.iter().map(|d| d.buf.capacity()).sum::<usize>()
+            + self
+                .bind
+                .as_ref()
+                .map_or(0, |b| b.uuids.capacity() * std::mem::size_of::<UuidEntry>())
+            + self
+                .accepted
+                .as_ref()
+                .map_or(0, |a| a.capacity() * std::mem::size_of::<UuidEntry>())
     }
 
     fn hdr(&self) -> Hdr {
@@ -627,23 +778,19 @@ impl TcpState {
         let Some(i) = self.tx_by_call_id(h.call_id, dir) else {
             return 0;
         };
-        let tx = &mut self.txs.list[i];
         let take = usize::from(padleft).min(len).min(input.len());
-        if take == 0 {
+        if take == 0 || !matches!(h.ptype, REQUEST | RESPONSE) {
             return 0;
         }
-        match h.ptype {
-            REQUEST => {
-                append_bounded(&mut tx.stub_ts, &input[..take]);
-                tx.req_done = true;
-                tx.frag_cnt_ts = 1;
-            }
-            RESPONSE => {
-                append_bounded(&mut tx.stub_tc, &input[..take]);
-                tx.resp_done = true;
-                tx.frag_cnt_tc = 1;
-            }
-            _ => return 0,
+        let to_server = h.ptype == REQUEST;
+        self.txs.append_stub(i, to_server, &input[..take]);
+        let tx = &mut self.txs.list[i];
+        if to_server {
+            tx.req_done = true;
+            tx.frag_cnt_ts = 1;
+        } else {
+            tx.resp_done = true;
+            tx.frag_cnt_tc = 1;
         }
         self.padleft -= take as u16;
         take
@@ -825,13 +972,6 @@ fn write_tcp(bind: Option<&Bind>, header: Option<Hdr>, t: &DceTx, w: &mut JsonWr
     }
 }
 
-fn append_bounded(v: &mut Vec<u8>, d: &[u8]) {
-    // Stub data is bounded by the 1 MiB PDU buffer per fragment; keep a transaction's total
-    // bounded too.
-    let room = (16 * MAX_BUFFER).saturating_sub(v.len());
-    v.extend_from_slice(&d[..d.len().min(room)]);
-}
-
 /// `request`/`req`/`interfaces`/`response`/`res` as Suricata's loggers write them.
 fn write_req_res(t: &DceTx, w: &mut JsonWriter, bind: Option<&Bind>) {
     if t.req_done && !t.req_lost {
@@ -914,9 +1054,29 @@ pub struct UdpState {
 }
 
 impl UdpState {
+    /// A flow's state with `cfg`'s limits.
+    pub fn new(cfg: DcerpcConfig) -> UdpState {
+        UdpState { txs: Txs::new(cfg) }
+    }
+
     /// Transaction `id`, if live.
     pub fn tx(&self, id: u64) -> Option<&DceTx> {
         self.txs.get(id)
+    }
+
+    /// Live transactions.
+    pub fn live_tx_count(&self) -> usize {
+        self.txs.list.len()
+    }
+
+    /// What the limits refused so far.
+    pub fn limits(&self) -> DceLimits {
+        self.txs.limits
+    }
+
+    /// Bytes held by the transactions and their stub data.
+    pub fn memuse(&self) -> usize {
+        self.txs.memuse()
     }
 
     /// One datagram; false when it is not a DCERPC PDU Suricata takes.
@@ -948,15 +1108,15 @@ impl UdpState {
                 self.txs.list.len() - 1
             }
         };
-        let tx = &mut self.txs.list[i];
         let done = h.flags1 & PFCL1_FRAG == 0 || h.flags1 & PFCL1_LASTFRAG != 0;
+        self.txs.append_stub(i, h.ptype == REQUEST, stub);
+        let tx = &mut self.txs.list[i];
+        // Suricata's 16-bit fragment counts wrap (release build).
         if h.ptype == REQUEST {
-            append_bounded(&mut tx.stub_ts, stub);
-            tx.frag_cnt_ts = tx.frag_cnt_ts.saturating_add(1);
+            tx.frag_cnt_ts = tx.frag_cnt_ts.wrapping_add(1);
             tx.req_done |= done;
         } else {
-            append_bounded(&mut tx.stub_tc, stub);
-            tx.frag_cnt_tc = tx.frag_cnt_tc.saturating_add(1);
+            tx.frag_cnt_tc = tx.frag_cnt_tc.wrapping_add(1);
             tx.resp_done |= done;
         }
         true

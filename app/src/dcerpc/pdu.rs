@@ -17,6 +17,8 @@ pub const ALTER_CONTEXT_RESP: u8 = 15;
 
 /// Most stub data bytes kept per transaction and direction.
 pub const MAX_STUB: usize = 1024 * 1024;
+/// Most stub data bytes the flow's live transactions hold together.
+pub use super::MAX_FLOW_STUB;
 /// Most interfaces kept per flow.
 pub const MAX_IFACES: usize = 64;
 

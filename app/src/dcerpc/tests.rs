@@ -255,3 +255,182 @@ fn random_input_never_panics() {
     crate::common::testing::random_input_never_panics(&PROTOCOL, true, &[&b, &r]);
     crate::common::testing::random_input_never_panics(&PROTOCOL, false, &[UDP_REQ]);
 }
+
+// Hostile traffic: fragment floods, huge length claims, huge BINDs. Memory stays within the
+// limits (`memuse`, live transactions) and each limit hit shows (`limits()`, the parser
+// giving up: `app_layer.error.dcerpc_*.parser`).
+
+/// A connectionless PDU (little-endian): `flags1`, activity byte `act`, `seq`, stub.
+fn udp_pdu(ptype: u8, flags1: u8, act: u8, seq: u32, stub: &[u8]) -> Vec<u8> {
+    let mut v = vec![0u8; UDP_HDR_LEN];
+    v[0] = 4;
+    v[1] = ptype;
+    v[2] = flags1;
+    v[4] = 0x10;
+    v[40] = act;
+    v[64..68].copy_from_slice(&seq.to_le_bytes());
+    v[74..76].copy_from_slice(&(stub.len() as u16).to_le_bytes());
+    v.extend_from_slice(stub);
+    v
+}
+
+fn small() -> DcerpcConfig {
+    DcerpcConfig { max_tx: 16 }
+}
+
+#[test]
+fn tcp_endless_request_fragments_stay_within_max_tx() {
+    // One call: a first fragment then 5000 middle fragments, never the last. Each fragment
+    // completes a transaction (Suricata's quirk), so max-tx closes the unanswered ones and
+    // the hard bound (1024 with max-tx 16) caps what is held.
+    let mut s = TcpState::new(small());
+    let stub = vec![0x41u8; 1000];
+    assert!(!s.parse(
+        Dir::ToServer,
+        &pdu(REQUEST, 1, 7, &request_body(0, 1, &stub))
+    ));
+    let mid = pdu(REQUEST, 0, 7, &request_body(0, 1, &stub));
+    let mut peak = 0;
+    for _ in 0..5000 {
+        assert!(!s.parse(Dir::ToServer, &mid));
+        peak = peak.max(s.memuse());
+    }
+    assert_eq!(s.tx_count(), 5001);
+    assert!(s.live_tx_count() <= 1024, "{} live", s.live_tx_count());
+    // Every live transaction is found by id, the evicted ones are not.
+    let mut live = Vec::new();
+    s.live_txs(Dir::ToServer, &mut live);
+    assert!(live.windows(2).all(|w| w[0] < w[1]));
+    assert!(live.iter().all(|&id| s.tx(id).is_some_and(|t| t.id == id)));
+    assert!(s.tx(0).is_none() && s.tx(5001).is_none());
+    let l = s.limits();
+    assert!(l.max_tx_closed > 0 && l.txs_evicted > 0, "{l:?}");
+    assert!(peak < 2 << 20, "peak memuse {peak}");
+    // The closed transactions are complete both ways (logged with no response fragments).
+    let oldest = s.txs.list.front().unwrap();
+    assert!(oldest.req_done && oldest.resp_done);
+}
+
+#[test]
+fn tcp_interleaved_call_ids_are_closed_by_max_tx() {
+    let mut s = TcpState::new(small());
+    for call in 0..40u32 {
+        assert!(!s.parse(
+            Dir::ToServer,
+            &pdu(REQUEST, 3, call, &request_body(0, 1, b"x"))
+        ));
+    }
+    // 17 live (more than max-tx 16) before the 18th: the earliest opens are closed, one per
+    // transaction created beyond the limit; the last ones stay open.
+    assert_eq!(s.limits().max_tx_closed, 40 - 17);
+    assert!(s.tx(0).unwrap().resp_done);
+    assert!(!s.tx(39).unwrap().resp_done);
+    assert_eq!(s.limits().txs_evicted, 0);
+}
+
+#[test]
+fn tcp_stub_data_is_bounded_per_flow() {
+    // Requests with ~64 KiB of stub each, never answered: the flow's stub budget holds.
+    let mut s = TcpState::default();
+    s.txs.stub_budget = 1 << 20;
+    let stub = vec![0u8; 65000];
+    for call in 0..40u32 {
+        let r = pdu(REQUEST, 3, call, &request_body(0, 1, &stub));
+        for seg in r.chunks(1460) {
+            assert!(!s.parse(Dir::ToServer, seg));
+        }
+    }
+    assert_eq!(s.tx_count(), 40);
+    assert!(s.txs.stub_bytes <= 1 << 20);
+    assert!(s.limits().stub_dropped >= 40 * 65000 - (1 << 20));
+    assert!(s.memuse() < 3 << 20, "memuse {}", s.memuse());
+}
+
+#[test]
+fn tcp_huge_length_claims_and_garbage_are_bounded_by_the_pdu_buffer() {
+    // A header claiming 65535 bytes, fed one byte short: buffered, no more than the claim.
+    let mut s = TcpState::default();
+    let mut big = pdu(REQUEST, 3, 1, &request_body(0, 1, &vec![0u8; 65535 - 24]));
+    assert_eq!(big.len(), 65535);
+    let last = big.pop().unwrap();
+    for seg in big.chunks(1000) {
+        assert!(!s.parse(Dir::ToServer, seg));
+    }
+    assert!(s.memuse() < 256 << 10, "memuse {}", s.memuse());
+    assert!(!s.parse(Dir::ToServer, &[last]));
+    assert_eq!(s.tx(0).unwrap().stub_ts.len(), 65535 - 24);
+    // After a valid start, a header that is not version 5 is kept as it grows: beyond 1 MiB
+    // the flow is given up (Suricata's buffer overflow, a parser error).
+    let mut s = TcpState::default();
+    assert!(!s.parse(
+        Dir::ToServer,
+        &pdu(REQUEST, 3, 1, &request_body(0, 1, b"a"))
+    ));
+    let junk = [0x99u8; 1400];
+    let mut gave_up = false;
+    for _ in 0..2000 {
+        if s.parse(Dir::ToServer, &junk) {
+            gave_up = true;
+            break;
+        }
+        assert!(s.memuse() < 3 << 20, "memuse {}", s.memuse());
+    }
+    assert!(gave_up);
+    assert!(!s.parse(Dir::ToServer, &junk), "nothing after giving up");
+}
+
+#[test]
+fn tcp_bind_with_a_full_context_list() {
+    // The item count is one byte: 255 items read however many the PDU carries (here 1400,
+    // 61,600 bytes); each BIND replaces the last one's list.
+    let ctxs: Vec<(u16, &str, u16)> = (0..1400).map(|i| (i as u16, NETLOGON, 1)).collect();
+    let mut body = bind_body(&ctxs);
+    body[8] = 255;
+    let mut s = TcpState::default();
+    for call in 0..50 {
+        assert!(!s.parse(Dir::ToServer, &pdu(BIND, 3, call, &body)));
+    }
+    assert_eq!(s.bind.as_ref().unwrap().uuids.len(), 255);
+    assert_eq!(s.tx_count(), 50);
+    assert!(s.memuse() < 1 << 20, "memuse {}", s.memuse());
+}
+
+#[test]
+fn udp_endless_fragments_are_bounded_per_transaction() {
+    // One request of 200 non-last 60,000-byte fragments: its stub stops at MAX_TX_STUB and
+    // the rest is counted.
+    let mut s = UdpState::default();
+    let stub = vec![0u8; 60000];
+    let frag = udp_pdu(REQUEST, PFCL1_FRAG, 1, 9, &stub);
+    for _ in 0..200 {
+        assert!(!s.parse(Dir::ToServer, &frag));
+    }
+    assert_eq!(s.tx_count(), 1);
+    let t = s.tx(0).unwrap();
+    assert_eq!(t.stub_ts.len(), MAX_TX_STUB);
+    assert_eq!(t.frag_cnt_ts, 200);
+    assert!(!t.req_done);
+    assert_eq!(s.limits().stub_dropped, (200 * 60000 - MAX_TX_STUB) as u64);
+    assert!(s.memuse() < 3 << 20, "memuse {}", s.memuse());
+}
+
+#[test]
+fn udp_sequence_flood_stays_within_max_tx_and_flow_budget() {
+    let mut s = UdpState::new(small());
+    s.txs.stub_budget = 2 << 20;
+    let stub = vec![0u8; 4000];
+    let mut peak = 0;
+    for seq in 0..3000u32 {
+        assert!(!s.parse(Dir::ToServer, &udp_pdu(REQUEST, PFCL1_FRAG, 2, seq, &stub)));
+        peak = peak.max(s.memuse());
+    }
+    assert_eq!(s.tx_count(), 3000);
+    assert!(s.live_tx_count() <= 1024);
+    let l = s.limits();
+    assert!(
+        l.max_tx_closed > 0 && l.txs_evicted > 0 && l.stub_dropped > 0,
+        "{l:?}"
+    );
+    assert!(s.txs.stub_bytes <= 2 << 20);
+    assert!(peak < 6 << 20, "peak memuse {peak}");
+}

@@ -33,10 +33,10 @@ use crate::registry::{
 };
 use crate::Dir;
 
-/// Most live transactions per flow.
-const MAX_TXS: usize = 256;
+/// Most live transactions per flow (shrike's bound; Suricata frees them once logged).
+pub const MAX_TXS: usize = 256;
 /// Most bytes a TCP direction buffers (Suricata's limit).
-const MAX_DEFRAG: usize = 100_000;
+pub const MAX_DEFRAG: usize = 100_000;
 
 const BUF_CNAME: u16 = 0;
 const BUF_SNAME: u16 = 1;
@@ -270,6 +270,9 @@ pub struct Krb5State {
     record: [usize; 2],
     defrag: [Vec<u8>; 2],
     txs: TxList<Krb5Tx>,
+    /// The TCP parser gave up: Suricata disables the flow's app layer on a parser error, so
+    /// nothing more is parsed (or counted).
+    failed: bool,
 }
 
 impl Krb5State {
@@ -281,12 +284,45 @@ impl Krb5State {
             record: [0, 0],
             defrag: [Vec::new(), Vec::new()],
             txs: TxList::new(MAX_TXS),
+            failed: false,
         }
     }
 
     /// Transaction `id`, while live.
     pub fn tx(&self, id: u64) -> Option<&Tx<Krb5Tx>> {
         self.txs.get(id)
+    }
+
+    /// Live transactions.
+    pub fn live_tx_count(&self) -> usize {
+        self.txs.iter().count()
+    }
+
+    /// Transactions dropped unlogged because [`MAX_TXS`] were live.
+    pub fn txs_dropped(&self) -> u64 {
+        self.txs.dropped
+    }
+
+    /// Bytes held: the TCP buffers and the live transactions (names, realm, events).
+    pub fn memuse(&self) -> usize {
+        let name = |n: &Option<Name>| {
+            n.as_ref().map_or(0, |v| {
+                v.capacity() * std::mem::size_of::<String>()
+                    + v.iter().map(String::capacity).sum::<usize>()
+            })
+        };
+        self.defrag.iter().map(Vec::capacity).sum::<usize>()
+            + self
+                .txs
+                .iter()
+                .map(|t| {
+                    std::mem::size_of_val(t)
+                        + t.raised.capacity()
+                        + name(&t.data.cname)
+                        + name(&t.data.sname)
+                        + t.data.realm.as_ref().map_or(0, String::capacity)
+                })
+                .sum::<usize>()
     }
 
     fn last_event(&mut self, ev: u8) {
@@ -400,6 +436,12 @@ impl Krb5State {
         while !cur.is_empty() {
             if self.record[d] == 0 {
                 if cur.len() < 4 {
+                    // Suricata keeps these bytes without a bound check (they are only
+                    // joined once a record is open): endless 1-3 byte segments would grow
+                    // the buffer forever. The same 100,000-byte bound applies.
+                    if self.defrag[d].len() + cur.len() > MAX_DEFRAG {
+                        return false;
+                    }
                     self.defrag[d].extend_from_slice(cur);
                     return true;
                 }
@@ -464,7 +506,15 @@ pub fn write_krb5(t: &Krb5Tx, w: &mut JsonWriter) {
 impl AppParser for Krb5State {
     fn parse(&mut self, dir: Dir, data: &[u8]) -> bool {
         if self.tcp {
-            !self.parse_tcp(dir, data)
+            if self.failed {
+                return false;
+            }
+            if !self.parse_tcp(dir, data) {
+                self.failed = true;
+                self.defrag = [Vec::new(), Vec::new()];
+                return true;
+            }
+            false
         } else {
             !self.parse_msg(dir, data)
         }
@@ -527,6 +577,9 @@ impl AppParser for Krb5State {
         self
     }
 }
+
+#[cfg(test)]
+mod hostile_tests;
 
 #[cfg(test)]
 mod tests {

@@ -137,6 +137,26 @@ const PROC2_RENAME: u32 = 11;
 pub const NFS_PROGRAM: u32 = 100003;
 /// Handle-to-name and xid-to-call entries a flow keeps at most.
 pub const MAX_MAP: usize = 4096;
+/// Name and handle bytes each of those two maps holds at most (shrike's bound; Suricata's
+/// maps have none): past it the oldest entries go first.
+pub const MAX_MAP_BYTES: usize = 8 << 20;
+
+/// What a flow's limits evicted so far (Suricata has no such counters: its maps and
+/// transaction list are unbounded but for `max-tx`, which raises `too_many_transactions`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NfsLimits {
+    /// Calls forgotten before their reply ([`MAX_MAP`], [`MAX_MAP_BYTES`]).
+    pub requests_evicted: u64,
+    /// Handle-to-name entries forgotten.
+    pub names_evicted: u64,
+    /// Transactions dropped unlogged by the hard bound on held transactions (4 x
+    /// `max-tx`, at least 1024; reached only when nothing frees them).
+    pub txs_evicted: u64,
+}
+
+fn xidmap_bytes(m: &XidMap) -> usize {
+    m.file_name.len() + m.file_handle.len()
+}
 /// Bytes of a record a direction buffers at most while it is incomplete (larger READ and
 /// WRITE records stream their data instead); past it the parser gives up on the flow.
 pub const MAX_RECORD_BUF: usize = 1 << 20;
@@ -351,6 +371,11 @@ pub struct NfsState {
     requestmap: HashMap<u32, XidMap>,
     namemap: HashMap<Vec<u8>, Vec<u8>>,
     map_seq: u64,
+    /// Bytes held by `requestmap` / `namemap` entries ([`MAX_MAP_BYTES`]).
+    request_bytes: usize,
+    name_bytes: usize,
+    /// What the limits evicted.
+    limits: NfsLimits,
     txs: Vec<NfsTx>,
     next_id: u64,
     /// NFS version of the flow (the first call's or reply's).
@@ -471,6 +496,9 @@ impl NfsState {
             requestmap: HashMap::new(),
             namemap: HashMap::new(),
             map_seq: 0,
+            request_bytes: 0,
+            name_bytes: 0,
+            limits: NfsLimits::default(),
             txs: Vec::new(),
             next_id: 0,
             nfs_version: 0,
@@ -482,7 +510,49 @@ impl NfsState {
 
     /// The live transaction `id`.
     pub fn tx(&self, id: u64) -> Option<&NfsTx> {
-        self.txs.iter().find(|t| t.id == id)
+        // Transactions are kept in id order: a binary search (detection asks for each live
+        // one on each packet, and a flood holds thousands), a scan if the order ever breaks.
+        match self.txs.binary_search_by_key(&id, |t| t.id) {
+            Ok(i) => self.txs.get(i),
+            Err(_) => self.txs.iter().find(|t| t.id == id),
+        }
+    }
+
+    /// What the limits evicted so far.
+    pub fn limits(&self) -> NfsLimits {
+        self.limits
+    }
+
+    /// Bytes held: the record buffers, the call and name maps and the live transactions
+    /// (names, handles, machine names, file heads).
+    pub fn memuse(&self) -> usize {
+        let entry = 64;
+        self.dirs
+            .iter()
+            .map(|d| d.buf.capacity() + d.chunk_fh.capacity())
+            .sum::<usize>()
+            + self.request_bytes
+            + self.name_bytes
+            + (self.requestmap.len() + self.namemap.len()) * entry
+            + self
+                .txs
+                .iter()
+                .map(|t| {
+                    std::mem::size_of::<NfsTx>()
+                        + t.file_name.capacity()
+                        + t.machine.capacity()
+                        + t.file_handle.capacity()
+                        + t.rename_to.as_ref().map_or(0, Vec::capacity)
+                        + t.file.as_ref().map_or(0, |f| f.head.capacity())
+                })
+                .sum::<usize>()
+    }
+
+    /// Forget the call of `xid` (its reply came, or a file chunk ended).
+    fn take_request(&mut self, xid: u32) -> Option<XidMap> {
+        let m = self.requestmap.remove(&xid)?;
+        self.request_bytes -= xidmap_bytes(&m);
+        Some(m)
     }
 
     /// Live transactions.
@@ -519,6 +589,14 @@ impl NfsState {
     }
 
     fn push_tx(&mut self, t: NfsTx) -> &mut NfsTx {
+        // A hard bound on memory whatever frees the transactions (they are freed once logged
+        // and inspected both ways; a one-way flood may never be): the oldest goes.
+        let hard = self.cfg.max_tx.saturating_mul(4).max(1024);
+        if self.txs.len() >= hard {
+            let n = self.txs.len() + 1 - hard;
+            self.txs.drain(..n);
+            self.limits.txs_evicted += n as u64;
+        }
         self.txs.push(t);
         let n = self.txs.len() - 1;
         &mut self.txs[n]
@@ -527,25 +605,39 @@ impl NfsState {
     fn insert_request(&mut self, xid: u32, mut m: XidMap) {
         self.map_seq += 1;
         m.seq = self.map_seq;
-        if self.requestmap.len() >= MAX_MAP && !self.requestmap.contains_key(&xid) {
-            if let Some(k) = self
+        let _ = self.take_request(xid);
+        let size = xidmap_bytes(&m);
+        while self.requestmap.len() >= MAX_MAP || self.request_bytes + size > MAX_MAP_BYTES {
+            let Some(k) = self
                 .requestmap
                 .iter()
                 .min_by_key(|(_, v)| v.seq)
                 .map(|(k, _)| *k)
-            {
-                self.requestmap.remove(&k);
-            }
+            else {
+                break;
+            };
+            let _ = self.take_request(k);
+            self.limits.requests_evicted += 1;
         }
+        self.request_bytes += size;
         self.requestmap.insert(xid, m);
     }
 
     fn insert_name(&mut self, handle: &[u8], name: &[u8]) {
-        if self.namemap.len() >= MAX_MAP && !self.namemap.contains_key(handle) {
-            if let Some(k) = self.namemap.keys().next().cloned() {
-                self.namemap.remove(&k);
-            }
+        if let Some(old) = self.namemap.remove(handle) {
+            self.name_bytes -= handle.len() + old.len();
         }
+        let size = handle.len() + name.len();
+        while self.namemap.len() >= MAX_MAP || self.name_bytes + size > MAX_MAP_BYTES {
+            let Some(k) = self.namemap.keys().next().cloned() else {
+                break;
+            };
+            if let Some(v) = self.namemap.remove(&k) {
+                self.name_bytes -= k.len() + v.len();
+            }
+            self.limits.names_evicted += 1;
+        }
+        self.name_bytes += size;
         self.namemap.insert(handle.to_vec(), name.to_vec());
     }
 
@@ -896,7 +988,7 @@ impl NfsState {
     // ---- replies ----
 
     fn reply(&mut self, r: &Reply<'_>) {
-        let Some(m) = self.requestmap.remove(&r.hdr.xid) else {
+        let Some(m) = self.take_request(r.hdr.xid) else {
             return;
         };
         if self.nfs_version == 0 {
@@ -1147,7 +1239,7 @@ impl NfsState {
                 fh = std::mem::take(&mut d.chunk_fh);
             } else {
                 d.chunk_xid = 0;
-                match self.requestmap.remove(&xid) {
+                match self.take_request(xid) {
                     Some(m) => fh = m.file_handle,
                     None => return 0,
                 }
@@ -1435,6 +1527,10 @@ impl NfsState {
         };
         if buf.is_empty() {
             self.dirs[d].need = 0;
+            // Give back what a large record took.
+            if buf.capacity() > 64 * 1024 {
+                buf = Vec::new();
+            }
         }
         match res {
             Ok(_) => {

@@ -641,3 +641,170 @@ fn udp_frames_as_suricata() {
     let r = lookup_reply(77, 0);
     assert_eq!(frames_of(&mut s, Dir::ToClient, 0, &r).len(), 3);
 }
+
+// Hostile traffic: record-marking fragment floods, huge fragment length claims, huge names
+// never answered, NFSv4 COMPOUNDs of thousands of ops, READDIRPLUS replies of thousands of
+// entries. Memory stays within the record buffer, the maps' count and byte bounds and the
+// transaction bound; limit hits show (`too_many_transactions`, `malformed_data`,
+// `limits()`).
+
+/// One TCP record-marking fragment without the last-fragment bit.
+fn frag(msg: &[u8]) -> Vec<u8> {
+    let mut v = Vec::new();
+    be(&mut v, msg.len() as u32);
+    v.extend_from_slice(msg);
+    v
+}
+
+#[test]
+fn hostile_fragment_chain_flood_is_bounded() {
+    // 20,000 non-last fragments, each a LOOKUP never answered (Suricata takes each fragment
+    // as a message): max-tx closes them, the hard bound (1024 at max-tx 8) caps the list,
+    // the call map stays at MAX_MAP.
+    let mut s = NfsState::new(NfsConfig { max_tx: 8 }, FileConfig::default(), false);
+    let mut chunk = Vec::new();
+    for xid in 0..20_000u32 {
+        chunk.extend(frag(&lookup_call(xid, b"name")));
+        if chunk.len() > 60_000 {
+            assert!(!s.parse(Dir::ToServer, &chunk));
+            chunk.clear();
+        }
+    }
+    assert!(!s.parse(Dir::ToServer, &chunk));
+    assert_eq!(s.tx_count(), 20_000);
+    assert!(s.txs().len() <= 1024, "{} live", s.txs().len());
+    let ev = EVENTS
+        .iter()
+        .position(|e| *e == "too_many_transactions")
+        .unwrap() as u16;
+    assert!(s.txs().iter().any(|t| s.has_event(t.id, ev)));
+    let l = s.limits();
+    assert!(l.txs_evicted > 0 && l.requests_evicted > 0, "{l:?}");
+    assert!(s.requestmap.len() <= MAX_MAP);
+    assert!(s.memuse() < 2 << 20, "memuse {}", s.memuse());
+}
+
+#[test]
+fn hostile_fragment_length_claims_give_up_past_the_record_buffer() {
+    // A call claiming 2 GiB: buffered up to MAX_RECORD_BUF, then `malformed_data` and the
+    // flow is given up. Under the bound, the record waits whole.
+    let mut s = tcp();
+    assert!(!s.parse(Dir::ToServer, &rec(&lookup_call(1, b"a"))));
+    let mut m = lookup_call(2, b"b");
+    let mut big = Vec::new();
+    be(&mut big, 0x7fff_ffff);
+    big.append(&mut m);
+    assert!(s.parse(Dir::ToServer, &big));
+    let ev = EVENTS.iter().position(|e| *e == "malformed_data").unwrap() as u16;
+    assert!(s.has_event(0, ev));
+    assert!(!s.parse(Dir::ToServer, &rec(&lookup_call(3, b"c"))));
+    assert_eq!(s.tx_count(), 1);
+    // 900 KB claimed, fed in 1400-byte segments: held (under 1 MiB), no event.
+    let mut s = tcp();
+    let mut a = Vec::new();
+    opaque(&mut a, DIR_FH);
+    opaque(&mut a, &vec![b'n'; 900_000]);
+    let r = rec(&call(9, 3, proc3::LOOKUP, &a));
+    for seg in r.chunks(1400) {
+        assert!(!s.parse(Dir::ToServer, seg));
+        // The buffer (capacity doubling) and, at the end, the transaction's and the call
+        // map's copies of the name.
+        assert!(s.memuse() < 4 * MAX_RECORD_BUF, "memuse {}", s.memuse());
+    }
+    assert_eq!(s.tx_count(), 1);
+    assert_eq!(s.dirs[0].buf.capacity(), 0);
+    assert_eq!(s.tx(0).unwrap().file_name.len(), 900_000);
+}
+
+#[test]
+fn hostile_huge_names_never_answered_stay_within_the_map_bytes() {
+    // 400 LOOKUPs of 60 KB names without replies (24 MB of names): the call map keeps at
+    // most MAX_MAP_BYTES of them.
+    let mut s = NfsState::new(NfsConfig { max_tx: 8 }, FileConfig::default(), false);
+    let name = vec![b'x'; 60_000];
+    for xid in 0..400u32 {
+        assert!(!s.parse(Dir::ToServer, &rec(&lookup_call(xid, &name))));
+    }
+    assert!(s.request_bytes <= MAX_MAP_BYTES);
+    assert!(s.limits().requests_evicted > 0);
+    assert_eq!(
+        s.request_bytes,
+        s.requestmap.values().map(xidmap_bytes).sum::<usize>()
+    );
+    // A reply to a forgotten call makes nothing; one to a kept call completes it.
+    assert!(!s.requestmap.contains_key(&0));
+    assert!(!s.parse(Dir::ToClient, &rec(&lookup_reply(0, 2))));
+    assert_eq!(s.tx_count(), 400);
+    assert_eq!(s.tx(0).unwrap().nfs_status, 0);
+    assert!(!s.tx(399).unwrap().response_done);
+    assert!(!s.parse(Dir::ToClient, &rec(&lookup_reply(399, 0))));
+    assert!(s.tx(399).unwrap().response_done);
+}
+
+/// An NFSv4 COMPOUND call: `n` ops claimed, GETFH repeated `getfh` times, then REMOVE "x".
+fn compound(xid: u32, n: u32, getfh: usize) -> Vec<u8> {
+    let mut a = Vec::new();
+    opaque(&mut a, b"");
+    be(&mut a, 0);
+    be(&mut a, n);
+    for _ in 0..getfh {
+        be(&mut a, 10);
+    }
+    be(&mut a, 28);
+    opaque(&mut a, b"x");
+    call(xid, 4, 1, &a)
+}
+
+#[test]
+fn hostile_compound_with_thousands_of_ops_is_malformed() {
+    // 64 ops (Suricata's NFSD_MAX_OPS_PER_COMPOUND): parsed. 65 to 4 billion: refused with
+    // `malformed_data` on the flow's last transaction, nothing allocated for the count.
+    let mut s = tcp();
+    assert!(!s.parse(Dir::ToServer, &rec(&compound(1, 64, 63))));
+    assert_eq!(s.tx_count(), 1);
+    assert_eq!(s.tx(0).unwrap().file_name, b"x");
+    let ev = EVENTS.iter().position(|e| *e == "malformed_data").unwrap() as u16;
+    assert!(!s.has_event(0, ev));
+    for (xid, n, ops) in [(2, 65, 64), (3, 5000, 4999), (4, u32::MAX, 10)] {
+        assert!(!s.parse(Dir::ToServer, &rec(&compound(xid, n, ops))));
+    }
+    assert_eq!(s.tx_count(), 1);
+    assert!(s.has_event(0, ev));
+    assert!(s.memuse() < 64 * 1024);
+}
+
+#[test]
+fn hostile_readdirplus_with_thousands_of_entries_is_bounded() {
+    // A READDIRPLUS reply of 10,000 entries with handles (600 KB): every name goes through
+    // the handle-to-name map, which keeps at most MAX_MAP.
+    let mut s = tcp();
+    let mut a = Vec::new();
+    opaque(&mut a, DIR_FH);
+    a.extend_from_slice(&[0; 24]);
+    assert!(!s.parse(Dir::ToServer, &rec(&call(7, 3, proc3::READDIRPLUS, &a))));
+    let mut r = Vec::new();
+    be(&mut r, 0); // NFS3_OK
+    be(&mut r, 0); // no dir attributes
+    r.extend_from_slice(&[0; 8]); // cookieverf
+    for i in 0..10_000u32 {
+        be(&mut r, 1);
+        r.extend_from_slice(&u64::from(i).to_be_bytes());
+        opaque(&mut r, format!("f{i:07}").as_bytes());
+        r.extend_from_slice(&[0; 8]);
+        be(&mut r, 0);
+        be(&mut r, 1);
+        opaque(&mut r, format!("handle-{i:09}").as_bytes());
+    }
+    be(&mut r, 0);
+    be(&mut r, 1);
+    let m = rec(&reply(7, &r));
+    assert!(m.len() > 500_000);
+    for seg in m.chunks(1400) {
+        assert!(!s.parse(Dir::ToClient, seg));
+    }
+    assert_eq!(s.namemap.len(), MAX_MAP);
+    assert_eq!(s.limits().names_evicted, 10_000 - MAX_MAP as u64);
+    assert!(s.name_bytes <= MAX_MAP_BYTES);
+    assert!(s.tx(0).unwrap().response_done);
+    assert!(s.memuse() < 3 << 20, "memuse {}", s.memuse());
+}

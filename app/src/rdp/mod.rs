@@ -119,6 +119,47 @@ impl RdpState {
         self.txs.iter().find(|t| t.id == id)
     }
 
+    /// Live transactions.
+    pub fn live_tx_count(&self) -> usize {
+        self.txs.len()
+    }
+
+    /// Bytes held: the per-direction buffers and the live transactions (channel names,
+    /// cookies, serials).
+    pub fn memuse(&self) -> usize {
+        let strings = |v: &Vec<String>| {
+            v.capacity() * std::mem::size_of::<String>()
+                + v.iter().map(String::capacity).sum::<usize>()
+        };
+        let item = |i: &RdpItem| match i {
+            RdpItem::InitialRequest { cookie, .. } => cookie.as_ref().map_or(0, String::capacity),
+            RdpItem::ConnectRequest(blocks) => {
+                blocks.capacity() * std::mem::size_of::<CsBlock>()
+                    + blocks
+                        .iter()
+                        .map(|b| match b {
+                            CsBlock::Core(c) => {
+                                std::mem::size_of::<ClientCore>()
+                                    + c.client_name.capacity()
+                                    + c.ime_file_name.capacity()
+                                    + c.client_dig_product_id.as_ref().map_or(0, String::capacity)
+                            }
+                            CsBlock::Net(n) => strings(n),
+                            CsBlock::Unknown => 0,
+                        })
+                        .sum::<usize>()
+            }
+            RdpItem::TlsHandshake(v) => strings(v),
+            _ => 0,
+        };
+        self.bufs.iter().map(Vec::capacity).sum::<usize>()
+            + self
+                .txs
+                .iter()
+                .map(|t| std::mem::size_of::<RdpTx>() + item(&t.item))
+                .sum::<usize>()
+    }
+
     fn push(&mut self, dir: Dir, item: RdpItem) {
         if self.txs.len() >= MAX_TXS {
             self.txs.pop_front();
@@ -589,6 +630,9 @@ impl AppParser for RdpState {
         self
     }
 }
+
+#[cfg(test)]
+mod hostile_tests;
 
 #[cfg(test)]
 mod tests {

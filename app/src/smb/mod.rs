@@ -446,16 +446,32 @@ pub struct Ntlmssp {
     pub unusual_order: bool,
 }
 
-/// Find an NTLMSSP `AUTHENTICATE` message in a security blob (SPNEGO or raw).
+/// Find an NTLMSSP `AUTHENTICATE` message in a security blob (SPNEGO or raw), read as
+/// Suricata's `parse_ntlm_auth_record`: every length and offset of the six fields (LM,
+/// NTLM response, domain, user, host, session key) must lie inside the record, or the whole
+/// record is refused; domain, user and host offsets below 12 are refused; the version is
+/// read only when the flag asks for it and the fields' data starts at or after byte 72.
 pub fn parse_ntlmssp_auth(blob: &[u8]) -> Option<Ntlmssp> {
     let pos = blob.windows(8).position(|w| w == b"NTLMSSP\0")?;
     let m = &blob[pos..];
     if u32le(m, 8)? != 3 {
         return None;
     }
+    let record_len = m.len();
+    let mut data_start = u32::MAX;
+    for o in [12, 20, 28, 36, 44, 52] {
+        let (len, off) = (usize::from(u16le(m, o)?), u32le(m, o + 4)?);
+        if len >= record_len || off as usize >= record_len {
+            return None;
+        }
+        data_start = data_start.min(off);
+    }
     let field = |o: usize| -> Option<&[u8]> {
         let len = usize::from(u16le(m, o)?);
         let off = u32le(m, o + 4)? as usize;
+        if off < 12 {
+            return None;
+        }
         m.get(off..off.checked_add(len)?)
     };
     let flags = u32le(m, 60)?;
@@ -473,7 +489,7 @@ pub fn parse_ntlmssp_auth(blob: &[u8]) -> Option<Ntlmssp> {
     let ((d_off, d_len), (u_off, u_len), (h_off, _)) = (span(28), span(36), span(44));
     let unusual_order = (u_off > 0 && u_off < d_off.saturating_add(d_len))
         || (h_off > 0 && h_off < u_off.saturating_add(u_len));
-    let version = if flags & 0x0200_0000 != 0 {
+    let version = if flags & 0x0200_0000 != 0 && data_start >= 72 {
         m.get(64..72).map(|v| {
             format!(
                 "{}.{} build {} rev {}",
@@ -717,6 +733,11 @@ pub struct SmbState {
     cfg: SmbConfig,
     /// Per direction: the stream reached its depth (Suricata's `ts_trunc` / `tc_trunc`).
     trunc: [bool; 2],
+    /// DCERPC stub bytes not kept: beyond [`dcerpc::MAX_STUB`] per transaction and
+    /// direction or [`dcerpc::MAX_FLOW_STUB`] per flow (shrike's bounds).
+    pub(crate) dce_stub_dropped: u64,
+    /// [`dcerpc::MAX_FLOW_STUB`] (lowered by tests).
+    dce_stub_budget: usize,
 }
 
 fn dir_idx(d: Dir) -> usize {
@@ -755,12 +776,19 @@ impl SmbState {
             ifaces: None,
             cfg: SmbConfig::default(),
             trunc: [false; 2],
+            dce_stub_dropped: 0,
+            dce_stub_budget: dcerpc::MAX_FLOW_STUB,
         }
     }
 
     /// Transaction `id`, while kept.
     pub fn tx(&self, id: u64) -> Option<&SmbTx> {
-        self.txs.iter().find(|t| t.id == id)
+        // Transactions are kept in id order: a binary search (detection asks for each live
+        // one on each packet, and a flood holds thousands), a scan if the order ever breaks.
+        match self.txs.binary_search_by_key(&id, |t| t.id) {
+            Ok(i) => self.txs.get(i),
+            Err(_) => self.txs.iter().find(|t| t.id == id),
+        }
     }
 
     fn new_tx(&mut self, ver: u8, cmd: u16, h: &Smb2Hdr, data: TxData) -> &mut SmbTx {
@@ -1541,6 +1569,22 @@ impl SmbState {
         }
     }
 
+    /// Room left for DCERPC stub data in the flow's live transactions
+    /// ([`dcerpc::MAX_FLOW_STUB`]).
+    fn dce_stub_room(&self) -> usize {
+        let held: usize = self
+            .txs
+            .iter()
+            .map(|t| match &t.data {
+                TxData::Dcerpc {
+                    stub_req, stub_res, ..
+                } => stub_req.len() + stub_res.len(),
+                _ => 0,
+            })
+            .sum();
+        self.dce_stub_budget.saturating_sub(held)
+    }
+
     /// DCERPC PDUs written to a pipe; false (and no transaction) when there are none.
     fn dcerpc_pdus(&mut self, h: &Smb2Hdr, ver: u8, cmd: u16, data: &[u8]) -> bool {
         let pdus = dcerpc::pdus(data);
@@ -1557,6 +1601,7 @@ impl SmbState {
                         self.event(EV_MALFORMED);
                         continue;
                     };
+                    let room = self.dce_stub_room();
                     // A later fragment of a request in progress.
                     if p.flags & 1 == 0 {
                         if let Some(t) = self.txs.iter_mut().rev().find(|t| {
@@ -1567,13 +1612,18 @@ impl SmbState {
                             } = &mut t.data
                             {
                                 *frag_req += 1;
-                                let n = stub.len().min(dcerpc::MAX_STUB - stub_req.len().min(dcerpc::MAX_STUB));
+                                let n = stub
+                                    .len()
+                                    .min(dcerpc::MAX_STUB.saturating_sub(stub_req.len()))
+                                    .min(room);
                                 stub_req.extend_from_slice(&stub[..n]);
+                                self.dce_stub_dropped += (stub.len() - n) as u64;
                             }
                             continue;
                         }
                     }
-                    let n = stub.len().min(dcerpc::MAX_STUB);
+                    let n = stub.len().min(dcerpc::MAX_STUB).min(room);
+                    self.dce_stub_dropped += (stub.len() - n) as u64;
                     self.new_tx(
                         ver,
                         cmd,
@@ -1646,6 +1696,7 @@ impl SmbState {
 
     fn dcerpc_response(&mut self, status: u32, data: &[u8]) {
         for p in dcerpc::pdus(data) {
+            let room = self.dce_stub_room();
             if matches!(p.ptype, dcerpc::BINDACK | dcerpc::ALTER_CONTEXT_RESP) {
                 let res = p.bindack_results();
                 if let Some(ifs) = &mut self.ifaces {
@@ -1676,8 +1727,10 @@ impl SmbState {
                     let stub = p.response();
                     let n = stub
                         .len()
-                        .min(dcerpc::MAX_STUB - stub_res.len().min(dcerpc::MAX_STUB));
+                        .min(dcerpc::MAX_STUB.saturating_sub(stub_res.len()))
+                        .min(room);
                     stub_res.extend_from_slice(&stub[..n]);
+                    self.dce_stub_dropped += (stub.len() - n) as u64;
                     if p.flags & 2 != 0 {
                         t.response_done = true;
                     }

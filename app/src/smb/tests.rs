@@ -166,11 +166,16 @@ fn ntlmssp_auth_fields() {
         m[at + 4..at + 8].copy_from_slice(&off.to_le_bytes());
         off += f.len() as u32;
     }
+    // Empty LM, NTLM response and session key fields after the others.
+    for at in [12, 20, 52] {
+        m[at + 4..at + 8].copy_from_slice(&off.to_le_bytes());
+    }
     m[60..64].copy_from_slice(&(0x0200_0001u32).to_le_bytes());
     m[64..72].copy_from_slice(&[6, 1, 0xb1, 0x1d, 0, 0, 0, 15]);
     for f in [&dom, &user, &host] {
         m.extend_from_slice(f);
     }
+    m.push(0);
     let mut blob = vec![0xa1, 0x30];
     blob.extend_from_slice(&m);
     let n = parse_ntlmssp_auth(&blob).unwrap();
@@ -1009,4 +1014,210 @@ fn bind_on_a_pipe_suricata_does_not_know_is_skipped() {
             "a pipe write is not a file"
         );
     }
+}
+
+#[test]
+fn hostile_pipe_fragment_flood_is_bounded() {
+    // DCERPC in a named pipe: one request continued by endless non-last fragments, then
+    // many calls of big fragments. A transaction's stub stops at MAX_STUB, the flow's at its
+    // budget; what is refused is counted.
+    let mut s = SmbState::new(FileConfig::default());
+    s.cfg.max_tx = 16;
+    s.dce_stub_budget = 4 << 20;
+    feed(
+        &mut s,
+        Dir::ToServer,
+        &nbss(&tree_connect(6, "\\\\h\\IPC$")),
+        100,
+    );
+    feed(
+        &mut s,
+        Dir::ToClient,
+        &nbss(&tree_connect_resp(6, 5, 2)),
+        100,
+    );
+    // The pipe is a service Suricata knows as DCERPC.
+    let guid = create_file(&mut s, "srvsvc", 5);
+    let write = |msg: u64, data: &[u8]| {
+        let mut w = hdr(9, false, 0, msg, 5, 7);
+        let mut wb = vec![0u8; 48];
+        wb[0] = 49;
+        wb[2..4].copy_from_slice(&112u16.to_le_bytes());
+        wb[4..8].copy_from_slice(&(data.len() as u32).to_le_bytes());
+        wb[16..32].copy_from_slice(&guid);
+        w.extend_from_slice(&wb);
+        w.extend_from_slice(data);
+        nbss(&w)
+    };
+    let req = |flags: u8, call: u32| {
+        let mut b = vec![0u8; 8];
+        b[6] = 15;
+        b.extend_from_slice(&[0x42; 16000]);
+        dce_hdr(dcerpc::REQUEST, flags, call, &b)
+    };
+    // 300 writes of 4 continuation fragments (19 MB) after the first one.
+    feed(&mut s, Dir::ToServer, &write(10, &req(1, 1)), 4096);
+    let cont: Vec<u8> = (0..4).flat_map(|_| req(0, 1)).collect();
+    for m in 0..300 {
+        feed(&mut s, Dir::ToServer, &write(11 + m, &cont), 65536);
+    }
+    let stub_of = |t: &SmbTx| match &t.data {
+        TxData::Dcerpc {
+            stub_req, frag_req, ..
+        } => Some((stub_req.len(), *frag_req)),
+        _ => None,
+    };
+    let (len, frags) = s.txs.iter().find_map(stub_of).unwrap();
+    assert_eq!(len, dcerpc::MAX_STUB);
+    assert_eq!(frags, 1 + 300 * 4);
+    assert!(s.dce_stub_dropped > 0);
+    // Many calls of 4 first fragments each: the flow's budget holds.
+    let dropped = s.dce_stub_dropped;
+    for call in 0..100u32 {
+        let many: Vec<u8> = (0..4).flat_map(|i| req(3, 100 + call * 4 + i)).collect();
+        feed(
+            &mut s,
+            Dir::ToServer,
+            &write(1000 + u64::from(call), &many),
+            65536,
+        );
+    }
+    let held: usize = s.txs.iter().filter_map(stub_of).map(|(l, _)| l).sum();
+    assert!(held <= 4 << 20, "held {held}");
+    assert!(s.dce_stub_dropped > dropped);
+    assert!(s.txs.len() <= 1024);
+}
+
+/// An NTLMSSP AUTHENTICATE: domain, user, host (UTF-16) after a 72-byte header with the
+/// version, empty LM / NTLM response / session key fields after them, one trailing byte.
+fn ntlm_auth(dom: &[u8], user: &[u8], host: &[u8]) -> Vec<u8> {
+    let mut m = b"NTLMSSP\0".to_vec();
+    m.extend_from_slice(&3u32.to_le_bytes());
+    m.resize(72, 0);
+    let mut off = 72u32;
+    for (at, f) in [(28, dom), (36, user), (44, host)] {
+        m[at..at + 2].copy_from_slice(&(f.len() as u16).to_le_bytes());
+        m[at + 4..at + 8].copy_from_slice(&off.to_le_bytes());
+        off += f.len() as u32;
+    }
+    for at in [12, 20, 52] {
+        m[at + 4..at + 8].copy_from_slice(&off.to_le_bytes());
+    }
+    m[60..64].copy_from_slice(&(0x0200_0001u32).to_le_bytes());
+    m[64..72].copy_from_slice(&[10, 0, 0x61, 0x4a, 0, 0, 0, 15]);
+    for f in [dom, user, host] {
+        m.extend_from_slice(f);
+    }
+    m.push(0);
+    m
+}
+
+fn set_field(m: &mut [u8], at: usize, len: u16, off: u32) {
+    m[at..at + 2].copy_from_slice(&len.to_le_bytes());
+    m[at + 4..at + 8].copy_from_slice(&off.to_le_bytes());
+}
+
+#[test]
+fn hostile_ntlmssp_offsets_lengths_and_versions() {
+    let good = ntlm_auth(&utf16("D"), &utf16("u"), &utf16("h"));
+    let n = parse_ntlmssp_auth(&good).unwrap();
+    assert_eq!(
+        (n.user.as_slice(), n.version.as_deref()),
+        (&b"u"[..], Some("10.0 build 19041 rev 15"))
+    );
+    // Any of the six fields with a length or offset past the record: the record is refused
+    // (Suricata's `verify`), whichever field it is, with offsets up to u32::MAX (no overflow).
+    for at in [12, 20, 28, 36, 44, 52] {
+        for (len, off) in [
+            (0xffff, 72),
+            (2, u32::MAX),
+            (2, 0x8000_0000),
+            (0, good.len() as u32),
+        ] {
+            let mut m = good.clone();
+            set_field(&mut m, at, len, off);
+            assert!(
+                parse_ntlmssp_auth(&m).is_none(),
+                "field {at} len {len} off {off:#x}"
+            );
+        }
+    }
+    // Offsets inside the record but running past it, or inside the header (< 12).
+    let mut m = good.clone();
+    set_field(&mut m, 36, 20, good.len() as u32 - 4);
+    assert!(parse_ntlmssp_auth(&m).is_none());
+    let mut m = good.clone();
+    set_field(&mut m, 36, 2, 4);
+    assert!(parse_ntlmssp_auth(&m).is_none());
+    // All three names over the same bytes: read, and Suricata's unusual order.
+    let mut m = good.clone();
+    for at in [28, 36, 44] {
+        set_field(&mut m, at, 2, 72);
+    }
+    let n = parse_ntlmssp_auth(&m).unwrap();
+    assert_eq!(
+        (n.domain.as_slice(), n.user.as_slice(), n.host.as_slice()),
+        (&b"D"[..], &b"D"[..], &b"D"[..])
+    );
+    assert!(n.unusual_order);
+    // Version flag set but a field's data starting inside the version bytes: no version
+    // (Suricata reads it only when the data starts at 72 or later).
+    let mut m = good.clone();
+    set_field(&mut m, 12, 0, 68);
+    assert_eq!(parse_ntlmssp_auth(&m).unwrap().version, None);
+    // A record cut inside its fixed part, at every length: refused, no panic.
+    for n in 0..72 {
+        assert!(parse_ntlmssp_auth(&good[..n]).is_none());
+    }
+}
+
+#[test]
+fn hostile_session_setup_with_a_64k_blob() {
+    // SMB2 SESSION_SETUP requests carrying a 65,000-byte security blob: an AUTHENTICATE with
+    // a 64,000-byte user name, and a blob of 8,000 NTLMSSP signatures with no valid record.
+    let nbss24 = |m: &[u8]| {
+        let mut v = vec![
+            0,
+            (m.len() >> 16) as u8,
+            (m.len() >> 8) as u8,
+            m.len() as u8,
+        ];
+        v.extend_from_slice(m);
+        v
+    };
+    let setup = |msg: u64, blob: &[u8]| {
+        let mut m = hdr(1, false, 0, msg, 0, 9);
+        let mut b = vec![0u8; 24];
+        b[0] = 25;
+        b[12..14].copy_from_slice(&88u16.to_le_bytes());
+        b[14..16].copy_from_slice(&(blob.len() as u16).to_le_bytes());
+        m.extend_from_slice(&b);
+        m.extend_from_slice(blob);
+        nbss24(&m)
+    };
+    let user = utf16(&"A".repeat(32_000));
+    let mut blob = vec![0xa1, 0x82, 0, 0];
+    blob.extend_from_slice(&ntlm_auth(&utf16("D"), &user, &utf16("h")));
+    blob.resize(65_000, 0);
+    let mut junk = Vec::new();
+    while junk.len() < 65_000 {
+        junk.extend_from_slice(b"NTLMSSP\0\x03\0\0\0");
+    }
+    junk.truncate(65_000);
+    let mut s = SmbState::new(FileConfig::default());
+    feed(&mut s, Dir::ToServer, &setup(1, &blob), 1460);
+    feed(&mut s, Dir::ToServer, &setup(2, &junk), 1460);
+    assert_eq!(s.tx_count(), 2);
+    match &s.tx(0).unwrap().data {
+        TxData::SessionSetup {
+            ntlmssp: Some(n), ..
+        } => assert_eq!(n.user.len(), 32_000),
+        d => panic!("{d:?}"),
+    }
+    match &s.tx(1).unwrap().data {
+        TxData::SessionSetup { ntlmssp, .. } => assert!(ntlmssp.is_none()),
+        d => panic!("{d:?}"),
+    }
+    let j = json_of(&s, 0);
+    assert!(j.len() < 40_000, "{}", j.len());
 }
