@@ -163,6 +163,18 @@ fn header<'a>(ctx: &'a AlertContext<'a>, event_type: &'a str) -> EveHeader<'a> {
     let proto = ctx.proto();
     let ports = match proto {
         Some(p) if proto_has_ports(p) && ctx.l4() => Some((m.sport, m.dport)),
+        // Suricata logs ports for every TCP, UDP or SCTP packet by its IP protocol
+        // (`JsonAddrInfoInit` on `p->proto`), 0 when the transport header did not decode
+        // (too small, or an IPv4 fragment). An IPv6 fragment's protocol is the fragment
+        // header's, so no ports there.
+        Some(p)
+            if proto_has_ports(p)
+                && m.kind == shrike_packet::decode::PacketKind::Ip
+                && (m.ip_version() != 6
+                    || m.flags & shrike_packet::decode::flags::FRAGMENT == 0) =>
+        {
+            Some((0, 0))
+        }
         _ => None,
     };
     let icmp = match (m.icmp_type(), m.icmp_code()) {

@@ -341,14 +341,14 @@ impl Worker {
         let fragment = m.has(flags::FRAGMENT);
         // A tunnel's outer packet has a flow only when a UDP tunnel (VXLAN) carried the
         // inner one, as in Suricata: GRE and IP-in-IP roots are inspected without one.
-        // And as in Suricata, only TCP, UDP, ICMP and ICMPv6 packets whose header decoded, SCTP
-        // and ESP get a flow (its decoders call `FlowSetupPacket`): not IGMP, GRE, IPv6
+        // And as in Suricata, only TCP, UDP, ICMP, ICMPv6 and SCTP packets whose header
+        // decoded and ESP get a flow (its decoders call `FlowSetupPacket`): not IGMP, GRE, IPv6
         // without a next header or any other protocol.
         // IPv4 carrying IPv6 (6in4) is the one tunnel whose outer packet has a flow.
         let six_in_four = m.proto == 41 && m.ip_version() == 4;
         let flow_proto = match m.proto {
-            6 | 17 | 1 | 58 => m.kind == PacketKind::L4,
-            132 | 50 => true,
+            6 | 17 | 1 | 58 | 132 => m.kind == PacketKind::L4,
+            50 => true,
             _ => six_in_four,
         };
         // An ICMPv4 error message creates no flow (Suricata's `FlowCreateCheck`): it joins
