@@ -366,6 +366,13 @@ fn dns_probe_table() {
         Probe::Yes { dir: Dir::ToServer },
         "header only"
     );
+    // Suricata's probe reads the header and the questions only: an UPDATE whose
+    // prerequisite (a CNAME of class NONE with no data) no full decode accepts is still DNS
+    // (zeek `dns_dynamic-update.pcap`).
+    let mut upd = msg(0x2800, 1, 1, b"\x01a\x00\x00\x06\x00\x01");
+    upd.extend_from_slice(b"\x01b\x00\x00\x05\x00\xfe\x00\x00\x00\x00\x00\x00");
+    assert!(DnsMessage::default().decode(&upd, 1 << 16).is_err());
+    assert_eq!(probe_udp(&upd), Probe::Yes { dir: Dir::ToServer });
 }
 
 #[test]

@@ -196,8 +196,10 @@ fn probe_message(msg: &[u8], dlen: usize) -> Probe {
             None => Probe::No,
         };
     }
+    // Suricata's probe parses the header and the questions only (`dns_parse_request`), for
+    // a response too: what follows (an UPDATE's prerequisites and updates) does not count.
     let mut m = DnsMessage::default();
-    match m.decode(msg, 64 * 1024) {
+    match m.decode_sections(msg, 64 * 1024, message::Sections::Questions) {
         Ok(()) | Err(message::DecodeError::Truncated) | Err(message::DecodeError::TooLarge) => {
             match state::header_valid(msg, dlen) {
                 Some(r) => Probe::Yes { dir: dir_of(r) },
