@@ -220,7 +220,12 @@ fn create_file(s: &mut SmbState, name: &str, tree: u32) -> Vec<u8> {
 
 /// A WRITE of `data` at `off` to file `guid` (message `msg`), claiming `claim` bytes.
 fn write_req(msg: u64, guid: &[u8], off: u64, data: &[u8], claim: u32) -> Vec<u8> {
-    let mut w = hdr(9, false, 0, msg, 1, 7);
+    write_req_on(1, msg, guid, off, data, claim)
+}
+
+/// [`write_req`] on tree `tree`.
+fn write_req_on(tree: u32, msg: u64, guid: &[u8], off: u64, data: &[u8], claim: u32) -> Vec<u8> {
+    let mut w = hdr(9, false, 0, msg, tree, 7);
     let mut wb = vec![0u8; 48];
     wb[0] = 49;
     wb[2..4].copy_from_slice(&112u16.to_le_bytes());
@@ -230,6 +235,23 @@ fn write_req(msg: u64, guid: &[u8], off: u64, data: &[u8], claim: u32) -> Vec<u8
     w.extend_from_slice(&wb);
     w.extend_from_slice(data);
     nbss(&w)
+}
+
+/// Tree 5 connected to `IPC$`, then pipe `name` opened on it (file id returned).
+fn open_pipe(s: &mut SmbState, name: &str) -> Vec<u8> {
+    feed(
+        s,
+        Dir::ToServer,
+        &nbss(&tree_connect(6, "\\\\h\\IPC$")),
+        100,
+    );
+    feed(s, Dir::ToClient, &nbss(&tree_connect_resp(6, 5, 2)), 100);
+    create_file(s, name, 5)
+}
+
+/// A WRITE of all of `data` to pipe `guid` on tree 5.
+fn pipe_write(msg: u64, guid: &[u8], data: &[u8]) -> Vec<u8> {
+    write_req_on(5, msg, guid, 0, data, data.len() as u32)
 }
 
 fn file_of(s: &SmbState) -> &SmbTx {
@@ -621,18 +643,6 @@ fn dce_hdr(ptype: u8, flags: u8, call_id: u32, body: &[u8]) -> Vec<u8> {
 #[test]
 fn dcerpc_bind_and_request_over_a_pipe() {
     let mut s = SmbState::new(FileConfig::default());
-    feed(
-        &mut s,
-        Dir::ToServer,
-        &nbss(&tree_connect(6, "\\\\h\\IPC$")),
-        100,
-    );
-    feed(
-        &mut s,
-        Dir::ToClient,
-        &nbss(&tree_connect_resp(6, 5, 2)),
-        100,
-    );
     // WRITE of a BIND with one context: uuid 12345678-1234-abcd-ef00-0123456789ab v1.0.
     let mut bind = vec![0xb8, 0x10, 0xb8, 0x10, 0, 0, 0, 0, 1, 0, 0, 0];
     bind.extend_from_slice(&[0, 0, 1, 0]);
@@ -642,18 +652,8 @@ fn dcerpc_bind_and_request_over_a_pipe() {
     bind.extend_from_slice(&[0u8; 20]);
     let pdu = dce_hdr(dcerpc::BIND, 3, 2, &bind);
     // The pipe is a service Suricata knows as DCERPC.
-    let guid = create_file(&mut s, "srvsvc", 5);
-    let write = |msg: u64, data: &[u8]| {
-        let mut w = hdr(9, false, 0, msg, 5, 7);
-        let mut wb = vec![0u8; 48];
-        wb[0] = 49;
-        wb[2..4].copy_from_slice(&112u16.to_le_bytes());
-        wb[4..8].copy_from_slice(&(data.len() as u32).to_le_bytes());
-        wb[16..32].copy_from_slice(&guid);
-        w.extend_from_slice(&wb);
-        w.extend_from_slice(data);
-        nbss(&w)
-    };
+    let guid = open_pipe(&mut s, "srvsvc");
+    let write = |msg: u64, data: &[u8]| pipe_write(msg, &guid, data);
     feed(&mut s, Dir::ToServer, &write(7, &pdu), 7);
     // READ request and a BINDACK in the response.
     let mut r = hdr(8, false, 0, 8, 5, 7);
@@ -976,34 +976,14 @@ fn header_only_smb1_record_and_malformed_record() {
 fn bind_on_a_pipe_suricata_does_not_know_is_skipped() {
     for (name, dce) in [("wkssvc", false), ("\\srvsvc", true), ("SRVSVC", false)] {
         let mut s = SmbState::new(FileConfig::default());
-        feed(
-            &mut s,
-            Dir::ToServer,
-            &nbss(&tree_connect(6, "\\\\h\\IPC$")),
-            100,
-        );
-        feed(
-            &mut s,
-            Dir::ToClient,
-            &nbss(&tree_connect_resp(6, 5, 2)),
-            100,
-        );
-        let guid = create_file(&mut s, name, 5);
+        let guid = open_pipe(&mut s, name);
         let mut bind = vec![0xb8, 0x10, 0xb8, 0x10, 0, 0, 0, 0, 1, 0, 0, 0];
         bind.extend_from_slice(&[0, 0, 1, 0]);
         bind.extend_from_slice(&[0x11; 16]);
         bind.extend_from_slice(&[1, 0, 0, 0]);
         bind.extend_from_slice(&[0u8; 20]);
         let pdu = dce_hdr(dcerpc::BIND, 3, 2, &bind);
-        let mut w = hdr(9, false, 0, 7, 5, 7);
-        let mut wb = vec![0u8; 48];
-        wb[0] = 49;
-        wb[2..4].copy_from_slice(&112u16.to_le_bytes());
-        wb[4..8].copy_from_slice(&(pdu.len() as u32).to_le_bytes());
-        wb[16..32].copy_from_slice(&guid);
-        w.extend_from_slice(&wb);
-        w.extend_from_slice(&pdu);
-        feed(&mut s, Dir::ToServer, &nbss(&w), 1000);
+        feed(&mut s, Dir::ToServer, &pipe_write(7, &guid, &pdu), 1000);
         let has_bind = s
             .txs
             .iter()
@@ -1024,31 +1004,9 @@ fn hostile_pipe_fragment_flood_is_bounded() {
     let mut s = SmbState::new(FileConfig::default());
     s.cfg.max_tx = 16;
     s.dce_stub_budget = 4 << 20;
-    feed(
-        &mut s,
-        Dir::ToServer,
-        &nbss(&tree_connect(6, "\\\\h\\IPC$")),
-        100,
-    );
-    feed(
-        &mut s,
-        Dir::ToClient,
-        &nbss(&tree_connect_resp(6, 5, 2)),
-        100,
-    );
     // The pipe is a service Suricata knows as DCERPC.
-    let guid = create_file(&mut s, "srvsvc", 5);
-    let write = |msg: u64, data: &[u8]| {
-        let mut w = hdr(9, false, 0, msg, 5, 7);
-        let mut wb = vec![0u8; 48];
-        wb[0] = 49;
-        wb[2..4].copy_from_slice(&112u16.to_le_bytes());
-        wb[4..8].copy_from_slice(&(data.len() as u32).to_le_bytes());
-        wb[16..32].copy_from_slice(&guid);
-        w.extend_from_slice(&wb);
-        w.extend_from_slice(data);
-        nbss(&w)
-    };
+    let guid = open_pipe(&mut s, "srvsvc");
+    let write = |msg: u64, data: &[u8]| pipe_write(msg, &guid, data);
     let req = |flags: u8, call: u32| {
         let mut b = vec![0u8; 8];
         b[6] = 15;
