@@ -639,18 +639,12 @@ fn on_port(ports: &[u16], ctx: &FlowCtx) -> bool {
 /// the server port first, then the rest, each group in registry order), then the probing
 /// parsers of the protocols registered for either port.
 fn probe(cfg: &ParserConfig, ctx: &FlowCtx, dir: Dir, data: &[u8], tcp: bool) -> Found {
-    probe_dir(cfg, ctx, dir, data, tcp).0
+    probe_rdir(cfg, ctx, dir, data, tcp, &mut false)
 }
 
-/// [`probe`], and whether the protocol's probing parser found the data runs the other way
-/// (Suricata's `rdir`; UDP reverses the flow on it).
-fn probe_dir(cfg: &ParserConfig, ctx: &FlowCtx, dir: Dir, data: &[u8], tcp: bool) -> (Found, bool) {
-    let mut reversed = false;
-    let found = probe_inner(cfg, ctx, dir, data, tcp, &mut reversed);
-    (found, reversed)
-}
-
-fn probe_inner(
+/// [`probe`], also setting `reversed` when the protocol's probing parser found the data
+/// runs the other way (Suricata's `rdir`; UDP reverses the flow on it).
+fn probe_rdir(
     cfg: &ParserConfig,
     ctx: &FlowCtx,
     dir: Dir,
@@ -1138,9 +1132,9 @@ impl AppLayer {
         end.saturating_sub(len as u64)
     }
 
-    /// One UDP datagram's payload in direction `dir`.
-    /// A UDP datagram. Returns `true` when protocol detection reversed the flow (the
-    /// caller swaps the flow's client and server; this datagram runs the other way).
+    /// One UDP datagram's payload in direction `dir`. Returns `true` when protocol detection
+    /// reversed the flow (the caller swaps the flow's client and server; this datagram runs
+    /// the other way).
     pub fn on_udp(
         &mut self,
         flow: &mut Option<Box<AppFlow>>,
@@ -1162,8 +1156,8 @@ impl AppLayer {
                     return false;
                 }
                 let first = f.proto == AppProto::UNKNOWN;
-                let (found, rev) = probe_dir(&self.cfg, ctx, dir, payload, false);
-                if let Found::Proto(p) = found {
+                let mut rev = false;
+                if let Found::Proto(p) = probe_rdir(&self.cfg, ctx, dir, payload, false, &mut rev) {
                     // Suricata's `AppLayerHandleUdp`: `PacketSwap` and `FlowSwap` when the
                     // probing parser says the data runs the other way.
                     let rev = rev && !f.reversed;

@@ -121,6 +121,13 @@ pub(crate) struct TcpTrack {
     pub policy: OsPolicy,
 }
 
+impl TcpTrack {
+    /// This sender's FIN is sent (counted in `next_seq`) and not acknowledged yet.
+    pub fn fin_unacked(&self) -> bool {
+        self.flags & tf::FIN != 0 && super::seq::lt(self.last_ack, self.next_seq)
+    }
+}
+
 /// Reassembly state, allocated when the first payload arrives.
 #[derive(Debug)]
 pub(crate) struct SessionData {
@@ -467,10 +474,9 @@ impl TcpSession {
     /// acknowledges it, so a FIN not acked yet is not counted.
     pub fn stream_sizes(&self) -> [u32; 2] {
         let size = |t: &TcpTrack| {
-            let fin_unacked = t.flags & tf::FIN != 0 && super::seq::lt(t.last_ack, t.next_seq);
             t.next_seq
                 .wrapping_sub(t.isn)
-                .wrapping_sub(u32::from(fin_unacked))
+                .wrapping_sub(u32::from(t.fin_unacked()))
         };
         [
             self.tracks.first().map_or(0, size),

@@ -1046,10 +1046,8 @@ impl StreamEngine {
         }
         // FIN_WAIT2 on an ACK of exactly the server's next sequence number (its FIN
         // included) from the client's next sequence number.
-        let to_fin2 = p.has(ACK)
-            && p.ack == tr(s, 1).next_seq
-            && p.seq == tr(s, 0).next_seq
-            && !self.retransmission(s, p, &mut StreamEventSet::default());
+        // (A retransmission never gets there: `close_pkt` refuses it.)
+        let to_fin2 = p.has(ACK) && p.ack == tr(s, 1).next_seq && p.seq == tr(s, 0).next_seq;
         if !self.close_pkt(s, p, ev, E::Fin1AckWrongSeq, E::Fin1InvalidAck) {
             return false;
         }
@@ -1063,8 +1061,8 @@ impl StreamEngine {
     /// (`StreamTcpHandleFin` adds it), the client's only once the server acknowledged it.
     fn suricata_next_seq(s: &TcpSession, d: usize) -> u32 {
         let t = tr(s, d);
-        let fin_unacked = d == 0 && t.flags & tf::FIN != 0 && seq::lt(t.last_ack, t.next_seq);
-        t.next_seq.wrapping_sub(u32::from(fin_unacked))
+        t.next_seq
+            .wrapping_sub(u32::from(d == 0 && t.fin_unacked()))
     }
 
     fn fin_wait2(&mut self, s: &mut TcpSession, p: &Pkt<'_>, ev: &mut StreamEventSet) -> bool {
