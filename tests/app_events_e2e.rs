@@ -11,7 +11,7 @@
 mod common;
 mod hostile_util;
 
-use common::{assert_valid_eve, eve_records, shrike, stderr, TempDir};
+use common::{assert_valid_eve, eve_records, run_pcap, shrike, stderr, TempDir};
 use hostile_util::{tcp_conversation, Pcap};
 
 const C: [u8; 4] = [10, 0, 0, 1];
@@ -198,16 +198,7 @@ fn parser_error_of_the_undetected_direction_keeps_the_detected_side() {
     );
     let pcap = dir.path().join("rdp.pcap");
     cap.write(&pcap);
-    let out = shrike()
-        .arg("-r")
-        .arg(&pcap)
-        .arg("-l")
-        .arg(dir.path())
-        .args(["-k", "none"])
-        .output()
-        .expect("run shrike");
-    assert!(out.status.success(), "shrike failed: {}", stderr(&out));
-    let recs = eve_records(dir.path());
+    let recs = run_pcap(&pcap, dir.path());
     let got: Vec<(String, u64, String)> = recs
         .iter()
         .filter(|r| r["event_type"] == "rdp" || r["event_type"] == "anomaly")

@@ -12,7 +12,7 @@
 mod common;
 mod hostile_util;
 
-use common::{eve_records, shrike, stderr, TempDir};
+use common::{run_pcap, TempDir};
 use hostile_util::{tcp4, udp4, Pcap, ACK, PSH, SYN};
 
 const CLIENT: [u8; 4] = [1, 2, 3, 4];
@@ -38,16 +38,7 @@ fn run_all(tag: &str, frames: Vec<Vec<u8>>) -> Vec<serde_json::Value> {
     }
     let pcap = dir.path().join("dns.pcap");
     cap.write(&pcap);
-    let out = shrike()
-        .arg("-r")
-        .arg(&pcap)
-        .arg("-l")
-        .arg(dir.path())
-        .args(["-k", "none"])
-        .output()
-        .expect("run shrike");
-    assert!(out.status.success(), "{}", stderr(&out));
-    eve_records(dir.path())
+    run_pcap(&pcap, dir.path())
 }
 
 #[test]

@@ -90,6 +90,21 @@ pub fn alert_pairs(pcap: &Path, rules: &str, dir: &TempDir) -> Vec<(u64, u64)> {
     v
 }
 
+/// Runs shrike on `pcap` with its default settings and `-k none`, logging into `dir`, and
+/// returns the EVE records (the run must succeed).
+pub fn run_pcap(pcap: &Path, dir: &Path) -> Vec<serde_json::Value> {
+    let out = shrike()
+        .arg("-r")
+        .arg(pcap)
+        .arg("-l")
+        .arg(dir)
+        .args(["-k", "none"])
+        .output()
+        .expect("run shrike");
+    assert!(out.status.success(), "shrike failed: {}", stderr(&out));
+    eve_records(dir)
+}
+
 /// Every EVE record in `dir/eve.json` (empty when the file is missing).
 pub fn eve_records(dir: &Path) -> Vec<serde_json::Value> {
     let Ok(text) = std::fs::read_to_string(dir.join("eve.json")) else {
